@@ -1,0 +1,9 @@
+/** Regenerates the command reference in docs/protocol.md from the registered schemas. */
+import { readFileSync, writeFileSync } from "node:fs";
+import { renderCommandReference, spliceReference } from "../src/protocol/reference.js";
+import { createCommandRegistry } from "../src/service.js";
+
+const path = new URL("../docs/protocol.md", import.meta.url);
+const document = readFileSync(path, "utf8");
+writeFileSync(path, spliceReference(document, renderCommandReference(createCommandRegistry().list())));
+console.log("docs/protocol.md: command reference regenerated");

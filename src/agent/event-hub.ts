@@ -1,0 +1,98 @@
+/**
+ * One session's outgoing event stream: numbers events with an increasing `seq`, serializes each once for all
+ * listeners, and keeps a bounded replay window so a reconnecting client can catch up from a seq.
+ */
+import type { RuntimeEvent } from "./types.js";
+
+/** Replay window per session: whichever bound is hit first drops the oldest events. */
+export const REPLAY_MAX_EVENTS = 50_000;
+export const REPLAY_MAX_BYTES = 8 * 1024 * 1024;
+
+/** An event as published: the runtime event plus its session and sequence number. */
+export interface PublishedEvent {
+	readonly seq: number;
+	readonly event: RuntimeEvent & { sessionId: string; seq: number };
+	/** The event's JSON text, computed once and shared by every listener. */
+	readonly json: string;
+}
+
+export type EventListener = (published: PublishedEvent) => void;
+
+export interface ReplayLimits {
+	maxEvents: number;
+	maxBytes: number;
+}
+
+export class EventHub {
+	private lastSeq: number;
+	private buffer: PublishedEvent[] = [];
+	private bufferStart = 0; // index of the oldest kept event in `buffer` (compacted lazily)
+	private bufferBytes = 0;
+	private readonly listeners = new Set<EventListener>();
+
+	constructor(
+		readonly sessionId: string,
+		private readonly limits: ReplayLimits = { maxEvents: REPLAY_MAX_EVENTS, maxBytes: REPLAY_MAX_BYTES },
+		startSeq = 0,
+	) {
+		this.lastSeq = startSeq;
+	}
+
+	/** The seq of the newest event (0 before the first). */
+	get seq(): number {
+		return this.lastSeq;
+	}
+
+	publish(event: RuntimeEvent): PublishedEvent {
+		const seq = ++this.lastSeq;
+		// sessionId and seq come right after type, so every event reads the same way on the wire.
+		const { type, ...fields } = event;
+		const stamped = { type, sessionId: this.sessionId, seq, ...fields } as PublishedEvent["event"];
+		stamped.sessionId = this.sessionId; // a runtime event never overrides where it belongs or its place
+		stamped.seq = seq;
+		const published: PublishedEvent = { seq, event: stamped, json: JSON.stringify(stamped) };
+		this.remember(published);
+		for (const listener of this.listeners) listener(published);
+		return published;
+	}
+
+	/**
+	 * The events after `sinceSeq`, oldest first, or undefined when some of them are no longer kept (the
+	 * caller must then reload the session snapshot).
+	 */
+	since(sinceSeq: number): PublishedEvent[] | undefined {
+		if (sinceSeq >= this.lastSeq) return [];
+		const oldestKept = this.buffer.length > this.bufferStart ? this.buffer[this.bufferStart]!.seq : this.lastSeq + 1;
+		if (sinceSeq + 1 < oldestKept) return undefined;
+		return this.buffer.slice(this.bufferStart + (sinceSeq + 1 - oldestKept));
+	}
+
+	subscribe(listener: EventListener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/** Drops the replay window (the session was unloaded); the seq keeps counting when it comes back. */
+	forgetReplay(): void {
+		this.buffer = [];
+		this.bufferStart = 0;
+		this.bufferBytes = 0;
+	}
+
+	private remember(published: PublishedEvent): void {
+		this.buffer.push(published);
+		this.bufferBytes += published.json.length;
+		while (
+			this.buffer.length - this.bufferStart > this.limits.maxEvents ||
+			(this.bufferBytes > this.limits.maxBytes && this.buffer.length - this.bufferStart > 1)
+		) {
+			this.bufferBytes -= this.buffer[this.bufferStart]!.json.length;
+			this.bufferStart++;
+		}
+		// Compact occasionally so dropping the oldest event stays O(1) amortized.
+		if (this.bufferStart > 1024 && this.bufferStart * 2 > this.buffer.length) {
+			this.buffer = this.buffer.slice(this.bufferStart);
+			this.bufferStart = 0;
+		}
+	}
+}

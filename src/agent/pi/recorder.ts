@@ -1,0 +1,81 @@
+/**
+ * The session recorder policy. pi's SessionManager writes a new session file only when the first assistant
+ * message arrives, so a prompt accepted just before a crash would be lost. Skiff records a conversation from
+ * its first message of any role, and waits for that write before the model is called.
+ */
+import { appendFileSync, writeFileSync } from "node:fs";
+import { setImmediate as nextTurn } from "node:timers/promises";
+import type { SessionManager } from "@mariozechner/pi-coding-agent";
+
+/** The parts of pi's SessionManager that its persistence uses (not in its public typings). */
+interface SessionManagerInternals {
+	persist: boolean;
+	flushed: boolean;
+	sessionFile: string | undefined;
+	fileEntries: Array<{ type: string; message?: unknown }>;
+	_persist(entry: unknown): void;
+}
+
+/** How long the pre-request check waits for pi's queued event processing to record the prompt. */
+const RECORD_WAIT_LIMIT_MS = 2000;
+
+/**
+ * Replaces pi's lazy persistence on one SessionManager with eager persistence: the file is written as soon
+ * as the conversation holds a message, then appended entry by entry, exactly as pi itself would later.
+ * Throws if pi's internals changed shape, so an upgrade cannot silently lose prompts.
+ */
+export function recordEagerly(manager: SessionManager): void {
+	const internals = manager as unknown as SessionManagerInternals;
+	if (typeof internals._persist !== "function" || !Array.isArray(internals.fileEntries)) {
+		throw new Error("pi SessionManager internals changed: eager session recording needs updating");
+	}
+	internals._persist = (entry: unknown) => {
+		if (!internals.persist || !internals.sessionFile) return;
+		if (!internals.fileEntries.some((e) => e.type === "message")) {
+			internals.flushed = false;
+			return;
+		}
+		if (internals.flushed) {
+			appendFileSync(internals.sessionFile, `${JSON.stringify(entry)}\n`);
+			return;
+		}
+		writeAll(internals);
+	};
+	// A branched or forked manager may hold messages that were never written.
+	if (internals.persist && internals.sessionFile && !internals.flushed) {
+		if (internals.fileEntries.some((e) => e.type === "message")) writeAll(internals);
+	}
+}
+
+function writeAll(internals: SessionManagerInternals): void {
+	const content = internals.fileEntries.map((e) => JSON.stringify(e)).join("\n");
+	writeFileSync(internals.sessionFile!, `${content}\n`);
+	internals.flushed = true;
+}
+
+/** A message as the recorder sees it: pi stamps every user, assistant and tool message with a timestamp. */
+interface StampedMessage {
+	role?: unknown;
+	timestamp?: unknown;
+}
+
+/**
+ * Resolves once `message` (a copy of a message about to be sent to the model: pi clones the context, so
+ * identity is role plus timestamp) is in the recorder. pi appends messages from a queue that runs shortly
+ * after the agent loop emits them, so this yields to it a bounded number of times instead of racing the
+ * model request.
+ */
+export async function waitUntilRecorded(manager: SessionManager, message: StampedMessage): Promise<void> {
+	const internals = manager as unknown as SessionManagerInternals;
+	if (!internals.persist) return;
+	const recorded = () =>
+		internals.fileEntries.some((e) => {
+			const m = e.message as StampedMessage | undefined;
+			return m !== undefined && m.role === message.role && m.timestamp === message.timestamp;
+		});
+	const deadline = Date.now() + RECORD_WAIT_LIMIT_MS;
+	while (!recorded()) {
+		if (Date.now() > deadline) return;
+		await nextTurn();
+	}
+}

@@ -1,0 +1,258 @@
+/**
+ * One chat session on pi's SDK: an AgentSession with its own settings, resources and recorder, wrapped in
+ * the runtime's AgentHandle so nothing above src/agent/ sees pi.
+ */
+import {
+	type AgentSession,
+	createAgentSession,
+	DefaultResourceLoader,
+	type ExtensionFactory,
+	SessionManager,
+	SettingsManager,
+} from "@mariozechner/pi-coding-agent";
+import type { AgentHandle, JsonObject, ModelInfo, RuntimeEvent, ThinkingLevel } from "../types.js";
+import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
+import { recordEagerly, waitUntilRecorded } from "./recorder.js";
+
+/** Where a session's conversation comes from. */
+export type SessionSource =
+	| { kind: "file"; path: string }
+	| { kind: "new"; cwd: string; id?: string; parentSession?: string }
+	| { kind: "memory"; cwd: string }
+	/** A new recorded session holding the path from the root of `path` to `leafId` (null: empty, for a fork at the first message). */
+	| { kind: "branch"; path: string; leafId: string | null };
+
+export interface OpenSessionOptions {
+	thinkingLevel?: ThinkingLevel;
+}
+
+/** Opens (or creates) a session and binds it, ready to prompt. */
+export async function openPiSession(
+	env: PiEnvironment,
+	source: SessionSource,
+	options: OpenSessionOptions = {},
+): Promise<AgentHandle> {
+	const manager = sessionManagerFor(source);
+	const cwd = manager.getCwd();
+	const settingsManager = SettingsManager.inMemory({}); // per session: pi's file-backed one is shared global state
+	const resourceLoader = new DefaultResourceLoader({
+		cwd,
+		agentDir: env.agentDir,
+		settingsManager,
+		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
+		noThemes: true,
+		extensionFactories: [recordBeforeModelCall(manager)],
+	});
+	await resourceLoader.reload();
+	const { session } = await createAgentSession({
+		cwd,
+		agentDir: env.agentDir,
+		authStorage: env.authStorage,
+		modelRegistry: env.modelRegistry,
+		settingsManager,
+		resourceLoader,
+		sessionManager: manager,
+		model: env.requestedModel,
+		thinkingLevel: options.thinkingLevel,
+		tools: env.tools,
+	});
+	await session.bindExtensions({});
+	return new PiAgentHandle(env, session, manager);
+}
+
+function sessionManagerFor(source: SessionSource): SessionManager {
+	let manager: SessionManager;
+	switch (source.kind) {
+		case "file":
+			manager = SessionManager.open(source.path);
+			break;
+		case "memory":
+			return SessionManager.inMemory(source.cwd);
+		case "new":
+			manager = SessionManager.create(source.cwd);
+			if (source.id !== undefined || source.parentSession !== undefined) {
+				manager.newSession({ id: source.id, parentSession: source.parentSession });
+			}
+			break;
+		case "branch":
+			manager = SessionManager.open(source.path);
+			if (source.leafId === null) manager.newSession({ parentSession: source.path });
+			else manager.createBranchedSession(source.leafId);
+			break;
+	}
+	recordEagerly(manager);
+	return manager;
+}
+
+/** An inline extension that holds each model request until the newest user message is on disk. */
+function recordBeforeModelCall(manager: SessionManager): ExtensionFactory {
+	return (pi) => {
+		pi.on("context", async (event) => {
+			const lastUser = [...event.messages].reverse().find((m) => (m as { role?: string }).role === "user");
+			if (lastUser) await waitUntilRecorded(manager, lastUser as { role?: unknown; timestamp?: unknown });
+			return undefined;
+		});
+	};
+}
+
+class PiAgentHandle implements AgentHandle {
+	constructor(
+		private readonly env: PiEnvironment,
+		private readonly session: AgentSession,
+		private readonly manager: SessionManager,
+	) {}
+
+	get sessionId(): string {
+		return this.session.sessionId;
+	}
+	get sessionFile(): string | undefined {
+		return this.manager.isPersisted() ? this.session.sessionFile : undefined;
+	}
+	get cwd(): string {
+		return this.manager.getCwd();
+	}
+	get isBusy(): boolean {
+		return this.session.isStreaming || this.session.isCompacting;
+	}
+
+	prompt(text: string): Promise<void> {
+		if (!this.session.model) return Promise.reject(new Error(noModelMessage(this.env.agentDir)));
+		return new Promise((resolve, reject) => {
+			let accepted = false;
+			const run = this.session.prompt(text, {
+				source: "rpc",
+				preflightResult: (ok) => {
+					if (ok && !accepted) {
+						accepted = true;
+						resolve();
+					}
+				},
+			});
+			run.then(
+				() => {
+					if (!accepted) resolve(); // handled without a model run (e.g. an extension command)
+				},
+				(error: unknown) => {
+					if (!accepted) reject(error instanceof Error ? error : new Error(String(error)));
+				},
+			);
+		});
+	}
+
+	steer(text: string): Promise<void> {
+		return this.session.steer(text);
+	}
+	followUp(text: string): Promise<void> {
+		return this.session.followUp(text);
+	}
+	abort(): Promise<void> {
+		return this.session.abort();
+	}
+
+	state() {
+		const s = this.session;
+		return {
+			sessionId: s.sessionId,
+			sessionFile: this.sessionFile,
+			sessionName: s.sessionName,
+			cwd: this.cwd,
+			model: s.model ? toModelInfo(s.model) : undefined,
+			thinkingLevel: s.thinkingLevel as ThinkingLevel,
+			isStreaming: s.isStreaming,
+			isCompacting: s.isCompacting,
+			messageCount: s.messages.length,
+			pendingMessageCount: s.pendingMessageCount,
+			autoCompactionEnabled: s.autoCompactionEnabled,
+			persisted: this.manager.isPersisted(),
+		};
+	}
+
+	messages(): JsonObject[] {
+		return this.session.messages as unknown as JsonObject[];
+	}
+
+	availableModels(): ModelInfo[] {
+		return this.env.modelRegistry.getAvailable().map(toModelInfo);
+	}
+
+	async setModel(provider: string, modelId: string): Promise<ModelInfo> {
+		const model = this.env.modelRegistry.getAvailable().find((m) => m.provider === provider && m.id === modelId);
+		if (!model) {
+			const known = this.env.modelRegistry.find(provider, modelId);
+			throw new Error(
+				known
+					? `Model ${provider}/${modelId} has no credentials configured`
+					: `Model not found: ${provider}/${modelId}`,
+			);
+		}
+		await this.session.setModel(model);
+		return toModelInfo(model);
+	}
+
+	availableThinkingLevels(): ThinkingLevel[] {
+		return this.session.getAvailableThinkingLevels() as ThinkingLevel[];
+	}
+
+	setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
+		this.session.setThinkingLevel(level);
+		return this.session.thinkingLevel as ThinkingLevel;
+	}
+
+	commands(): JsonObject[] {
+		const s = this.session;
+		return [
+			...s.extensionRunner.getRegisteredCommands().map((c) => ({
+				name: c.invocationName,
+				description: c.description,
+				source: "extension",
+			})),
+			...s.promptTemplates.map((t) => ({ name: t.name, description: t.description, source: "prompt" })),
+			...s.resourceLoader.getSkills().skills.map((k) => ({
+				name: `skill:${k.name}`,
+				description: k.description,
+				source: "skill",
+			})),
+		];
+	}
+
+	setName(name: string): void {
+		this.session.setSessionName(name);
+	}
+
+	stats(): JsonObject {
+		return { ...this.session.getSessionStats(), contextUsage: this.session.getContextUsage() } as JsonObject;
+	}
+
+	async compact(customInstructions?: string): Promise<JsonObject> {
+		return (await this.session.compact(customInstructions)) as unknown as JsonObject;
+	}
+
+	leafEntryId(): string | undefined {
+		return this.manager.getLeafId() ?? undefined;
+	}
+
+	parentEntryId(entryId: string): string | null {
+		const entry = this.manager.getEntry(entryId);
+		if (!entry) throw new Error(`Unknown entry ${entryId}`);
+		return entry.parentId;
+	}
+
+	forkPoints(): Array<{ entryId: string; text: string }> {
+		return this.session.getUserMessagesForForking();
+	}
+
+	subscribe(listener: (event: RuntimeEvent) => void): () => void {
+		return this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
+	}
+
+	async settle(): Promise<void> {
+		// Aborting records the partial reply (stopReason "aborted"); entries are appended synchronously as they
+		// happen, so once the agent is idle everything is on disk.
+		if (this.session.isStreaming) await this.session.abort();
+		await this.session.agent.waitForIdle();
+	}
+
+	dispose(): void {
+		this.session.dispose();
+	}
+}

@@ -1,0 +1,307 @@
+/**
+ * The runtime manager: every loaded session by id, the primary session, lifecycle (open, create, fork,
+ * clone, close) and a bound on loaded sessions that unloads idle ones instead of refusing new ones.
+ * It knows nothing of transports; events leave through each session's EventHub.
+ */
+import { randomUUID } from "node:crypto";
+import { statSync } from "node:fs";
+import { EventHub, type ReplayLimits } from "./event-hub.js";
+import type { SessionCatalog } from "./pi/session-catalog.js";
+import type { SessionSource } from "./pi/session.js";
+import type { AgentHandle, RuntimeEvent, SessionState, SessionSummary, ThinkingLevel } from "./types.js";
+
+/** Default bound on sessions held in memory at once (the primary counts). */
+export const DEFAULT_MAX_LOADED_SESSIONS = 8;
+
+/** How the primary session is chosen at start-up (from --continue, --resume, --session, --session-id, --no-session). */
+export type StartupSession =
+	| { kind: "new" }
+	| { kind: "continue" }
+	| { kind: "open"; reference: string }
+	| { kind: "id"; id: string }
+	| { kind: "memory" };
+
+export interface RuntimeManagerOptions {
+	cwd: string;
+	catalog: SessionCatalog;
+	openSession: (source: SessionSource, options: { thinkingLevel?: ThinkingLevel }) => Promise<AgentHandle>;
+	/** Makes, per session, the function that turns raw runtime events into their wire shape (or drops them). */
+	createEventShaper: () => (event: RuntimeEvent) => RuntimeEvent | undefined;
+	maxLoadedSessions?: number;
+	thinkingLevel?: ThinkingLevel;
+	replayLimits?: ReplayLimits;
+}
+
+/** A session held in memory. */
+export interface LoadedSession {
+	readonly id: string;
+	readonly handle: AgentHandle;
+	readonly hub: EventHub;
+	lastUsed: number;
+}
+
+export class RuntimeManager {
+	private readonly loaded = new Map<string, LoadedSession>();
+	private readonly unsubscribers = new Map<string, () => void>();
+	/** Hubs outlive their sessions so a session that is unloaded and reopened keeps counting seq. */
+	private readonly hubs = new Map<string, EventHub>();
+	private primaryId: string | undefined;
+	/** Serializes opens so two requests for one file never create two recorders for it. */
+	private openQueue: Promise<unknown> = Promise.resolve();
+	private closed = false;
+	readonly maxLoadedSessions: number;
+	/** Identifies this process's event numbering: a client holding seqs from another epoch must resync. */
+	readonly epoch = randomUUID();
+
+	constructor(private readonly options: RuntimeManagerOptions) {
+		this.maxLoadedSessions = Math.max(1, options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS);
+	}
+
+	get cwd(): string {
+		return this.options.cwd;
+	}
+
+	get primary(): LoadedSession | undefined {
+		return this.primaryId === undefined ? undefined : this.loaded.get(this.primaryId);
+	}
+
+	/** Loads the primary session as chosen on the command line. */
+	async start(choice: StartupSession): Promise<LoadedSession> {
+		const { catalog, cwd } = this.options;
+		let source: SessionSource;
+		switch (choice.kind) {
+			case "new":
+				source = { kind: "new", cwd };
+				break;
+			case "memory":
+				source = { kind: "memory", cwd };
+				break;
+			case "continue": {
+				const newest = catalog.newestFor(cwd);
+				source = newest ? { kind: "file", path: newest.path } : { kind: "new", cwd };
+				break;
+			}
+			case "open":
+				source = { kind: "file", path: catalog.resolve(choice.reference, cwd).path };
+				break;
+			case "id": {
+				const existing = catalog.byId(choice.id);
+				source = existing ? { kind: "file", path: existing.path } : { kind: "new", cwd, id: choice.id };
+				break;
+			}
+		}
+		const session = await this.load(source);
+		this.primaryId = session.id;
+		return session;
+	}
+
+	/**
+	 * The session a command addresses: `sessionId` when given (reloading it from disk if it was unloaded),
+	 * else the primary. Unknown ids fail; they are never routed to another session.
+	 */
+	async get(sessionId?: string): Promise<LoadedSession> {
+		if (sessionId === undefined) {
+			const primary = this.primary;
+			if (!primary) throw new Error("No primary session is loaded; name a session with sessionId");
+			return this.touch(primary);
+		}
+		const session = this.loaded.get(sessionId);
+		if (session) return this.touch(session);
+		const recorded = this.options.catalog.byId(sessionId);
+		if (!recorded) throw new Error(`Unknown session: ${sessionId}`);
+		return this.load({ kind: "file", path: recorded.path });
+	}
+
+	/** The loaded session with this id, without reloading or touching it. */
+	peek(sessionId: string): LoadedSession | undefined {
+		return this.loaded.get(sessionId);
+	}
+
+	/** The event hub of a session, loaded or not (created on first use). */
+	hub(sessionId: string): EventHub {
+		let hub = this.hubs.get(sessionId);
+		if (!hub) {
+			hub = new EventHub(sessionId, this.options.replayLimits);
+			this.hubs.set(sessionId, hub);
+		}
+		return hub;
+	}
+
+	/** Opens a recorded session by id, id prefix or path; an already loaded one is returned as is. */
+	async open(reference: string): Promise<LoadedSession> {
+		const ref = this.options.catalog.resolve(reference, this.options.cwd);
+		const loaded = this.loaded.get(ref.id);
+		if (loaded) return this.touch(loaded);
+		return this.load({ kind: "file", path: ref.path });
+	}
+
+	/** Creates a new session in `cwd` (default: the service's cwd). */
+	create(options: { cwd?: string; parentSession?: string } = {}): Promise<LoadedSession> {
+		if (options.cwd !== undefined && !isDirectory(options.cwd)) {
+			return Promise.reject(new Error(`cwd is not an existing directory: ${options.cwd}`));
+		}
+		return this.load({ kind: "new", cwd: options.cwd ?? this.options.cwd, parentSession: options.parentSession });
+	}
+
+	/**
+	 * Forks a session before one of its user messages: the new session holds the conversation up to that
+	 * message, and the message's text is returned so a client can edit and resend it.
+	 */
+	async fork(sessionId: string | undefined, entryId: string): Promise<{ session: LoadedSession; text: string }> {
+		const source = await this.get(sessionId);
+		const file = this.recordedFile(source, "fork");
+		const point = source.handle.forkPoints().find((p) => p.entryId === entryId);
+		if (!point) throw new Error(`Entry ${entryId} is not a user message of session ${source.id}; see get_fork_messages`);
+		const leafId = source.handle.parentEntryId(entryId);
+		const session = await this.load({ kind: "branch", path: file, leafId });
+		return { session, text: point.text };
+	}
+
+	/** Copies a session's current conversation into a new session. */
+	async clone(sessionId?: string): Promise<LoadedSession> {
+		const source = await this.get(sessionId);
+		const file = this.recordedFile(source, "clone");
+		const leaf = source.handle.leafEntryId();
+		if (!leaf || source.handle.state().messageCount === 0) throw new Error(`Session ${source.id} has nothing to clone yet`);
+		return this.load({ kind: "branch", path: file, leafId: leaf });
+	}
+
+	/** Unloads an idle session; its recording stays on disk and it can be opened again. */
+	async close(sessionId: string): Promise<void> {
+		const session = this.loaded.get(sessionId);
+		if (!session) throw new Error(`Session ${sessionId} is not loaded`);
+		if (sessionId === this.primaryId) throw new Error("The primary session cannot be closed");
+		if (session.handle.isBusy) throw new Error(`Session ${sessionId} is busy: abort its run first`);
+		this.unload(session, "closed");
+	}
+
+	/** Full state of a loaded session, with its event position. */
+	state(session: LoadedSession): SessionState {
+		return {
+			...session.handle.state(),
+			primary: session.id === this.primaryId,
+			lastSeq: session.hub.seq,
+			epoch: this.epoch,
+		};
+	}
+
+	/** Recorded sessions of this project (or all projects), marking which are loaded. */
+	async list(scope: "project" | "all"): Promise<SessionSummary[]> {
+		const rows = await this.options.catalog.list(scope, this.options.cwd);
+		const summaries: SessionSummary[] = rows.map((row) => ({
+			...row,
+			loaded: this.loaded.has(row.sessionId),
+			primary: row.sessionId === this.primaryId,
+		}));
+		// Loaded sessions not yet on disk (nothing said yet, or --no-session) are listed too.
+		for (const session of this.loaded.values()) {
+			if (summaries.some((s) => s.sessionId === session.id)) continue;
+			if (scope === "project" && session.handle.cwd !== this.options.cwd) continue;
+			const state = session.handle.state();
+			summaries.unshift({
+				sessionId: session.id,
+				path: session.handle.sessionFile ?? "",
+				cwd: session.handle.cwd,
+				name: state.sessionName,
+				created: new Date(session.lastUsed).toISOString(),
+				modified: new Date(session.lastUsed).toISOString(),
+				messageCount: state.messageCount,
+				firstMessage: "",
+				loaded: true,
+				primary: session.id === this.primaryId,
+			});
+		}
+		return summaries;
+	}
+
+	/** Loaded sessions, most recently used first. */
+	loadedSessions(): LoadedSession[] {
+		return [...this.loaded.values()].sort((a, b) => b.lastUsed - a.lastUsed);
+	}
+
+	/** Stops every run, waits until everything is recorded, and unloads all sessions. */
+	async shutdown(): Promise<void> {
+		this.closed = true;
+		const sessions = [...this.loaded.values()];
+		await Promise.allSettled(sessions.map((s) => s.handle.settle()));
+		for (const session of sessions) this.unload(session, "shutdown");
+	}
+
+	private load(source: SessionSource): Promise<LoadedSession> {
+		const next = this.openQueue.then(() => this.loadNow(source));
+		this.openQueue = next.catch(() => undefined);
+		return next;
+	}
+
+	private async loadNow(source: SessionSource): Promise<LoadedSession> {
+		if (this.closed) throw new Error("The service is shutting down");
+		if (source.kind === "file") {
+			const existing = [...this.loaded.values()].find((s) => s.handle.sessionFile === source.path);
+			if (existing) return this.touch(existing);
+		}
+		this.makeRoom();
+		const handle = await this.options.openSession(source, { thinkingLevel: this.options.thinkingLevel });
+		const duplicate = this.loaded.get(handle.sessionId);
+		if (duplicate) {
+			handle.dispose();
+			if (duplicate.handle.sessionFile !== handle.sessionFile) {
+				throw new Error(`Session id ${handle.sessionId} is already loaded from another file`);
+			}
+			return this.touch(duplicate);
+		}
+		const session: LoadedSession = { id: handle.sessionId, handle, hub: this.hub(handle.sessionId), lastUsed: Date.now() };
+		this.loaded.set(session.id, session);
+		const shape = this.options.createEventShaper();
+		this.unsubscribers.set(
+			session.id,
+			handle.subscribe((event) => {
+				const shaped = shape(event);
+				if (shaped) session.hub.publish(shaped);
+			}),
+		);
+		return session;
+	}
+
+	/** Unloads least recently used idle sessions until one more fits; never a busy one, never the primary. */
+	private makeRoom(): void {
+		while (this.loaded.size >= this.maxLoadedSessions) {
+			const victim = [...this.loaded.values()]
+				.filter((s) => s.id !== this.primaryId && !s.handle.isBusy)
+				.sort((a, b) => a.lastUsed - b.lastUsed)[0];
+			if (!victim) {
+				throw new Error(
+					`All ${this.loaded.size} loaded sessions are busy (limit ${this.maxLoadedSessions}); wait for a run to finish`,
+				);
+			}
+			this.unload(victim, "evicted");
+		}
+	}
+
+	private unload(session: LoadedSession, reason: "closed" | "evicted" | "shutdown"): void {
+		this.unsubscribers.get(session.id)?.();
+		this.unsubscribers.delete(session.id);
+		this.loaded.delete(session.id);
+		session.hub.publish({ type: "session_unloaded", reason });
+		session.hub.forgetReplay();
+		session.handle.dispose();
+	}
+
+	private touch(session: LoadedSession): LoadedSession {
+		session.lastUsed = Date.now();
+		return session;
+	}
+
+	private recordedFile(session: LoadedSession, action: string): string {
+		const file = session.handle.sessionFile;
+		if (!file) throw new Error(`Cannot ${action} session ${session.id}: it is not recorded (--no-session)`);
+		return file;
+	}
+}
+
+function isDirectory(path: string): boolean {
+	try {
+		return statSync(path).isDirectory();
+	} catch {
+		return false;
+	}
+}

@@ -1,0 +1,95 @@
+/**
+ * The runtime's own vocabulary. Everything above src/agent/ (protocol, listener, features) speaks these
+ * types; only the pi adapter knows how they map onto pi's classes.
+ */
+
+/** A JSON-safe object as it travels on the wire (messages, events, models). */
+export type JsonObject = Record<string, unknown>;
+
+/** Thinking levels pi understands, from none to most. */
+export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
+export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** A model as shown to clients: pi's model description without request headers (they may hold secrets). */
+export interface ModelInfo extends JsonObject {
+	provider: string;
+	id: string;
+	name?: string;
+	reasoning?: boolean;
+	contextWindow?: number;
+	maxTokens?: number;
+}
+
+/** What `get_state` reports about one session. */
+export interface SessionState {
+	sessionId: string;
+	sessionFile?: string;
+	sessionName?: string;
+	cwd: string;
+	model?: ModelInfo;
+	thinkingLevel: ThinkingLevel;
+	isStreaming: boolean;
+	isCompacting: boolean;
+	messageCount: number;
+	pendingMessageCount: number;
+	autoCompactionEnabled: boolean;
+	primary: boolean;
+	persisted: boolean;
+	/** The seq of the newest event published for this session (0 before the first). */
+	lastSeq: number;
+	/** The event numbering's identity for this process (see `subscribe`). */
+	epoch: string;
+}
+
+/** One row of `session_list`. */
+export interface SessionSummary {
+	sessionId: string;
+	path: string;
+	cwd: string;
+	name?: string;
+	created: string;
+	modified: string;
+	messageCount: number;
+	firstMessage: string;
+	loaded: boolean;
+	primary: boolean;
+}
+
+/** A raw runtime event: pi's session event, a plain object with a `type`. */
+export interface RuntimeEvent {
+	type: string;
+	[key: string]: unknown;
+}
+
+/** An agent session as the runtime manager drives it; implemented by the pi adapter. */
+export interface AgentHandle {
+	readonly sessionId: string;
+	readonly sessionFile: string | undefined;
+	readonly cwd: string;
+	readonly isBusy: boolean;
+	/** Starts a run. Resolves once the prompt is accepted (and recorded), not when the run ends. */
+	prompt(text: string): Promise<void>;
+	steer(text: string): Promise<void>;
+	followUp(text: string): Promise<void>;
+	abort(): Promise<void>;
+	state(): Omit<SessionState, "primary" | "lastSeq" | "epoch">;
+	messages(): JsonObject[];
+	availableModels(): ModelInfo[];
+	setModel(provider: string, modelId: string): Promise<ModelInfo>;
+	availableThinkingLevels(): ThinkingLevel[];
+	setThinkingLevel(level: ThinkingLevel): ThinkingLevel;
+	commands(): JsonObject[];
+	setName(name: string): void;
+	stats(): JsonObject;
+	compact(customInstructions?: string): Promise<JsonObject>;
+	/** The entry id of the conversation's current leaf, if any. */
+	leafEntryId(): string | undefined;
+	/** The entry before `entryId` in the conversation tree (null at the root); throws for an unknown entry. */
+	parentEntryId(entryId: string): string | null;
+	/** The user messages a fork can start from: `{entryId, text}`. */
+	forkPoints(): Array<{ entryId: string; text: string }>;
+	subscribe(listener: (event: RuntimeEvent) => void): () => void;
+	/** Stops any run and resolves once everything it produced is recorded (used at shutdown). */
+	settle(): Promise<void>;
+	dispose(): void;
+}

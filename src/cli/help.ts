@@ -1,0 +1,45 @@
+/** The text of `skiff --help`. */
+export const HELP_TEXT = `skiff: a local coding agent as a headless service
+
+Usage:
+  skiff --listen <host:port> [options]
+
+Starts the control plane over HTTP and WebSocket (/ws, /rpc) and serves the web chat client at /web.
+Ctrl-C or SIGTERM stops any run, records every session and exits. Standard input is never read.
+
+Listener:
+  --listen <host:port>              Bind address, e.g. 127.0.0.1:8787 or [::1]:8787 (port 0: any free port).
+                                    Non-loopback addresses need --listen-allow-insecure-remote.
+  --listen-token-file <path>        Require this bearer token (file content, trimmed) on /ws and /rpc:
+                                    header "Authorization: Bearer <token>" or WebSocket subprotocol
+                                    "skiff-auth.<token>". /web never needs it.
+  --listen-allow-insecure-remote    Allow a non-loopback bind. There is no TLS: traffic (and the token)
+                                    travels in plaintext.
+  --listen-advertised-origin <url>  Origin for collaboration links, e.g. http://host.lan:8787
+                                    (http/https origin only: no credentials, path, query or fragment).
+
+Agent:
+  --model <provider/id>             Model for new sessions (built-in, or from <agent-dir>/models.json).
+  --thinking <level>                off, minimal, low, medium, high or xhigh (clamped to the model).
+  -C, --cwd <dir>                   Working directory of the agent (default: the current directory).
+  --max-sessions <n>                Sessions kept loaded at once (default 8); idle ones are unloaded first.
+
+Session at start-up (choose one; default: a new session):
+  -c, --continue                    Continue the newest session of this working directory.
+  -r, --resume <id|prefix|path>     Open a recorded session.
+  --session <id|prefix|path>        Same as --resume.
+  --session-id <id>                 Open the session with this id, or create it with this id.
+  --no-session                      Keep the conversation in memory only (nothing is recorded).
+
+Other:
+  -h, --help                        Show this help.
+  -v, --version                     Show the version.
+
+Environment:
+  SKIFF_AGENT_DIR      Agent directory (default ~/.skiff/agent): auth.json, models.json, settings.json,
+                       sessions/ (pi v3 JSONL files).
+  SKIFF_WEB_DEV_DIR    Serve /web from <dir>/index.html instead of the embedded page.
+  Provider keys        ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ... as pi reads them.
+
+Docs: docs/protocol.md (commands and events), docs/security.md (authentication and origins).
+`;

@@ -1,0 +1,111 @@
+/**
+ * `skiff`: parses flags, applies the start-up rules of the listener, starts the service and stops it
+ * cleanly on Ctrl-C or SIGTERM. Never reads standard input and never touches the terminal's modes.
+ */
+import { mkdirSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { parseAdvertisedOrigin } from "../listener/advertised-origin.js";
+import { formatHostPort, isLoopbackHost, parseListenAddress } from "../listener/bind-address.js";
+import { bannerLine, decideBindPolicy } from "../listener/bind-policy.js";
+import { readTokenFile, tokenFileWarnings } from "../listener/token-file.js";
+import type { WebPageSource } from "../listener/web-route.js";
+import { redactSecrets } from "../protocol/redact.js";
+import { startService } from "../service.js";
+import { parseCliArgs, UsageError } from "./args.js";
+import { HELP_TEXT } from "./help.js";
+import { embeddedWebPage } from "./web-page.js";
+
+const EXIT_USAGE = 2;
+const EXIT_FAILURE = 1;
+
+async function main(argv: string[]): Promise<void> {
+	const options = parseCliArgs(argv);
+	if (options.help) {
+		process.stdout.write(HELP_TEXT);
+		return;
+	}
+	if (options.version) {
+		process.stdout.write(`skiff ${packageVersion()}\n`);
+		return;
+	}
+	if (options.listen === undefined) {
+		throw new UsageError("skiff runs as a service: pass --listen <host:port>, for example --listen 127.0.0.1:8787 (see --help)");
+	}
+
+	let address;
+	let advertisedOrigin: string | undefined;
+	try {
+		address = parseListenAddress(options.listen);
+		if (options.listenAdvertisedOrigin !== undefined) advertisedOrigin = parseAdvertisedOrigin(options.listenAdvertisedOrigin);
+	} catch (error) {
+		throw new UsageError(error instanceof Error ? error.message : String(error));
+	}
+	void advertisedOrigin; // used by collaboration links (a later feature); validated now so mistakes show at start
+	const token = options.listenTokenFile !== undefined ? readTokenFile(options.listenTokenFile) : undefined;
+	const policy = decideBindPolicy({
+		host: address.host,
+		allowInsecureRemote: options.listenAllowInsecureRemote,
+		tokenConfigured: token !== undefined,
+	});
+	if (!policy.ok) throw new UsageError(policy.error);
+	for (const warning of policy.warnings) process.stderr.write(`${warning}\n`);
+	if (options.listenTokenFile !== undefined) {
+		for (const warning of tokenFileWarnings(options.listenTokenFile)) process.stderr.write(`warning: ${warning}\n`);
+	}
+
+	const agentDir = resolve(process.env.SKIFF_AGENT_DIR || join(homedir(), ".skiff", "agent"));
+	mkdirSync(agentDir, { recursive: true });
+	const cwd = resolve(options.cwd ?? process.cwd());
+	const service = await startService({
+		agentDir,
+		cwd,
+		host: address.host,
+		port: address.port,
+		auth: { token, loopback: isLoopbackHost(address.host) },
+		web: webPageSource(),
+		session: options.session,
+		model: options.model,
+		thinking: options.thinking,
+		maxSessions: options.maxSessions,
+	});
+	for (const warning of service.warnings) process.stderr.write(`warning: ${redactSecrets(warning)}\n`);
+	const url = `http://${formatHostPort(address.host, service.listener.address.port)}`;
+	process.stdout.write(`${bannerLine(url, policy)}\n`);
+	process.stdout.write(`Web UI: ${url}/web\n`);
+
+	let stopping = false;
+	const stop = (signal: NodeJS.Signals) => {
+		if (stopping) {
+			process.stderr.write(`${signal} again: exiting without waiting\n`);
+			process.exit(EXIT_FAILURE);
+		}
+		stopping = true;
+		process.stderr.write(`${signal}: stopping runs, recording sessions, closing the listener\n`);
+		service.close().then(
+			() => process.exit(0),
+			(error) => {
+				process.stderr.write(`shutdown failed: ${redactSecrets(String(error))}\n`);
+				process.exit(EXIT_FAILURE);
+			},
+		);
+	};
+	process.on("SIGINT", stop);
+	process.on("SIGTERM", stop);
+}
+
+function webPageSource(): WebPageSource {
+	const dir = process.env.SKIFF_WEB_DEV_DIR;
+	return dir ? { kind: "directory", dir: resolve(dir) } : { kind: "embedded", html: embeddedWebPage() };
+}
+
+function packageVersion(): string {
+	const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+	return pkg.version;
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+	const message = redactSecrets(error instanceof Error ? error.message : String(error));
+	process.stderr.write(`skiff: ${message}\n`);
+	process.exit(error instanceof UsageError ? EXIT_USAGE : EXIT_FAILURE);
+});

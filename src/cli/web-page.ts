@@ -1,0 +1,32 @@
+/**
+ * The page served at /web. The built chat client (web/, issue 3) is embedded at dist/web/index.html; until
+ * it exists this minimal page explains how to drive the control plane. Read once, kept in memory.
+ */
+import { readFileSync } from "node:fs";
+
+const BUILT_PAGE = new URL("../web/index.html", import.meta.url);
+
+const FALLBACK_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Skiff</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#222}
+code{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}</style></head>
+<body><h1>Skiff control plane</h1>
+<p>The service is running. This build has no web chat client yet; drive the agent over the control
+protocol: a WebSocket at <code>/ws</code> (one JSON command per text frame) or <code>POST /rpc</code>.</p>
+<p>Example: <code>curl -s localhost:8787/rpc -H 'content-type: application/json' -d '{"type":"get_state"}'</code></p>
+<p>See <code>docs/protocol.md</code> in the package for every command and event.</p></body></html>
+`;
+
+let cached: string | undefined;
+
+export function embeddedWebPage(): string {
+	if (cached === undefined) {
+		try {
+			cached = readFileSync(BUILT_PAGE, "utf8");
+		} catch {
+			cached = FALLBACK_PAGE;
+		}
+	}
+	return cached;
+}

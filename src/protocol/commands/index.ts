@@ -1,0 +1,7 @@
+/** The core agent commands, grouped by domain; the composition root registers them. */
+export { maintenanceCommands } from "./maintenance.js";
+export { modelCommands } from "./model.js";
+export { runCommands } from "./run.js";
+export { sessionCommands } from "./sessions.js";
+export { stateCommands } from "./state.js";
+export { streamCommands } from "./stream.js";

@@ -1,0 +1,60 @@
+/** Run control: start a run, add to it, stop it. */
+import { Type } from "typebox";
+import { defineCommand } from "../command.js";
+
+const Message = Type.String({ minLength: 1, description: "The user's text." });
+
+export const prompt = defineCommand({
+	name: "prompt",
+	summary:
+		"Starts a run with a user message. Acknowledged once the prompt is accepted and recorded on disk; the run " +
+		"streams as events. Rejected while a run is active: use `steer` (or `follow_up`) then.",
+	params: Type.Object({ message: Message }, { additionalProperties: false }),
+	result: "none",
+	handler: async ({ message }, context) => {
+		const session = await context.session();
+		if (session.handle.isBusy) {
+			throw new Error(
+				"A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it",
+			);
+		}
+		await session.handle.prompt(message);
+	},
+});
+
+export const steer = defineCommand({
+	name: "steer",
+	summary: "Adds a message to the active run; the agent sees it after the current tool call.",
+	params: Type.Object({ message: Message }, { additionalProperties: false }),
+	result: "none",
+	handler: async ({ message }, context) => {
+		const session = await context.session();
+		if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
+		await session.handle.steer(message);
+	},
+});
+
+export const followUp = defineCommand({
+	name: "follow_up",
+	summary: "Queues a message to be sent when the active run finishes.",
+	params: Type.Object({ message: Message }, { additionalProperties: false }),
+	result: "none",
+	handler: async ({ message }, context) => {
+		const session = await context.session();
+		if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
+		await session.handle.followUp(message);
+	},
+});
+
+export const abort = defineCommand({
+	name: "abort",
+	summary: "Stops the active run (the partial reply is kept, marked aborted). Succeeds when idle too.",
+	params: Type.Object({}, { additionalProperties: false }),
+	result: "none",
+	handler: async (_params, context) => {
+		const session = await context.session();
+		await session.handle.abort();
+	},
+});
+
+export const runCommands = [prompt, steer, followUp, abort];

@@ -1,0 +1,31 @@
+/** What a command handler gets: the runtime, the addressed session, and the client it answers. */
+import type { LoadedSession, RuntimeManager } from "../agent/runtime-manager.js";
+
+/** The outcome of `subscribe`: where the stream stands and whether the client must reload its snapshot. */
+export interface SubscribeResult {
+	sessionId: string;
+	/** The seq of the newest event published so far; later events follow live. */
+	seq: number;
+	/** How many missed events were re-sent before this response. */
+	replayed: number;
+	/** True when missed events are gone (or the service restarted): reload with get_messages/get_state. */
+	resync: boolean;
+}
+
+/** The client side of a command: how its events reach it. */
+export interface ClientLink {
+	readonly transport: "ws" | "rpc";
+	/** Starts sending this session's events to the client, from now on (no-op without an event stream). */
+	follow(sessionId: string): void;
+	/** Re-sends events after `sinceSeq` (when still kept), then follows. See docs/protocol.md. */
+	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult;
+}
+
+export interface CommandContext {
+	readonly runtime: RuntimeManager;
+	/** The envelope's `sessionId`, if any. */
+	readonly sessionId: string | undefined;
+	readonly client: ClientLink;
+	/** The addressed session (the primary when no sessionId was given); the client now follows its events. */
+	session(): Promise<LoadedSession>;
+}

@@ -1,0 +1,65 @@
+/**
+ * Event shaping, done once per session before events are numbered and fanned out. pi's streaming events
+ * carry the whole partial message again with every delta (quadratic bytes over a long reply); on the wire a
+ * delta carries only what is new. Everything else passes through, `display: false` markers included.
+ */
+import type { RuntimeEvent } from "../agent/types.js";
+
+type EventShaper = (event: RuntimeEvent) => RuntimeEvent | undefined;
+
+/** A shaper for one session (it remembers tool output already sent, to send only what is new). */
+export function createEventShaper(): EventShaper {
+	const toolOutputSent = new Map<string, string>();
+	return (event) => {
+		switch (event.type) {
+			case "message_update":
+				return { type: event.type, assistantMessageEvent: slimAssistantEvent(event.assistantMessageEvent) };
+			case "tool_execution_update":
+				return slimToolUpdate(event, toolOutputSent);
+			case "tool_execution_end":
+				toolOutputSent.delete(String(event.toolCallId));
+				return event;
+			case "turn_end":
+				// The turn's messages were each sent in message_end already.
+				return { type: event.type };
+			case "agent_end":
+				return { type: event.type, messageCount: Array.isArray(event.messages) ? event.messages.length : 0 };
+			default:
+				return event;
+		}
+	};
+}
+
+/** Streaming sub-events: deltas keep `{type, contentIndex, delta}`; none keeps the partial message. */
+function slimAssistantEvent(raw: unknown): Record<string, unknown> {
+	const event = raw as Record<string, unknown>;
+	const type = String(event.type);
+	if (type.endsWith("_delta")) return { type, contentIndex: event.contentIndex, delta: event.delta };
+	const { partial: _partial, message: _message, error, ...rest } = event;
+	if (type === "error") {
+		// The failed message itself arrives in message_end; keep its reason and text only.
+		const failed = error as { errorMessage?: unknown } | undefined;
+		return { ...rest, errorMessage: failed?.errorMessage };
+	}
+	return rest;
+}
+
+/**
+ * Tool progress is cumulative in pi (each update holds all output so far). When the new text extends what
+ * was sent, only the extension goes out as `outputDelta`; otherwise (the tail was truncated) the full
+ * `partialResult` is sent and becomes the new base.
+ */
+function slimToolUpdate(event: RuntimeEvent, sent: Map<string, string>): RuntimeEvent {
+	const id = String(event.toolCallId);
+	const partial = event.partialResult as { content?: Array<{ type: string; text?: string }> } | undefined;
+	const blocks = partial?.content ?? [];
+	const text = blocks.every((b) => b.type === "text") ? blocks.map((b) => b.text ?? "").join("") : undefined;
+	const previous = sent.get(id);
+	const base = { type: event.type, toolCallId: event.toolCallId, toolName: event.toolName };
+	if (text !== undefined && previous !== undefined && text.startsWith(previous)) {
+		sent.set(id, text);
+		return { ...base, outputDelta: text.slice(previous.length) };
+	}
+	if (text !== undefined) sent.set(id, text);
+	return { ...base, partialResult: event.partialResult };
+}

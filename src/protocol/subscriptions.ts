@@ -1,0 +1,69 @@
+/**
+ * Which sessions' events one connection receives. A connection follows a session from the first command
+ * that addresses it, or from an explicit `subscribe`, which can first replay what the client missed.
+ * Events are sent in seq order with no gap and no repeat: a replay only happens before live delivery starts.
+ */
+import type { RuntimeManager } from "../agent/runtime-manager.js";
+import type { ClientLink, SubscribeResult } from "./context.js";
+
+interface Following {
+	/** The hub seq when live delivery began: every later event has been sent. */
+	readonly from: number;
+	readonly unsubscribe: () => void;
+}
+
+export class EventSubscriptions implements ClientLink {
+	readonly transport = "ws" as const;
+	private readonly following = new Map<string, Following>();
+
+	constructor(
+		private readonly runtime: RuntimeManager,
+		private readonly send: (json: string) => void,
+	) {}
+
+	follow(sessionId: string): void {
+		if (this.following.has(sessionId)) return;
+		const hub = this.runtime.hub(sessionId);
+		const unsubscribe = hub.subscribe((published) => this.send(published.json));
+		this.following.set(sessionId, { from: hub.seq, unsubscribe });
+	}
+
+	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult {
+		const hub = this.runtime.hub(sessionId);
+		const staleEpoch = epoch !== undefined && epoch !== this.runtime.epoch;
+		const result = (replayed: number, resync: boolean): SubscribeResult => ({
+			sessionId,
+			seq: hub.seq,
+			replayed,
+			resync,
+		});
+		const current = this.following.get(sessionId);
+		if (current) {
+			// Already live: nothing can be replayed without reordering, so only say whether a gap exists.
+			return result(0, staleEpoch || (sinceSeq !== undefined && sinceSeq < current.from));
+		}
+		if (sinceSeq === undefined) {
+			this.follow(sessionId);
+			return result(0, staleEpoch);
+		}
+		const missed = staleEpoch || sinceSeq > hub.seq ? undefined : hub.since(sinceSeq);
+		for (const published of missed ?? []) this.send(published.json);
+		this.follow(sessionId);
+		return result(missed?.length ?? 0, missed === undefined);
+	}
+
+	/** Stops all deliveries (the connection closed). */
+	close(): void {
+		for (const { unsubscribe } of this.following.values()) unsubscribe();
+		this.following.clear();
+	}
+}
+
+/** The link of a request/response transport (POST /rpc): no event stream. */
+export const NO_EVENT_STREAM: ClientLink = {
+	transport: "rpc",
+	follow: () => undefined,
+	subscribe: () => {
+		throw new Error("subscribe needs an event stream: use the /ws WebSocket");
+	},
+};

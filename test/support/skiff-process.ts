@@ -1,0 +1,100 @@
+/** Starts the real `skiff` binary as a child process and waits for its listening banner. */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export const REPO_ROOT = new URL("../../", import.meta.url).pathname;
+const BIN = join(REPO_ROOT, "bin", "skiff");
+const BANNER = /Control plane listening on (http:\/\/\S+) \(([^)]*)\)/;
+
+export interface SkiffProcess {
+	url: string;
+	/** e.g. ws://127.0.0.1:PORT/ws */
+	wsUrl: string;
+	banner: string;
+	child: ChildProcess;
+	stdout(): string;
+	stderr(): string;
+	/** Sends a signal and resolves with the exit code. */
+	stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+	args?: string[];
+	agentDir: string;
+	cwd?: string;
+	env?: Record<string, string>;
+	listen?: string;
+}
+
+export function tempDir(prefix = "skiff-test-"): string {
+	return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Runs skiff to completion (for start-up failures and --help); resolves with code and output. */
+export function runSkiff(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+		let stdout = "";
+		let stderr = "";
+		child.stdout.on("data", (d) => (stdout += d));
+		child.stderr.on("data", (d) => (stderr += d));
+		child.on("exit", (code) => resolve({ code, stdout, stderr }));
+	});
+}
+
+export function startSkiff(options: StartOptions): Promise<SkiffProcess> {
+	const args = ["--listen", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])];
+	if (options.cwd) args.push("--cwd", options.cwd);
+	const child = spawn(process.execPath, [BIN, ...args], {
+		env: { ...baseEnv(), SKIFF_AGENT_DIR: options.agentDir, ...options.env },
+		stdio: ["ignore", "pipe", "pipe"], // stdin closed on purpose: the service must not need it
+	});
+	let stdout = "";
+	let stderr = "";
+	child.stdout!.on("data", (d) => (stdout += d));
+	child.stderr!.on("data", (d) => (stderr += d));
+	const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => {
+			child.kill("SIGKILL");
+			reject(new Error(`skiff did not start in time.\nstdout: ${stdout}\nstderr: ${stderr}`));
+		}, 20_000);
+		const onData = () => {
+			const match = BANNER.exec(stdout);
+			if (!match) return;
+			clearTimeout(timer);
+			child.stdout!.off("data", onData);
+			const url = match[1]!;
+			resolve({
+				url,
+				wsUrl: `${url.replace(/^http/, "ws")}/ws`,
+				banner: match[0],
+				child,
+				stdout: () => stdout,
+				stderr: () => stderr,
+				stop: (signal = "SIGTERM") => {
+					if (child.exitCode === null) child.kill(signal);
+					return exited;
+				},
+			});
+		};
+		child.stdout!.on("data", onData);
+		child.on("exit", (code) => {
+			clearTimeout(timer);
+			reject(new Error(`skiff exited (${code}) before listening.\nstdout: ${stdout}\nstderr: ${stderr}`));
+		});
+	});
+}
+
+/** The environment without provider keys from the developer's shell, so tests see only the fake model. */
+function baseEnv(): Record<string, string> {
+	const env: Record<string, string> = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (value === undefined) continue;
+		if (/API_KEY|TOKEN|SECRET|^AWS_|^AZURE_|^GOOGLE_|^SKIFF_/.test(key)) continue;
+		env[key] = value;
+	}
+	return env;
+}

@@ -1,0 +1,105 @@
+/** A small WebSocket client for tests: sends commands, matches responses by id, collects events. */
+import WebSocket from "ws";
+
+export interface Event {
+	type: string;
+	sessionId: string;
+	seq: number;
+	[key: string]: any;
+}
+
+export interface Response {
+	id?: string;
+	type: "response";
+	command: string;
+	success: boolean;
+	data?: any;
+	error?: string;
+}
+
+export class TestClient {
+	readonly events: Event[] = [];
+	readonly responses: Response[] = [];
+	readonly frames: string[] = [];
+	private nextId = 1;
+	private readonly waiters = new Set<() => void>();
+	closed: { code: number; reason: string } | undefined;
+
+	private constructor(readonly socket: WebSocket) {
+		socket.on("message", (data) => {
+			const text = data.toString();
+			this.frames.push(text);
+			const value = JSON.parse(text);
+			if (value.type === "response") this.responses.push(value);
+			else this.events.push(value);
+			for (const wake of [...this.waiters]) wake();
+		});
+		socket.on("close", (code, reason) => {
+			this.closed = { code, reason: reason.toString() };
+			for (const wake of [...this.waiters]) wake();
+		});
+	}
+
+	static connect(url: string, options: { protocols?: string[]; headers?: Record<string, string> } = {}): Promise<TestClient> {
+		return new Promise((resolve, reject) => {
+			const socket = new WebSocket(url, options.protocols ?? [], { headers: options.headers });
+			socket.once("open", () => resolve(new TestClient(socket)));
+			socket.once("error", reject);
+			socket.once("unexpected-response", (_req, res) => {
+				let body = "";
+				res.on("data", (d: Buffer) => (body += d));
+				res.on("end", () => reject(Object.assign(new Error(`HTTP ${res.statusCode}: ${body.trim()}`), { status: res.statusCode, body })));
+			});
+		});
+	}
+
+	/** Sends a command and resolves with its response. */
+	async request(command: Record<string, unknown>, timeoutMs = 15_000): Promise<Response> {
+		const id = `t${this.nextId++}`;
+		this.socket.send(JSON.stringify({ ...command, id }));
+		return this.waitFor(() => this.responses.find((r) => r.id === id), timeoutMs, `response to ${String(command.type)}`);
+	}
+
+	/** Sends a command that must succeed and returns its data. */
+	async ok(command: Record<string, unknown>, timeoutMs?: number): Promise<any> {
+		const response = await this.request(command, timeoutMs);
+		if (!response.success) throw new Error(`${String(command.type)} failed: ${response.error}`);
+		return response.data;
+	}
+
+	sendRaw(data: string | Buffer, binary = false): void {
+		this.socket.send(data, { binary });
+	}
+
+	/** Resolves with the first event (from index `from`) that matches. */
+	waitForEvent(match: (e: Event) => boolean, timeoutMs = 15_000, from = 0): Promise<Event> {
+		return this.waitFor(() => this.events.slice(from).find(match), timeoutMs, "event");
+	}
+
+	waitForClose(timeoutMs = 10_000): Promise<{ code: number; reason: string }> {
+		return this.waitFor(() => this.closed, timeoutMs, "close");
+	}
+
+	waitFor<T>(probe: () => T | undefined, timeoutMs: number, what: string): Promise<T> {
+		return new Promise((resolve, reject) => {
+			const check = () => {
+				const value = probe();
+				if (value !== undefined) {
+					clearTimeout(timer);
+					this.waiters.delete(check);
+					resolve(value);
+				}
+			};
+			const timer = setTimeout(() => {
+				this.waiters.delete(check);
+				reject(new Error(`timed out waiting for ${what}`));
+			}, timeoutMs);
+			this.waiters.add(check);
+			check();
+		});
+	}
+
+	close(): void {
+		this.socket.close();
+	}
+}

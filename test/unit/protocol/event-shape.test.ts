@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { createEventShaper } from "../../../src/protocol/event-shape.js";
+
+test("a text delta keeps only type, contentIndex and delta", () => {
+	const shape = createEventShaper();
+	const partial = { role: "assistant", content: [{ type: "text", text: "Hello wor" }] };
+	const shaped = shape({
+		type: "message_update",
+		message: partial,
+		assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "wor", partial },
+	});
+	assert.deepEqual(shaped, { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "wor" } });
+	for (const kind of ["thinking_delta", "toolcall_delta"]) {
+		const s = shape({ type: "message_update", message: partial, assistantMessageEvent: { type: kind, contentIndex: 1, delta: "d", partial } });
+		assert.deepEqual(s, { type: "message_update", assistantMessageEvent: { type: kind, contentIndex: 1, delta: "d" } });
+	}
+});
+
+test("non-delta stream events drop the partial message", () => {
+	const shape = createEventShaper();
+	const partial = { role: "assistant", content: [] };
+	const shaped = shape({ type: "message_update", message: partial, assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "hi", partial } });
+	assert.deepEqual(shaped, { type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "hi" } });
+	const failed = shape({ type: "message_update", assistantMessageEvent: { type: "error", reason: "error", error: { errorMessage: "boom", content: [] } } });
+	assert.deepEqual(failed, { type: "message_update", assistantMessageEvent: { type: "error", reason: "error", errorMessage: "boom" } });
+});
+
+test("cumulative tool output becomes deltas until it stops extending", () => {
+	const shape = createEventShaper();
+	const update = (text: string) => shape({ type: "tool_execution_update", toolCallId: "c1", toolName: "bash", args: { command: "x" }, partialResult: { content: [{ type: "text", text }] } });
+	assert.deepEqual(update("a\n"), { type: "tool_execution_update", toolCallId: "c1", toolName: "bash", partialResult: { content: [{ type: "text", text: "a\n" }] } });
+	assert.deepEqual(update("a\nb\n"), { type: "tool_execution_update", toolCallId: "c1", toolName: "bash", outputDelta: "b\n" });
+	const truncated = update("b\nc\n");
+	assert.ok(truncated && "partialResult" in truncated, "a truncated tail is sent whole");
+});
+
+test("display:false messages and other events pass through untouched", () => {
+	const shape = createEventShaper();
+	const event = { type: "message_end", message: { role: "custom", customType: "memory", content: "x", display: false } };
+	assert.deepEqual(shape(event), event);
+	assert.deepEqual(shape({ type: "agent_end", messages: [1, 2, 3] }), { type: "agent_end", messageCount: 3 });
+	assert.deepEqual(shape({ type: "turn_end", message: {}, toolResults: [] }), { type: "turn_end" });
+});
