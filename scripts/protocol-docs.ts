@@ -1,7 +1,7 @@
 /** Regenerates the command reference in docs/protocol.md from the registered schemas. */
 import { readFileSync, writeFileSync } from "node:fs";
 import { renderCommandReference, spliceReference } from "../src/protocol/reference.js";
-import { createCommandRegistry } from "../src/service.js";
+import { createCommandRegistry } from "../src/command-registry.js";
 
 const path = new URL("../docs/protocol.md", import.meta.url);
 const document = readFileSync(path, "utf8");

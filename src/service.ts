@@ -10,15 +10,7 @@ import type { ThinkingLevel } from "./agent/types.js";
 import type { AuthPolicy } from "./listener/auth.js";
 import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
-import { CommandRegistry } from "./protocol/command.js";
-import {
-	maintenanceCommands,
-	modelCommands,
-	runCommands,
-	sessionCommands,
-	stateCommands,
-	streamCommands,
-} from "./protocol/commands/index.js";
+import { createCommandRegistry } from "./command-registry.js";
 import { createDispatcher } from "./protocol/dispatch.js";
 import { createEventShaper } from "./protocol/event-shape.js";
 
@@ -42,18 +34,6 @@ export interface Service {
 	readonly warnings: string[];
 	/** Closes the listener, then stops runs and records every session. Safe to call twice. */
 	close(): Promise<void>;
-}
-
-/** Every command the service answers; features add theirs here as they arrive. */
-export function createCommandRegistry(): CommandRegistry {
-	return new CommandRegistry().register(
-		...runCommands,
-		...stateCommands,
-		...modelCommands,
-		...sessionCommands,
-		...maintenanceCommands,
-		...streamCommands,
-	);
 }
 
 export async function startService(config: ServiceConfig): Promise<Service> {

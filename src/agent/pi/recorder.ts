@@ -59,23 +59,41 @@ interface StampedMessage {
 	timestamp?: unknown;
 }
 
-/**
- * Resolves once `message` (a copy of a message about to be sent to the model: pi clones the context, so
- * identity is role plus timestamp) is in the recorder. pi appends messages from a queue that runs shortly
- * after the agent loop emits them, so this yields to it a bounded number of times instead of racing the
- * model request.
- */
-export async function waitUntilRecorded(manager: SessionManager, message: StampedMessage): Promise<void> {
+/** The recorded messages of a session manager, oldest first. */
+function recordedMessages(manager: SessionManager): StampedMessage[] {
 	const internals = manager as unknown as SessionManagerInternals;
-	if (!internals.persist) return;
-	const recorded = () =>
-		internals.fileEntries.some((e) => {
-			const m = e.message as StampedMessage | undefined;
-			return m !== undefined && m.role === message.role && m.timestamp === message.timestamp;
-		});
+	return internals.fileEntries.filter((e) => e.type === "message").map((e) => e.message as StampedMessage);
+}
+
+/** How many user messages are recorded; a prompt is recorded once this grows. */
+export function recordedUserMessages(manager: SessionManager): number {
+	return recordedMessages(manager).filter((m) => m.role === "user").length;
+}
+
+/**
+ * Resolves once `recorded()` holds. pi appends messages from a queue that runs shortly after the agent loop
+ * emits them, so this yields to that queue a bounded number of times instead of racing it.
+ */
+async function waitFor(manager: SessionManager, recorded: () => boolean): Promise<void> {
+	if (!(manager as unknown as SessionManagerInternals).persist) return;
 	const deadline = Date.now() + RECORD_WAIT_LIMIT_MS;
 	while (!recorded()) {
 		if (Date.now() > deadline) return;
 		await nextTurn();
 	}
+}
+
+/** Resolves once more than `before` user messages are recorded (the prompt just accepted is on disk). */
+export function waitForUserMessage(manager: SessionManager, before: number): Promise<void> {
+	return waitFor(manager, () => recordedUserMessages(manager) > before);
+}
+
+/**
+ * Resolves once `message` (a copy of a message about to be sent to the model: pi clones the context, so
+ * identity is role plus timestamp) is recorded.
+ */
+export function waitUntilRecorded(manager: SessionManager, message: StampedMessage): Promise<void> {
+	return waitFor(manager, () =>
+		recordedMessages(manager).some((m) => m.role === message.role && m.timestamp === message.timestamp),
+	);
 }

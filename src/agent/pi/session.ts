@@ -12,7 +12,7 @@ import {
 } from "@mariozechner/pi-coding-agent";
 import type { AgentHandle, JsonObject, ModelInfo, RuntimeEvent, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
-import { recordEagerly, waitUntilRecorded } from "./recorder.js";
+import { recordEagerly, recordedUserMessages, waitForUserMessage, waitUntilRecorded } from "./recorder.js";
 
 /** Where a session's conversation comes from. */
 export type SessionSource =
@@ -117,6 +117,7 @@ class PiAgentHandle implements AgentHandle {
 
 	prompt(text: string): Promise<void> {
 		if (!this.session.model) return Promise.reject(new Error(noModelMessage(this.env.agentDir)));
+		const before = recordedUserMessages(this.manager);
 		return new Promise((resolve, reject) => {
 			let accepted = false;
 			const run = this.session.prompt(text, {
@@ -124,7 +125,8 @@ class PiAgentHandle implements AgentHandle {
 				preflightResult: (ok) => {
 					if (ok && !accepted) {
 						accepted = true;
-						resolve();
+						// Acknowledge only once the prompt is on disk: an accepted prompt survives a crash.
+						void waitForUserMessage(this.manager, before).then(resolve);
 					}
 				},
 			});
