@@ -57,7 +57,15 @@ export class TestClient {
 	async request(command: Record<string, unknown>, timeoutMs = 15_000): Promise<Response> {
 		const id = `t${this.nextId++}`;
 		this.socket.send(JSON.stringify({ ...command, id }));
-		return this.waitFor(() => this.responses.find((r) => r.id === id), timeoutMs, `response to ${String(command.type)}`);
+		let next = 0;
+		return this.waitFor(
+			() => {
+				for (; next < this.responses.length; next++) if (this.responses[next]!.id === id) return this.responses[next];
+				return undefined;
+			},
+			timeoutMs,
+			`response to ${String(command.type)}`,
+		);
 	}
 
 	/** Sends a command that must succeed and returns its data. */
@@ -71,9 +79,17 @@ export class TestClient {
 		this.socket.send(data, { binary });
 	}
 
-	/** Resolves with the first event (from index `from`) that matches. */
+	/** Resolves with the first event (from index `from`) that matches; each event is examined once. */
 	waitForEvent(match: (e: Event) => boolean, timeoutMs = 15_000, from = 0): Promise<Event> {
-		return this.waitFor(() => this.events.slice(from).find(match), timeoutMs, "event");
+		let next = from;
+		return this.waitFor(
+			() => {
+				for (; next < this.events.length; next++) if (match(this.events[next]!)) return this.events[next];
+				return undefined;
+			},
+			timeoutMs,
+			"event",
+		);
 	}
 
 	waitForClose(timeoutMs = 10_000): Promise<{ code: number; reason: string }> {

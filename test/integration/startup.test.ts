@@ -1,0 +1,118 @@
+/** Start-up rules, banners, refusals, running without credentials, and clean shutdown. */
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { runSkiff, startSkiff, tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
+
+test("--help documents every flag", async () => {
+	const { code, stdout } = await runSkiff(["--help"]);
+	assert.equal(code, 0);
+	for (const flag of [
+		"--listen", "--listen-token-file", "--listen-allow-insecure-remote", "--listen-advertised-origin", "--model",
+		"--thinking", "--cwd", "--continue", "--resume", "--session", "--session-id", "--no-session", "--max-sessions",
+		"SKIFF_AGENT_DIR", "SKIFF_WEB_DEV_DIR",
+	]) {
+		assert.ok(stdout.includes(flag), `help mentions ${flag}`);
+	}
+});
+
+test("usage mistakes exit 2 with a message that names the problem", async () => {
+	const agentDir = tempDir();
+	const cases: Array<[string[], RegExp]> = [
+		[[], /pass --listen <host:port>/],
+		[["--listen", "nonsense"], /nonsense/],
+		[["--listen", "127.0.0.1:99999"], /port/i],
+		[["--listen", "127.0.0.1:0", "--listen-advertised-origin", "http://user:pw@host:1"], /credential|userinfo|user/i],
+		[["--listen", "127.0.0.1:0", "--listen-advertised-origin", "http://host:1/path"], /path/i],
+		[["--listen", "127.0.0.1:0", "--listen-advertised-origin", "ftp://host"], /http/i],
+		[["--listen", "127.0.0.1:0", "--listen-advertised-origin", "http://host?q=1"], /query/i],
+		[["--listen", "127.0.0.1:0", "--listen-advertised-origin", "http://host#f"], /fragment/i],
+		[["--listen", "127.0.0.1:0", "--thinking", "lots"], /--thinking/],
+	];
+	for (const [args, pattern] of cases) {
+		const { code, stderr } = await runSkiff(args, { SKIFF_AGENT_DIR: agentDir });
+		assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
+		assert.match(stderr, pattern, args.join(" "));
+	}
+});
+
+test("a non-loopback bind is refused without --listen-allow-insecure-remote", async () => {
+	const { code, stderr } = await runSkiff(["--listen", "0.0.0.0:0"], { SKIFF_AGENT_DIR: tempDir() });
+	assert.notEqual(code, 0);
+	assert.match(stderr, /0\.0\.0\.0/);
+	assert.match(stderr, /--listen-allow-insecure-remote/);
+});
+
+test("the opt-in binds plaintext remote with a loud warning", async () => {
+	// 0.0.0.0 with port 0: binds every interface on an ephemeral port; nothing outside loopback is contacted.
+	const skiff = await startSkiff({ agentDir: tempDir(), listen: "0.0.0.0:0", args: ["--listen-allow-insecure-remote"] });
+	assert.match(skiff.stderr(), /WARNING/);
+	assert.match(skiff.stderr(), /plaintext|TLS/i);
+	assert.doesNotMatch(skiff.banner, /loopback/);
+	assert.equal(await skiff.stop(), 0);
+});
+
+test("loopback banners say whether authentication is on; bad token files are refused", async () => {
+	const agentDir = tempDir();
+	const open = await startSkiff({ agentDir });
+	assert.match(open.banner, /^Control plane listening on http:\/\/127\.0\.0\.1:\d+ \(loopback only\)$/);
+	assert.equal(await open.stop(), 0);
+
+	const dir = tempDir();
+	const tokenFile = join(dir, "token");
+	writeFileSync(tokenFile, "  s3cret-token-value\n", { mode: 0o600 });
+	const locked = await startSkiff({ agentDir, args: ["--listen-token-file", tokenFile] });
+	assert.match(locked.banner, /^Control plane listening on http:\/\/127\.0\.0\.1:\d+ \(loopback, authentication enabled\)$/);
+	assert.doesNotMatch(locked.stdout() + locked.stderr(), /s3cret-token-value/);
+	assert.equal(await locked.stop(), 0);
+
+	for (const [content, pattern] of [["   \n", /empty/i], ["two words", /whitespace/i]] as const) {
+		writeFileSync(tokenFile, content, { mode: 0o600 });
+		const { code, stderr } = await runSkiff(["--listen", "127.0.0.1:0", "--listen-token-file", tokenFile], { SKIFF_AGENT_DIR: agentDir });
+		assert.notEqual(code, 0);
+		assert.match(stderr, pattern);
+		assert.doesNotMatch(stderr, /two words/);
+	}
+	const { code, stderr } = await runSkiff(["--listen", "127.0.0.1:0", "--listen-token-file", join(dir, "missing")], { SKIFF_AGENT_DIR: agentDir });
+	assert.notEqual(code, 0);
+	assert.match(stderr, /missing/);
+});
+
+test("without any credentials the service starts and a prompt explains how to configure a model", async () => {
+	const agentDir = tempDir();
+	const skiff = await startSkiff({ agentDir });
+	assert.match(skiff.stderr(), /No model/);
+	const client = await TestClient.connect(skiff.wsUrl);
+	const response = await client.request({ type: "prompt", message: "hello" });
+	assert.equal(response.success, false);
+	assert.match(response.error!, /No model is configured/);
+	assert.match(response.error!, /models\.json/);
+	assert.match(response.error!, /API_KEY/);
+	client.close();
+	assert.equal(await skiff.stop(), 0);
+});
+
+test("SIGTERM during a run records the partial reply and exits 0 (stdin closed all along)", async () => {
+	const model = await startFakeOpenAi();
+	const agentDir = tempDir();
+	writeFakeModelsJson(agentDir, model.url);
+	const skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model", "--session-id", "shutdown-check"] });
+	const client = await TestClient.connect(skiff.wsUrl);
+	await client.ok({ type: "prompt", message: "REPLY alpha beta gamma delta epsilon zeta eta theta\nSLOW 400\nremember-this-prompt" });
+	await client.waitForEvent((e) => e.type === "message_update" && e.assistantMessageEvent.type === "text_delta");
+	const closed = client.waitForClose();
+	assert.equal(await skiff.stop("SIGTERM"), 0);
+	assert.equal((await closed).code, 1001);
+	const sessions = join(agentDir, "sessions");
+	const folder = readdirSync(sessions)[0]!;
+	const file = readdirSync(join(sessions, folder)).find((f) => f.endsWith("_shutdown-check.jsonl"))!;
+	const lines = readFileSync(join(sessions, folder, file), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+	const messages = lines.filter((l) => l.type === "message").map((l) => l.message);
+	assert.match(JSON.stringify(messages[0]), /remember-this-prompt/);
+	const reply = messages.find((m) => m.role === "assistant");
+	assert.equal(reply?.stopReason, "aborted");
+	await model.close();
+});
