@@ -6,12 +6,11 @@
  */
 import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { arch, cpus, totalmem } from "node:os";
-import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../test/support/fake-openai.js";
+import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
 
@@ -20,6 +19,8 @@ const { values } = parseArgs({
 });
 const ITERATIONS = Number(values.iterations);
 const DELTAS = Number(values.deltas);
+/** Prompts before the measured one, so lazy module loading and JIT warm-up are not measured. */
+const WARM_UP_PROMPTS = 3;
 
 /** One measured reply. */
 interface Sample {
@@ -33,15 +34,67 @@ interface Sample {
 
 const now = () => performance.timeOrigin + performance.now();
 
+interface RequestTiming {
+	receivedAt: number;
+	firstChunkAt?: number;
+	lastByteAt?: number;
+}
+
+/** The fake model server, in a child process (see fake-model-process.ts). */
+interface FakeModel {
+	url: string;
+	requests: RequestTiming[];
+	/** Resolves with the timing of request number `index` once it has been answered. */
+	timing(index: number): Promise<RequestTiming>;
+	close(): void;
+}
+
+async function startFakeModel(): Promise<FakeModel> {
+	const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("fake-model-process.ts", import.meta.url))], {
+		stdio: ["pipe", "pipe", "inherit"],
+	});
+	const lines = createInterface({ input: child.stdout });
+	const requests: RequestTiming[] = [];
+	let wake: (() => void) | undefined;
+	const url = await new Promise<string>((resolve) => {
+		lines.on("line", (line) => {
+			const value = JSON.parse(line);
+			if (value.url) resolve(value.url);
+			else {
+				requests.push(value);
+				wake?.();
+			}
+		});
+	});
+	return {
+		url,
+		requests,
+		timing: async (index) => {
+			while (requests.length <= index) await new Promise<void>((resolve) => (wake = resolve));
+			return requests[index]!;
+		},
+		close: () => child.kill("SIGTERM"),
+	};
+}
+
+/** Model requests issued so far: every benchmark prompt makes exactly one (no tool calls). */
+let requestsIssued = 0;
+
+/** The fake's own request → first chunk time, subtracted from time to first delta. */
+async function fakeFirstChunkMs(model: FakeModel, index: number): Promise<number> {
+	const t = await model.timing(index);
+	return (t.firstChunkAt ?? t.receivedAt) - t.receivedAt;
+}
+
 /** skiff: WebSocket client, events of the session it prompted. */
-async function measureSkiff(model: FakeOpenAiServer, agentDir: string): Promise<Sample[]> {
-	const skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model", "--no-session"] });
+async function measureSkiff(model: FakeModel, agentDir: string): Promise<Sample[]> {
+	const skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
 	const client = await TestClient.connect(skiff.wsUrl);
 	await client.ok({ type: "get_state" }); // follow the primary session
 	const samples: Sample[] = [];
 	try {
-		await runSkiffPrompt(client, model, "REPLY warm up", false);
-		samples.push(await runSkiffPrompt(client, model, `BENCH ${DELTAS}`, true));
+		for (let i = 0; i < WARM_UP_PROMPTS; i++) await runSkiffPrompt(client, model, "REPLY warm up");
+		samples.push(await runSkiffPrompt(client, model, `BENCH ${DELTAS}`));
 	} finally {
 		client.close();
 		await skiff.stop();
@@ -49,10 +102,10 @@ async function measureSkiff(model: FakeOpenAiServer, agentDir: string): Promise<
 	return samples;
 }
 
-async function runSkiffPrompt(client: TestClient, model: FakeOpenAiServer, message: string, measure: boolean): Promise<Sample> {
+async function runSkiffPrompt(client: TestClient, model: FakeModel, message: string): Promise<Sample> {
 	const frameStart = client.frames.length;
 	const eventStart = client.events.length;
-	const requestCount = model.requests.length;
+	const requestCount = requestsIssued++;
 	let firstDeltaAt = 0;
 	let deltas = 0;
 	const done = new Promise<number>((resolve) => {
@@ -73,16 +126,13 @@ async function runSkiffPrompt(client: TestClient, model: FakeOpenAiServer, messa
 	const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
 	client.events.splice(eventStart);
 	client.frames.splice(frameStart);
-	const request = model.requests[requestCount]!;
-	const fakeTtfc = (request.firstChunkAt ?? request.receivedAt) - request.receivedAt;
-	void measure;
+	const fakeTtfc = await fakeFirstChunkMs(model, requestCount);
 	return { firstDeltaMs: firstDeltaAt - sentAt - fakeTtfc, totalMs: endedAt - sentAt, deltas, bytes };
 }
 
 /** pi: `pi --mode rpc`, JSONL over stdio. */
-async function measurePi(model: FakeOpenAiServer, agentDir: string): Promise<Sample[]> {
-	const require = createRequire(import.meta.url);
-	const cli = join(require.resolve("@mariozechner/pi-coding-agent").replace(/dist\/.*$/, ""), "dist", "cli.js");
+async function measurePi(model: FakeModel, agentDir: string): Promise<Sample[]> {
+	const cli = fileURLToPath(new URL("../node_modules/@mariozechner/pi-coding-agent/dist/cli.js", import.meta.url));
 	const child = spawn(process.execPath, [cli, "--mode", "rpc", "--provider", "fake", "--model", "fake-model", "--no-session"], {
 		cwd: tempDir(),
 		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
@@ -94,8 +144,8 @@ async function measurePi(model: FakeOpenAiServer, agentDir: string): Promise<Sam
 	const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
 	lines.on("line", (line) => lineListener?.(line, Buffer.byteLength(line) + 1));
 	const prompt = (message: string) =>
-		new Promise<Sample>((resolve) => {
-			const requestCount = model.requests.length;
+		new Promise<Omit<Sample, "firstDeltaMs"> & { firstDeltaAt: number; sentAt: number; requestIndex: number }>((resolve) => {
+			const requestCount = requestsIssued++;
 			let firstDeltaAt = 0;
 			let deltas = 0;
 			let bytes = 0;
@@ -107,16 +157,16 @@ async function measurePi(model: FakeOpenAiServer, agentDir: string): Promise<Sam
 					if (!firstDeltaAt) firstDeltaAt = now();
 				} else if (line.startsWith('{"type":"agent_end"')) {
 					lineListener = undefined;
-					const request = model.requests[requestCount]!;
-					const fakeTtfc = (request.firstChunkAt ?? request.receivedAt) - request.receivedAt;
-					resolve({ firstDeltaMs: firstDeltaAt - sentAt - fakeTtfc, totalMs: now() - sentAt, deltas, bytes });
+					resolve({ firstDeltaAt, sentAt, requestIndex: requestCount, totalMs: now() - sentAt, deltas, bytes });
 				}
 			};
 			child.stdin.write(`${JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message })}\n`);
 		});
 	try {
-		await prompt("REPLY warm up");
-		samples.push(await prompt(`BENCH ${DELTAS}`));
+		for (let i = 0; i < WARM_UP_PROMPTS; i++) await prompt("REPLY warm up");
+		const run = await prompt(`BENCH ${DELTAS}`);
+		const fakeTtfc = await fakeFirstChunkMs(model, run.requestIndex);
+		samples.push({ firstDeltaMs: run.firstDeltaAt - run.sentAt - fakeTtfc, totalMs: run.totalMs, deltas: run.deltas, bytes: run.bytes });
 	} finally {
 		child.kill("SIGTERM");
 	}
@@ -129,7 +179,7 @@ const median = (xs: number[]) => {
 };
 
 async function main(): Promise<void> {
-	const model = await startFakeOpenAi();
+	const model = await startFakeModel();
 	const agentDir = tempDir("skiff-bench-");
 	writeFakeModelsJson(agentDir, model.url);
 	const skiff: Sample[] = [];
@@ -139,7 +189,7 @@ async function main(): Promise<void> {
 		pi.push(...(await measurePi(model, agentDir)));
 		process.stderr.write(`iteration ${i + 1}/${ITERATIONS} done\n`);
 	}
-	await model.close();
+	model.close();
 	for (const [name, samples] of [["skiff", skiff], ["pi", pi]] as const) {
 		for (const s of samples) if (s.deltas !== DELTAS) throw new Error(`${name} delivered ${s.deltas} of ${DELTAS} deltas`);
 	}
@@ -151,7 +201,7 @@ async function main(): Promise<void> {
 	];
 	const table = [
 		`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-			`${ITERATIONS} interleaved iterations, medians. Each iteration starts a fresh process, sends a warm-up prompt, then the measured one.`,
+			`${ITERATIONS} interleaved iterations, medians. Each iteration starts a fresh process, sends ${WARM_UP_PROMPTS} warm-up prompts, then the measured one.`,
 		"",
 		"| metric | skiff (WebSocket) | pi --mode rpc (stdio) | skiff / pi |",
 		"|---|---|---|---|",

@@ -96,11 +96,23 @@ function recordBeforeModelCall(manager: SessionManager): ExtensionFactory {
 }
 
 class PiAgentHandle implements AgentHandle {
+	/**
+	 * Whether a run is in progress as clients see it: from agent_start to agent_end. pi stays "streaming" a
+	 * moment after agent_end while its listeners settle; a prompt sent right after agent_end waits for that
+	 * instead of being refused.
+	 */
+	private runActive = false;
+
 	constructor(
 		private readonly env: PiEnvironment,
 		private readonly session: AgentSession,
 		private readonly manager: SessionManager,
-	) {}
+	) {
+		session.subscribe((event) => {
+			if (event.type === "agent_start") this.runActive = true;
+			else if (event.type === "agent_end") this.runActive = false;
+		});
+	}
 
 	get sessionId(): string {
 		return this.session.sessionId;
@@ -112,11 +124,12 @@ class PiAgentHandle implements AgentHandle {
 		return this.manager.getCwd();
 	}
 	get isBusy(): boolean {
-		return this.session.isStreaming || this.session.isCompacting;
+		return this.runActive || this.session.isCompacting;
 	}
 
-	prompt(text: string): Promise<void> {
-		if (!this.session.model) return Promise.reject(new Error(noModelMessage(this.env.agentDir)));
+	async prompt(text: string): Promise<void> {
+		if (!this.session.model) throw new Error(noModelMessage(this.env.agentDir));
+		if (this.session.isStreaming && !this.runActive) await this.session.agent.waitForIdle();
 		const before = recordedUserMessages(this.manager);
 		return new Promise((resolve, reject) => {
 			let accepted = false;
