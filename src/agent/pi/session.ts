@@ -128,7 +128,8 @@ class PiAgentHandle implements AgentHandle {
 	}
 
 	async prompt(text: string): Promise<void> {
-		if (!this.session.model) throw new Error(noModelMessage(this.env.agentDir));
+		const model = this.session.model;
+		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new Error(noModelMessage(this.env.agentDir));
 		if (this.session.isStreaming && !this.runActive) await this.session.agent.waitForIdle();
 		const before = recordedUserMessages(this.manager);
 		return new Promise((resolve, reject) => {

@@ -1,0 +1,48 @@
+/** The bearer token file of `--listen-token-file`: read once at start-up, never echoed anywhere. */
+import { readFileSync, statSync } from "node:fs";
+
+/** A token file larger than this is refused (a token is a short string). */
+export const MAX_TOKEN_FILE_BYTES = 4096;
+
+/**
+ * Characters a browser can send in a WebSocket subprotocol value (RFC 7230 `tchar`); a token outside
+ * this set could never be presented as `skiff-auth.<token>`.
+ */
+const TOKEN_CHARS = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Reads and checks the token. Errors name the file and the rule broken, never the content. */
+export function readTokenFile(path: string): string {
+	let size: number;
+	try {
+		const stats = statSync(path);
+		if (!stats.isFile()) throw new Error(`token file ${path} is not a regular file`);
+		size = stats.size;
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") throw new Error(`token file ${path} does not exist (missing)`);
+		if ((error as NodeJS.ErrnoException).code === "EACCES") throw new Error(`token file ${path} cannot be read (permission denied)`);
+		throw error;
+	}
+	if (size > MAX_TOKEN_FILE_BYTES) throw new Error(`token file ${path} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
+	const token = readFileSync(path, "utf8").trim();
+	if (token.length === 0) throw new Error(`token file ${path} is empty (only whitespace)`);
+	if (/\s/.test(token)) throw new Error(`token in ${path} contains whitespace: use a single word`);
+	if (!TOKEN_CHARS.test(token)) {
+		throw new Error(
+			`token in ${path} has characters a browser cannot send in a WebSocket subprotocol: use letters, digits and !#$%&'*+-.^_\`|~`,
+		);
+	}
+	return token;
+}
+
+/** Warnings about a readable-by-others token file (printed at start-up; the file is still used). */
+export function tokenFileWarnings(path: string): string[] {
+	try {
+		const mode = statSync(path).mode & 0o777;
+		if (mode & 0o077) {
+			return [`token file ${path} is readable by other users (mode ${mode.toString(8)}); run chmod 600 ${path}`];
+		}
+	} catch {
+		// readTokenFile reports unreadable files.
+	}
+	return [];
+}
