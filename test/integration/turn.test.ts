@@ -141,3 +141,18 @@ test("extension_ui_response is always rejected", async () => {
 	assert.equal(response.success, false);
 	assert.match(response.error!, /disabled/);
 });
+
+test("thinking streams as thinking deltas and ends in a thinking block", async () => {
+	await client.ok({ type: "set_model", provider: "fake", modelId: "fake-reasoner" });
+	await client.ok({ type: "set_thinking_level", level: "low" });
+	const from = client.events.length;
+	await client.ok({ type: "prompt", message: "THINK weighing the options carefully\nREPLY decided" });
+	await runEnded(from);
+	const thinking = client.events.slice(from).filter((e) => e.type === "message_update" && e.assistantMessageEvent.type === "thinking_delta");
+	assert.ok(thinking.length >= 3, "several thinking deltas");
+	for (const e of thinking) assert.deepEqual(Object.keys(e.assistantMessageEvent).sort(), ["contentIndex", "delta", "type"]);
+	assert.equal(thinking.map((e) => e.assistantMessageEvent.delta).join("").trim(), "weighing the options carefully");
+	const end = client.events.slice(from).find((e) => e.type === "message_end" && e.message.role === "assistant")!;
+	assert.ok(end.message.content.some((c: any) => c.type === "thinking"));
+	await client.ok({ type: "set_model", provider: "fake", modelId: "fake-model" });
+});

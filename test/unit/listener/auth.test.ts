@@ -1,0 +1,85 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { authorizeRequest, constantTimeEqual, type AuthPolicy } from "../../../src/listener/auth.js";
+
+const TOKEN = "tok-123";
+const req = (headers: Record<string, string>, raw?: string[]) => ({
+	headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])),
+	rawHeaders: raw ?? Object.entries(headers).flat(),
+});
+const tokened: AuthPolicy = { token: TOKEN, loopback: true };
+const open: AuthPolicy = { loopback: true };
+const remote: AuthPolicy = { loopback: false };
+
+test("constant-time comparison", () => {
+	assert.equal(constantTimeEqual("abc", "abc"), true);
+	assert.equal(constantTimeEqual("abc", "abd"), false);
+	assert.equal(constantTimeEqual("abc", "abcd"), false);
+	assert.equal(constantTimeEqual("", ""), true);
+	assert.equal(constantTimeEqual("", "a"), false);
+});
+
+test("bearer tokens", () => {
+	const http = { websocket: false };
+	assert.deepEqual(authorizeRequest(tokened, req({ Authorization: `Bearer ${TOKEN}` }), http), { ok: true });
+	assert.deepEqual(authorizeRequest(tokened, req({ Authorization: `bEaReR ${TOKEN}` }), http), { ok: true });
+	for (const value of ["", "Bearer", "Bearer ", `Bearer ${TOKEN}x`, `Bearer  ${TOKEN}`, `Bearer ${TOKEN} x`, `Token ${TOKEN}`, TOKEN]) {
+		const decision = authorizeRequest(tokened, req({ Authorization: value }), http);
+		assert.equal(decision.ok, false, value);
+		assert.equal(!decision.ok && decision.status, 401);
+		assert.doesNotMatch(!decision.ok ? decision.reason : "", /tok-123/);
+	}
+	assert.equal(authorizeRequest(tokened, req({}), http).ok, false);
+});
+
+test("subprotocol tokens: the first matching offer is chosen and echoed exactly", () => {
+	const ws = { websocket: true };
+	const offer = (list: string) => authorizeRequest(tokened, req({ "Sec-WebSocket-Protocol": list }), ws);
+	assert.deepEqual(offer(`skiff-auth.${TOKEN}`), { ok: true, protocol: `skiff-auth.${TOKEN}` });
+	assert.deepEqual(offer(`chat, skiff-auth.nope ,skiff-auth.${TOKEN}, skiff-auth.${TOKEN}`), { ok: true, protocol: `skiff-auth.${TOKEN}` });
+	assert.equal(offer("skiff-auth.").ok, false);
+	assert.equal(offer(`Skiff-Auth.${TOKEN}`).ok, false);
+	assert.equal(offer(`skiff-auth.${TOKEN}x`).ok, false);
+	// Not consulted on plain HTTP.
+	assert.equal(authorizeRequest(tokened, req({ "Sec-WebSocket-Protocol": `skiff-auth.${TOKEN}` }), { websocket: false }).ok, false);
+});
+
+test("tokenless loopback: native clients pass, browsers only same-origin at a loopback name", () => {
+	const http = { websocket: false };
+	assert.deepEqual(authorizeRequest(open, req({ Host: "127.0.0.1:8787" }), http), { ok: true, protocol: undefined });
+	const ok = [
+		{ Origin: "http://127.0.0.1:8787", Host: "127.0.0.1:8787" },
+		{ Origin: "http://localhost:8787", Host: "localhost:8787" },
+		{ Origin: "http://[::1]:8787", Host: "[::1]:8787" },
+		{ Origin: "http://localhost", Host: "localhost:80" },
+	];
+	for (const headers of ok) assert.equal(authorizeRequest(open, req(headers), http).ok, true, JSON.stringify(headers));
+	const refused: Array<[Record<string, string>, number]> = [
+		[{ Origin: "http://evil.example", Host: "127.0.0.1:8787" }, 403],
+		[{ Origin: "http://evil.example:8787", Host: "evil.example:8787" }, 403], // DNS rebinding
+		[{ Origin: "null", Host: "127.0.0.1:8787" }, 403],
+		[{ Origin: "file://", Host: "127.0.0.1:8787" }, 403],
+		[{ Origin: "http://127.0.0.1:8787/path", Host: "127.0.0.1:8787" }, 403],
+		[{ Origin: "https://127.0.0.1:8788", Host: "127.0.0.1:8787" }, 403],
+		[{ Origin: "http://127.0.0.1:8787" }, 400],
+	];
+	for (const [headers, status] of refused) {
+		const decision = authorizeRequest(open, req(headers), http);
+		assert.equal(decision.ok, false, JSON.stringify(headers));
+		assert.equal(!decision.ok && decision.status, status, JSON.stringify(headers));
+	}
+	const twoOrigins = req({ Origin: "http://127.0.0.1:8787", Host: "127.0.0.1:8787" }, ["Origin", "http://127.0.0.1:8787", "Origin", "http://evil", "Host", "127.0.0.1:8787"]);
+	assert.equal(authorizeRequest(open, twoOrigins, http).ok, false);
+});
+
+test("tokenless remote: same origin is enough (no loopback requirement); stale offers are echoed", () => {
+	const http = { websocket: false };
+	assert.equal(authorizeRequest(remote, req({ Origin: "http://box.lan:8787", Host: "box.lan:8787" }), http).ok, true);
+	assert.equal(authorizeRequest(remote, req({ Origin: "http://other.lan:8787", Host: "box.lan:8787" }), http).ok, false);
+	assert.deepEqual(authorizeRequest(open, req({ "Sec-WebSocket-Protocol": "skiff-auth.stale" }), { websocket: true }), { ok: true, protocol: "skiff-auth.stale" });
+});
+
+test("with a token, a browser from another origin is refused even with the right token", () => {
+	const decision = authorizeRequest(tokened, req({ Origin: "http://evil.example", Host: "127.0.0.1:1", Authorization: `Bearer ${TOKEN}` }), { websocket: false });
+	assert.equal(!decision.ok && decision.status, 403);
+});
