@@ -5,6 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { EventHub, type ReplayLimits } from "./event-hub.js";
 import type { SessionCatalog } from "./pi/session-catalog.js";
 import type { SessionSource } from "./pi/session.js";
@@ -135,12 +136,11 @@ export class RuntimeManager {
 		return this.load({ kind: "file", path: ref.path });
 	}
 
-	/** Creates a new session in `cwd` (default: the service's cwd). */
+	/** Creates a new session in `cwd` (default: the service's cwd; a relative path is taken from it). */
 	create(options: { cwd?: string; parentSession?: string } = {}): Promise<LoadedSession> {
-		if (options.cwd !== undefined && !isDirectory(options.cwd)) {
-			return Promise.reject(new Error(`cwd is not an existing directory: ${options.cwd}`));
-		}
-		return this.load({ kind: "new", cwd: options.cwd ?? this.options.cwd, parentSession: options.parentSession });
+		const cwd = resolve(this.options.cwd, options.cwd ?? ".");
+		if (!isDirectory(cwd)) return Promise.reject(new Error(`cwd is not an existing directory: ${cwd}`));
+		return this.load({ kind: "new", cwd, parentSession: options.parentSession });
 	}
 
 	/**
