@@ -22,29 +22,28 @@ export const prompt = defineCommand({
 	},
 });
 
-export const steer = defineCommand({
-	name: "steer",
-	summary: "Adds a message to the active run; the agent sees it after the current tool call.",
-	params: Type.Object({ message: Message }, { additionalProperties: false }),
-	result: "none",
-	handler: async ({ message }, context) => {
-		const session = await context.session();
-		if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
-		await session.handle.steer(message);
-	},
-});
+/** A command that adds a message to the active run, and is refused while idle. */
+function queueingCommand(name: string, summary: string, queue: "steer" | "followUp") {
+	return defineCommand({
+		name,
+		summary,
+		params: Type.Object({ message: Message }, { additionalProperties: false }),
+		result: "none",
+		handler: async ({ message }, context) => {
+			const session = await context.session();
+			if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
+			await session.handle[queue](message);
+		},
+	});
+}
 
-export const followUp = defineCommand({
-	name: "follow_up",
-	summary: "Queues a message to be sent when the active run finishes.",
-	params: Type.Object({ message: Message }, { additionalProperties: false }),
-	result: "none",
-	handler: async ({ message }, context) => {
-		const session = await context.session();
-		if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
-		await session.handle.followUp(message);
-	},
-});
+export const steer = queueingCommand(
+	"steer",
+	"Adds a message to the active run; the agent sees it after the current tool call.",
+	"steer",
+);
+
+export const followUp = queueingCommand("follow_up", "Queues a message to be sent when the active run finishes.", "followUp");
 
 export const abort = defineCommand({
 	name: "abort",

@@ -1,7 +1,7 @@
 /** Session lifecycle: list, create, switch, fork, clone, close, rename. Lifecycle commands return a snapshot. */
 import { Type } from "typebox";
 import { defineCommand } from "../command.js";
-import { snapshotOf } from "../snapshot.js";
+import { presentSession } from "../snapshot.js";
 
 const NoFields = Type.Object({}, { additionalProperties: false });
 const SNAPSHOT = "the backend snapshot `{sessionId, state, messages}` of the target session";
@@ -29,9 +29,7 @@ export const newSession = defineCommand({
 	),
 	result: SNAPSHOT,
 	handler: async (params, context) => {
-		const session = await context.runtime.create(params);
-		context.client.follow(session.id);
-		return snapshotOf(context.runtime, session);
+		return presentSession(context, await context.runtime.create(params));
 	},
 });
 
@@ -41,9 +39,7 @@ export const switchSession = defineCommand({
 	params: Type.Object({ sessionPath: Type.String({ minLength: 1, description: "Path, id or id prefix." }) }, { additionalProperties: false }),
 	result: SNAPSHOT,
 	handler: async ({ sessionPath }, context) => {
-		const session = await context.runtime.open(sessionPath);
-		context.client.follow(session.id);
-		return snapshotOf(context.runtime, session);
+		return presentSession(context, await context.runtime.open(sessionPath));
 	},
 });
 
@@ -56,8 +52,7 @@ export const fork = defineCommand({
 	result: `${SNAPSHOT}, plus \`text\`: the user message forked at`,
 	handler: async ({ entryId }, context) => {
 		const { session, text } = await context.runtime.fork(context.sessionId, entryId);
-		context.client.follow(session.id);
-		return { ...snapshotOf(context.runtime, session), text };
+		return { ...presentSession(context, session), text };
 	},
 });
 
@@ -67,9 +62,7 @@ export const clone = defineCommand({
 	params: NoFields,
 	result: SNAPSHOT,
 	handler: async (_params, context) => {
-		const session = await context.runtime.clone(context.sessionId);
-		context.client.follow(session.id);
-		return snapshotOf(context.runtime, session);
+		return presentSession(context, await context.runtime.clone(context.sessionId));
 	},
 });
 
