@@ -74,6 +74,8 @@ export interface AgentHandle {
 	abort(): Promise<void>;
 	state(): Omit<SessionState, "primary" | "lastSeq" | "epoch">;
 	messages(): JsonObject[];
+	/** The assistant message being streamed right now, as far as it has come (undefined when idle). */
+	streamingMessage(): JsonObject | undefined;
 	availableModels(): ModelInfo[];
 	setModel(provider: string, modelId: string): Promise<ModelInfo>;
 	availableThinkingLevels(): ThinkingLevel[];

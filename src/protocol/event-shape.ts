@@ -35,7 +35,13 @@ function slimAssistantEvent(raw: unknown): Record<string, unknown> {
 	const event = raw as Record<string, unknown>;
 	const type = String(event.type);
 	if (type.endsWith("_delta")) return { type, contentIndex: event.contentIndex, delta: event.delta };
-	const { partial: _partial, message: _message, error, ...rest } = event;
+	const { partial, message: _message, error, ...rest } = event;
+	if (type.endsWith("_start") && type !== "start") {
+		// The block being started (a tool call's id and name, an empty text): small, and all a client needs.
+		const content = (partial as { content?: unknown[] } | undefined)?.content;
+		const block = content?.[event.contentIndex as number];
+		return block === undefined ? rest : { ...rest, block };
+	}
 	if (type === "error") {
 		// The failed message itself arrives in message_end; keep its reason and text only.
 		const failed = error as { errorMessage?: unknown } | undefined;

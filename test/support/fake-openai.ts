@@ -3,6 +3,7 @@
  * the last user message scripts the reply, one directive per line:
  *
  *   REPLY <text>          stream <text> as word-sized text deltas
+ *   REPLY_JSON <json>     the same, for a JSON string (so a reply can hold newlines and any character)
  *   THINK <text>          stream <text> as reasoning deltas first (`reasoning_content`, as llama.cpp does)
  *   RUN <command>         call the bash tool with {"command": <command>}
  *   CALL <tool> <json>    call any tool with these arguments
@@ -61,12 +62,15 @@ function textOf(content: unknown): string {
 function parseScript(text: string): Script {
 	const script: Script = { pauseMs: 0, slowMs: 0 };
 	for (const line of text.split("\n")) {
-		const match = /^\s*(REPLY|THINK|RUN|CALL|BENCH|PAUSE|SLOW|ERROR)\s+(.*)$/.exec(line);
+		const match = /^\s*(REPLY_JSON|REPLY|THINK|RUN|CALL|BENCH|PAUSE|SLOW|ERROR)\s+(.*)$/.exec(line);
 		if (!match) continue;
 		const [, directive, rest] = match as unknown as [string, string, string];
 		switch (directive) {
 			case "REPLY":
 				script.reply = rest;
+				break;
+			case "REPLY_JSON":
+				script.reply = JSON.parse(rest) as string;
 				break;
 			case "THINK":
 				script.think = rest;

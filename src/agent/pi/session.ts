@@ -187,6 +187,10 @@ class PiAgentHandle implements AgentHandle {
 		return this.session.messages as unknown as JsonObject[];
 	}
 
+	streamingMessage(): JsonObject | undefined {
+		return this.runActive ? (this.session.state.streamingMessage as unknown as JsonObject | undefined) : undefined;
+	}
+
 	availableModels(): ModelInfo[] {
 		return this.env.modelRegistry.getAvailable().map(toModelInfo);
 	}

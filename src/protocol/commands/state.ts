@@ -16,12 +16,14 @@ export const getState = defineCommand({
 
 export const getMessages = defineCommand({
 	name: "get_messages",
-	summary: "The committed transcript (pi message objects; `display: false` markers kept) and the seq it matches.",
+	summary:
+		"The committed transcript (pi message objects; `display: false` markers kept), the assistant message being " +
+		"streamed if a run is active, and the seq they match.",
 	params: NoFields,
-	result: "`{messages, seq}`: events with a larger seq come after this transcript",
+	result: "`{messages, streaming?, seq}`: events with a larger seq come after this transcript",
 	handler: async (_params, context) => {
 		const session = await context.session();
-		return { messages: session.handle.messages(), seq: session.hub.seq };
+		return { messages: session.handle.messages(), streaming: session.handle.streamingMessage(), seq: session.hub.seq };
 	},
 });
 

@@ -1,0 +1,6 @@
+/**
+ * Every model-derived string passes through here before it reaches the DOM: the same redaction the
+ * service applies to its own errors (API-key shapes, bearer strings, token= pairs, PEM private keys).
+ * The page never inserts model text as HTML: Preact renders it as text nodes, deltas included.
+ */
+export { redactSecrets as redact } from "../../../src/protocol/redact";

@@ -1,0 +1,165 @@
+/**
+ * One session's transcript as the page shows it: committed messages from the backend snapshot, the
+ * assistant message being streamed (built from deltas), and live tool output. Events are applied in seq
+ * order exactly once; while a snapshot reload is pending, events are held and replayed after it.
+ */
+import type { WireEvent } from "../net/connection";
+
+export type Block =
+	| { type: "text"; text: string }
+	| { type: "thinking"; thinking: string }
+	| { type: "toolCall"; id: string; name: string; arguments: unknown; argsText?: string }
+	| { type: "image"; data: string; mimeType: string };
+
+export interface Message {
+	role: string;
+	content?: string | Block[];
+	display?: boolean;
+	customType?: string;
+	toolCallId?: string;
+	toolName?: string;
+	isError?: boolean;
+	stopReason?: string;
+	errorMessage?: string;
+	command?: string;
+	output?: string;
+	summary?: string;
+	timestamp?: number;
+	[key: string]: unknown;
+}
+
+export interface ToolOutput {
+	text: string;
+	isError: boolean;
+	done: boolean;
+}
+
+export class Transcript {
+	messages: Message[] = [];
+	streaming: Message | undefined;
+	readonly toolOutputs = new Map<string, ToolOutput>();
+	running = false;
+	lastSeq = 0;
+	epoch: string | undefined;
+	/** Bumped on every change, so views can skip work when nothing changed. */
+	version = 0;
+	private held: WireEvent[] | undefined;
+
+	constructor(readonly sessionId: string) {}
+
+	/** Replaces everything with a backend snapshot taken at `seq`; held events after it are then applied. */
+	load(snapshot: { messages: Message[]; streaming?: Message; seq: number; running: boolean; epoch?: string }): void {
+		this.messages = snapshot.messages;
+		this.streaming = snapshot.streaming ? cloneMessage(snapshot.streaming) : undefined;
+		this.toolOutputs.clear();
+		this.running = snapshot.running;
+		this.lastSeq = snapshot.seq;
+		if (snapshot.epoch) this.epoch = snapshot.epoch;
+		const held = this.held ?? [];
+		this.held = undefined;
+		for (const event of held) this.apply(event);
+		this.version++;
+	}
+
+	/** From now until `load`, events are held (a snapshot is on its way). */
+	holdEvents(): void {
+		this.held ??= [];
+	}
+
+	/** Applies one event; returns false for a repeat or an out-of-date event (ignored). */
+	apply(event: WireEvent): boolean {
+		if (this.held) {
+			this.held.push(event);
+			return false;
+		}
+		if (event.seq <= this.lastSeq) return false;
+		this.lastSeq = event.seq;
+		this.version++;
+		switch (event.type) {
+			case "agent_start":
+				this.running = true;
+				break;
+			case "agent_end":
+				this.running = false;
+				this.streaming = undefined;
+				break;
+			case "message_start":
+				if (event.message?.role === "assistant") this.streaming = cloneMessage(event.message);
+				break;
+			case "message_update":
+				this.applyDelta(event.assistantMessageEvent);
+				break;
+			case "message_end":
+				if (event.message?.role === "assistant") this.streaming = undefined;
+				this.messages = [...this.messages, event.message];
+				break;
+			case "tool_execution_start":
+				this.toolOutputs.set(event.toolCallId, { text: "", isError: false, done: false });
+				break;
+			case "tool_execution_update": {
+				const current = this.toolOutputs.get(event.toolCallId) ?? { text: "", isError: false, done: false };
+				const text = event.outputDelta !== undefined ? current.text + event.outputDelta : contentText(event.partialResult?.content);
+				this.toolOutputs.set(event.toolCallId, { ...current, text });
+				break;
+			}
+			case "tool_execution_end":
+				this.toolOutputs.set(event.toolCallId, {
+					text: contentText(event.result?.content),
+					isError: Boolean(event.isError),
+					done: true,
+				});
+				break;
+			default:
+				this.version--; // nothing shown changed
+		}
+		return true;
+	}
+
+	private applyDelta(delta: { type: string; contentIndex?: number; delta?: string; block?: Block; toolCall?: Block }): void {
+		const message = (this.streaming ??= { role: "assistant", content: [] });
+		const blocks = (Array.isArray(message.content) ? message.content : (message.content = [])) as Block[];
+		const index = delta.contentIndex ?? 0;
+		switch (delta.type) {
+			case "text_start":
+				blocks[index] = { type: "text", text: "" };
+				break;
+			case "thinking_start":
+				blocks[index] = { type: "thinking", thinking: "" };
+				break;
+			case "toolcall_start":
+				blocks[index] = { type: "toolCall", id: "", name: "", arguments: {}, argsText: "", ...(delta.block as object) } as Block;
+				break;
+			case "text_delta": {
+				const block = blocks[index];
+				if (block?.type === "text") block.text += delta.delta ?? "";
+				else blocks[index] = { type: "text", text: delta.delta ?? "" };
+				break;
+			}
+			case "thinking_delta": {
+				const block = blocks[index];
+				if (block?.type === "thinking") block.thinking += delta.delta ?? "";
+				else blocks[index] = { type: "thinking", thinking: delta.delta ?? "" };
+				break;
+			}
+			case "toolcall_delta": {
+				const block = blocks[index];
+				if (block?.type === "toolCall") block.argsText = (block.argsText ?? "") + (delta.delta ?? "");
+				break;
+			}
+			case "toolcall_end":
+				if (delta.toolCall) blocks[index] = delta.toolCall;
+				break;
+		}
+	}
+}
+
+/** The text of a tool result's content blocks. */
+export function contentText(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (!Array.isArray(content)) return "";
+	return content.map((c) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : "")).join("");
+}
+
+function cloneMessage(message: Message): Message {
+	return { ...message, content: Array.isArray(message.content) ? message.content.map((b) => ({ ...b })) : message.content };
+}

@@ -1,0 +1,140 @@
+/** One transcript entry: a user message, an assistant reply with its thinking and tool cards, or a note. */
+import { Component } from "preact";
+import { Markdown } from "../render/markdown";
+import { redact } from "../render/redact";
+import { contentText, type Block, type Message, type ToolOutput } from "../state/transcript";
+
+/** Tool output kept in the transcript: the last lines, with a count of what was left out. */
+export const BASH_TAIL_LINES = 10;
+export const TOOL_TAIL_LINES = 6;
+
+export function tail(text: string, keep: number): { shown: string; omitted: number } {
+	const lines = text.replace(/\n+$/, "").split("\n");
+	if (lines.length <= keep) return { shown: lines.join("\n"), omitted: 0 };
+	return { shown: lines.slice(-keep).join("\n"), omitted: lines.length - keep };
+}
+
+function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
+	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
+	return (
+		<div class={`output${isError ? " error" : ""}`}>
+			{omitted > 0 && <div class="omitted">… {omitted} earlier line{omitted === 1 ? "" : "s"} omitted</div>}
+			<pre>{shown}</pre>
+		</div>
+	);
+}
+
+function argsSummary(block: Extract<Block, { type: "toolCall" }>): string {
+	const args = block.arguments as Record<string, unknown> | undefined;
+	if (args && typeof args === "object") {
+		if (typeof args.command === "string") return args.command;
+		if (typeof args.path === "string") return args.path;
+		const json = JSON.stringify(args);
+		if (json !== "{}") return json;
+	}
+	return block.argsText ?? "";
+}
+
+export function ToolCard(props: { block: Extract<Block, { type: "toolCall" }>; result?: Message; live?: ToolOutput }) {
+	const { block, result, live } = props;
+	const bash = block.name === "bash";
+	const text = result ? contentText(result.content) : (live?.text ?? "");
+	const isError = result ? Boolean(result.isError) : live?.isError;
+	const state = result || live?.done ? (isError ? "failed" : "done") : "running";
+	return (
+		<div class={`tool ${bash ? "bash" : ""}`} data-state={state}>
+			<div class="tool-head">
+				<span class="tool-name">{block.name || "tool"}</span>
+				<code class="tool-args">{redact(argsSummary(block))}</code>
+				<span class={`tool-state ${state}`}>{state}</span>
+			</div>
+			{(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />}
+		</div>
+	);
+}
+
+export interface MessageProps {
+	message: Message;
+	results: Map<string, Message>;
+	live: Map<string, ToolOutput>;
+	streaming?: boolean;
+	/** Fork before this user message (its index among user messages). */
+	onFork?: () => void;
+	/** Changes whenever the message's tool results may have changed. */
+	version: number;
+}
+
+/** Re-renders only when its message (or its tool results) changed: long transcripts stay cheap. */
+export class MessageView extends Component<MessageProps> {
+	override shouldComponentUpdate(next: MessageProps): boolean {
+		return next.message !== this.props.message || next.streaming === true || (this.hasTools() && next.version !== this.props.version);
+	}
+
+	private hasTools(): boolean {
+		const content = this.props.message.content;
+		return Array.isArray(content) && content.some((b) => b.type === "toolCall");
+	}
+
+	override render() {
+		const { message, results, live, streaming, onFork } = this.props;
+		if (message.display === false) return null;
+		switch (message.role) {
+			case "user": {
+				const text = typeof message.content === "string" ? message.content : contentText(message.content);
+				return (
+					<div class="msg user">
+						<div class="bubble">{redact(text)}</div>
+						{onFork && (
+							<button type="button" class="link fork" onClick={onFork} title="Start a new session from before this message">
+								Fork
+							</button>
+						)}
+					</div>
+				);
+			}
+			case "assistant": {
+				const blocks = Array.isArray(message.content) ? message.content : [];
+				return (
+					<div class={`msg assistant${streaming ? " streaming" : ""}`}>
+						{blocks.map((block, n) => {
+							if (!block) return null;
+							if (block.type === "text") return streaming ? <div key={n} class="md live">{redact(block.text)}</div> : <Markdown key={n} text={block.text} />;
+							if (block.type === "thinking")
+								return (
+									<details key={n} class="thinking" open={streaming}>
+										<summary>Thinking</summary>
+										<div class="thinking-text">{redact(block.thinking)}</div>
+									</details>
+								);
+							if (block.type === "toolCall") return <ToolCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
+							return null;
+						})}
+						{message.stopReason === "aborted" && <div class="note">Stopped.</div>}
+						{message.stopReason === "error" && <div class="note error">Run failed: {redact(message.errorMessage ?? "unknown error")}</div>}
+					</div>
+				);
+			}
+			case "bashExecution":
+				return (
+					<div class="msg tool bash">
+						<div class="tool-head">
+							<span class="tool-name">$</span>
+							<code class="tool-args">{redact(String(message.command ?? ""))}</code>
+						</div>
+						<Output text={String(message.output ?? "")} bash />
+					</div>
+				);
+			case "custom":
+				return message.display ? (
+					<div class="msg note">
+						<Markdown text={typeof message.content === "string" ? message.content : contentText(message.content)} />
+					</div>
+				) : null;
+			case "compactionSummary":
+			case "branchSummary":
+				return <div class="msg note">Earlier conversation summarized.</div>;
+			default:
+				return null; // toolResult messages render inside their tool card
+		}
+	}
+}

@@ -1,0 +1,29 @@
+/**
+ * Builds the chat page into one self-contained HTML file (dist/web/index.html) that the listener embeds.
+ * `npm run dev:web` serves it with hot reload and proxies /ws and /rpc to the listener at SKIFF_LISTEN.
+ */
+import { defineConfig } from "vite";
+import { viteSingleFile } from "vite-plugin-singlefile";
+
+const listener = process.env.SKIFF_LISTEN ?? "http://127.0.0.1:8787";
+
+export default defineConfig({
+	root: import.meta.dirname,
+	base: "./",
+	plugins: [viteSingleFile({ removeViteModuleLoader: true })],
+	oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+	resolve: { alias: { react: "preact/compat" } },
+	build: {
+		outDir: "../dist/web",
+		emptyOutDir: true,
+		sourcemap: false,
+		target: "es2022",
+		reportCompressedSize: false,
+	},
+	server: {
+		proxy: {
+			"/ws": { target: listener.replace(/^http/, "ws"), ws: true, changeOrigin: true },
+			"/rpc": { target: listener, changeOrigin: true },
+		},
+	},
+});
