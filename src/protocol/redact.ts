@@ -18,9 +18,9 @@ const SECRET_PATTERNS: RegExp[] = [
 
 /** `Bearer <secret>` keeps its scheme word. */
 const BEARER_PATTERN = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
-/** `token=...`, `api_key: ...`, `"secret": "..."` keep their names. */
+/** `token=...`, `api_key: ...`, `"secret": "..."` keep their names (also inside longer names: `mytoken=`). */
 const PAIR_PATTERN =
-	/\b((?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd)["']?\s*[:=]\s*["']?)([^\s"'&,;]{4,})/gi;
+	/((?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd)["']?\s*[:=]\s*["']?)([^\s"'&,;]{4,})/gi;
 
 export function redactSecrets(text: string): string {
 	let out = text;

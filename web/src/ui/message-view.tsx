@@ -8,6 +8,15 @@ import { contentText, type Block, type Message, type ToolOutput } from "../state
 export const BASH_TAIL_LINES = 10;
 export const TOOL_TAIL_LINES = 6;
 
+/**
+ * Streaming text without its unfinished last word: a credential arrives a few characters at a time, and
+ * its prefix must not show before it is long enough for redaction to recognise it.
+ */
+export function settled(text: string): string {
+	const end = text.search(/\S+$/);
+	return end < 0 ? text : text.slice(0, end);
+}
+
 export function tail(text: string, keep: number): { shown: string; omitted: number } {
 	const lines = text.replace(/\n+$/, "").split("\n");
 	if (lines.length <= keep) return { shown: lines.join("\n"), omitted: 0 };
@@ -38,7 +47,7 @@ function argsSummary(block: Extract<Block, { type: "toolCall" }>): string {
 export function ToolCard(props: { block: Extract<Block, { type: "toolCall" }>; result?: Message; live?: ToolOutput }) {
 	const { block, result, live } = props;
 	const bash = block.name === "bash";
-	const text = result ? contentText(result.content) : (live?.text ?? "");
+	const text = result ? contentText(result.content) : live?.done ? live.text : settled(live?.text ?? "");
 	const isError = result ? Boolean(result.isError) : live?.isError;
 	const state = result || live?.done ? (isError ? "failed" : "done") : "running";
 	return (
@@ -98,12 +107,12 @@ export class MessageView extends Component<MessageProps> {
 					<div class={`msg assistant${streaming ? " streaming" : ""}`}>
 						{blocks.map((block, n) => {
 							if (!block) return null;
-							if (block.type === "text") return streaming ? <div key={n} class="md live">{redact(block.text)}</div> : <Markdown key={n} text={block.text} />;
+							if (block.type === "text") return streaming ? <div key={n} class="md live">{redact(settled(block.text))}</div> : <Markdown key={n} text={block.text} />;
 							if (block.type === "thinking")
 								return (
 									<details key={n} class="thinking" open={streaming}>
 										<summary>Thinking</summary>
-										<div class="thinking-text">{redact(block.thinking)}</div>
+										<div class="thinking-text">{redact(streaming ? settled(block.thinking) : block.thinking)}</div>
 									</details>
 								);
 							if (block.type === "toolCall") return <ToolCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
