@@ -2,26 +2,8 @@
 import { Component } from "preact";
 import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
+import { BASH_TAIL_LINES, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import { contentText, type Block, type Message, type ToolOutput } from "../state/transcript";
-
-/** Tool output kept in the transcript: the last lines, with a count of what was left out. */
-export const BASH_TAIL_LINES = 10;
-export const TOOL_TAIL_LINES = 6;
-
-/**
- * Streaming text without its unfinished last word: a credential arrives a few characters at a time, and
- * its prefix must not show before it is long enough for redaction to recognise it.
- */
-export function settled(text: string): string {
-	const end = text.search(/\S+$/);
-	return end < 0 ? text : text.slice(0, end);
-}
-
-export function tail(text: string, keep: number): { shown: string; omitted: number } {
-	const lines = text.replace(/\n+$/, "").split("\n");
-	if (lines.length <= keep) return { shown: lines.join("\n"), omitted: 0 };
-	return { shown: lines.slice(-keep).join("\n"), omitted: lines.length - keep };
-}
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
 	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
