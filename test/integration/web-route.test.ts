@@ -1,0 +1,63 @@
+/** GET /web: the embedded page, compressed, with an ETag and strict headers; SKIFF_WEB_DEV_DIR overrides it. */
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { httpRequest } from "../support/http.js";
+import { REPO_ROOT, startSkiff, tempDir } from "../support/skiff-process.js";
+
+test("the embedded page is one self-contained file, served compressed with an ETag and a strict CSP", async () => {
+	const built = readFileSync(join(REPO_ROOT, "dist", "web", "index.html"), "utf8");
+	assert.doesNotMatch(built, /<script[^>]+src=|<link[^>]+href=|sourceMappingURL|https?:\/\/(?!www\.w3\.org)/, "no external reference");
+	const skiff = await startSkiff({ agentDir: tempDir() });
+	try {
+		const { request } = await import("node:http");
+		const raw = (headers: Record<string, string>) =>
+			new Promise<{ status: number; headers: Record<string, any>; body: Buffer }>((resolve, reject) => {
+				const req = request(`${skiff.url}/web`, { headers }, (res) => {
+					const chunks: Buffer[] = [];
+					res.on("data", (c: Buffer) => chunks.push(c));
+					res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+				});
+				req.on("error", reject);
+				req.end();
+			});
+		const gz = await raw({ "Accept-Encoding": "gzip" });
+		assert.equal(gz.status, 200);
+		assert.equal(gz.headers["content-encoding"], "gzip");
+		assert.equal(gunzipSync(gz.body).toString("utf8"), built);
+		const br = await raw({ "Accept-Encoding": "br, gzip" });
+		assert.equal(br.headers["content-encoding"], "br");
+		assert.equal(brotliDecompressSync(br.body).toString("utf8"), built);
+		const plain = await raw({});
+		assert.equal(plain.body.toString("utf8"), built);
+		const csp = String(plain.headers["content-security-policy"]);
+		const host = new URL(skiff.url).host;
+		assert.match(csp, new RegExp(`connect-src ws://${host.replace(/\./g, "\\.")}/ws wss://`));
+		assert.match(csp, /default-src 'none'/);
+		assert.doesNotMatch(csp, /https?:/, "no remote source");
+		assert.equal(plain.headers["x-content-type-options"], "nosniff");
+		assert.equal(plain.headers["referrer-policy"], "no-referrer");
+		assert.equal(plain.headers["x-frame-options"], "DENY");
+		const etag = String(plain.headers.etag);
+		assert.match(etag, /^".+"$/);
+		assert.equal((await raw({ "If-None-Match": etag })).status, 304);
+		assert.equal((await httpRequest(`${skiff.url}/`)).status, 302);
+	} finally {
+		await skiff.stop();
+	}
+});
+
+test("SKIFF_WEB_DEV_DIR serves the page from disk, read on every request", async () => {
+	const dir = tempDir();
+	writeFileSync(join(dir, "index.html"), "<!doctype html><title>dev one</title>");
+	const skiff = await startSkiff({ agentDir: tempDir(), env: { SKIFF_WEB_DEV_DIR: dir } });
+	try {
+		assert.match((await httpRequest(`${skiff.url}/web`)).body, /dev one/);
+		writeFileSync(join(dir, "index.html"), "<!doctype html><title>dev two</title>");
+		assert.match((await httpRequest(`${skiff.url}/web`)).body, /dev two/);
+	} finally {
+		await skiff.stop();
+	}
+});
