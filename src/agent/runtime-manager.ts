@@ -138,8 +138,10 @@ export class RuntimeManager {
 
 	/** Creates a new session in `cwd` (default: the service's cwd; a relative path is taken from it). */
 	create(options: { cwd?: string; parentSession?: string } = {}): Promise<LoadedSession> {
-		const cwd = resolve(this.options.cwd, options.cwd ?? ".");
-		if (!isDirectory(cwd)) return Promise.reject(new Error(`cwd is not an existing directory: ${cwd}`));
+		const cwd = options.cwd === undefined ? this.options.cwd : resolve(this.options.cwd, options.cwd);
+		if (options.cwd !== undefined && !isDirectory(cwd)) {
+			return Promise.reject(new Error(`cwd is not an existing directory: ${cwd}`));
+		}
 		return this.load({ kind: "new", cwd, parentSession: options.parentSession });
 	}
 
