@@ -22,8 +22,19 @@ export default defineConfig({
 	},
 	server: {
 		proxy: {
-			"/ws": { target: listener.replace(/^http/, "ws"), ws: true, changeOrigin: true },
-			"/rpc": { target: listener, changeOrigin: true },
+			// The listener admits a browser only from its own origin, so the proxy presents the listener's
+			// origin: the dev server stands in for the page the listener would have served.
+			"/ws": {
+				target: listener.replace(/^http/, "ws"),
+				ws: true,
+				changeOrigin: true,
+				configure: (proxy) => proxy.on("proxyReqWs", (request) => request.setHeader("origin", new URL(listener).origin)),
+			},
+			"/rpc": {
+				target: listener,
+				changeOrigin: true,
+				configure: (proxy) => proxy.on("proxyReq", (request) => request.setHeader("origin", new URL(listener).origin)),
+			},
 		},
 	},
 });

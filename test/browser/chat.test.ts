@@ -97,6 +97,14 @@ test("final replies render markdown with highlighted code and a copy button", as
 	assert.equal(await reply.locator("li").count(), 2);
 });
 
+test("a failed run and a failed command show as error toasts", async () => {
+	await send("ERROR 400 the model refused this request");
+	await page.waitForSelector(".toast:has-text('run failed')");
+	assert.match((await page.locator(".toast").last().textContent())!, /the model refused this request/);
+	assert.match((await page.locator(".msg.assistant .note.error").last().textContent())!, /Run failed/);
+	for (const close of await page.locator(".toast button").all()) await close.click();
+});
+
 test("during a run the Abort button shows and stops it; Enter and the button steer (never a second prompt); Esc stops it", async () => {
 	await send("REPLY alpha beta gamma delta epsilon zeta eta theta\nSLOW 300");
 	await page.waitForSelector("button.abort");
