@@ -5,11 +5,11 @@
  * docs/benchmarks.md. Usage: npm run bench [-- --iterations 5 --deltas 20000 --write]
  */
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
 import { arch, cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
+import { writeBenchSection } from "./doc-section.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
@@ -212,17 +212,7 @@ async function main(): Promise<void> {
 		}),
 	].join("\n");
 	console.log(table);
-	if (values.write) {
-		const path = new URL("../docs/benchmarks.md", import.meta.url);
-		const doc = readFileSync(path, "utf8");
-		const start = "<!-- bench:streaming:start -->";
-		const end = "<!-- bench:streaming:end -->";
-		const i = doc.indexOf(start);
-		const j = doc.indexOf(end);
-		if (i < 0 || j < i) throw new Error("docs/benchmarks.md lacks the bench:streaming markers");
-		writeFileSync(path, `${doc.slice(0, i + start.length)}\n${table}\n${doc.slice(j)}`);
-		console.log("docs/benchmarks.md updated");
-	}
+	if (values.write) writeBenchSection("streaming", table);
 }
 
 await main();

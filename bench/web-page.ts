@@ -3,9 +3,10 @@
  * 10,000-message session, against the same page opening an empty session in the same run (the baseline).
  * Also the longest frame while scrolling up through the long transcript. Usage: npm run bench:web [-- --write]
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
+import { writeBenchSection } from "./doc-section.js";
 import { launchBrowser } from "../test/support/browser.js";
 import { writeLongSession } from "../test/support/session-file.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
@@ -69,17 +70,7 @@ async function main(): Promise<void> {
 		`| longest frame while scrolling up through it (ms) | ${median(frames).toFixed(0)} | 16.7 (one 60 Hz frame) | ${(median(frames) / 16.7).toFixed(2)} |`,
 	].join("\n");
 	console.log(table);
-	if (values.write) {
-		const path = new URL("../docs/benchmarks.md", import.meta.url);
-		const doc = readFileSync(path, "utf8");
-		const start = "<!-- bench:web:start -->";
-		const end = "<!-- bench:web:end -->";
-		const i = doc.indexOf(start);
-		const j = doc.indexOf(end);
-		if (i < 0 || j < i) throw new Error("docs/benchmarks.md lacks the bench:web markers");
-		writeFileSync(path, `${doc.slice(0, i + start.length)}\n${table}\n${doc.slice(j)}`);
-		console.log("docs/benchmarks.md updated");
-	}
+	if (values.write) writeBenchSection("web", table);
 }
 
 await main();

@@ -4,7 +4,6 @@
  * its first message of any role, and waits for that write before the model is called.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
-import { setImmediate as nextTurn } from "node:timers/promises";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
 
 /** The parts of pi's SessionManager that its persistence uses (not in its public typings). */
@@ -29,7 +28,7 @@ export function recordEagerly(manager: SessionManager): void {
 	if (typeof internals._persist !== "function" || !Array.isArray(internals.fileEntries)) {
 		throw new Error("pi SessionManager internals changed: eager session recording needs updating");
 	}
-	internals._persist = (entry: unknown) => {
+	const persist = (entry: unknown) => {
 		if (!internals.persist || !internals.sessionFile) return;
 		if (!internals.fileEntries.some((e) => e.type === "message")) {
 			internals.flushed = false;
@@ -40,6 +39,10 @@ export function recordEagerly(manager: SessionManager): void {
 			return;
 		}
 		writeAll(internals);
+	};
+	internals._persist = (entry: unknown) => {
+		persist(entry);
+		for (const check of [...(watchers.get(manager) ?? [])]) check();
 	};
 	// A branched or forked manager may hold messages that were never written.
 	if (internals.persist && internals.sessionFile && !internals.flushed) {
@@ -70,17 +73,30 @@ export function recordedUserMessages(manager: SessionManager): number {
 	return recordedMessages(manager).filter((m) => m.role === "user").length;
 }
 
+/** Checks to run after every entry a manager records (see waitFor). */
+const watchers = new WeakMap<SessionManager, Set<() => void>>();
+
 /**
  * Resolves once `recorded()` holds. pi appends messages from a queue that runs shortly after the agent loop
- * emits them, so this yields to that queue a bounded number of times instead of racing it.
+ * emits them; every append re-runs the check, so this resolves the moment the entry is on disk (or gives up
+ * after a bounded wait rather than stall a turn).
  */
-async function waitFor(manager: SessionManager, recorded: () => boolean): Promise<void> {
-	if (!(manager as unknown as SessionManagerInternals).persist) return;
-	const deadline = Date.now() + RECORD_WAIT_LIMIT_MS;
-	while (!recorded()) {
-		if (Date.now() > deadline) return;
-		await nextTurn();
-	}
+function waitFor(manager: SessionManager, recorded: () => boolean): Promise<void> {
+	if (!(manager as unknown as SessionManagerInternals).persist || recorded()) return Promise.resolve();
+	return new Promise((resolve) => {
+		let checks = watchers.get(manager);
+		if (!checks) watchers.set(manager, (checks = new Set()));
+		const done = () => {
+			checks.delete(check);
+			clearTimeout(timer);
+			resolve();
+		};
+		const check = () => {
+			if (recorded()) done();
+		};
+		const timer = setTimeout(done, RECORD_WAIT_LIMIT_MS);
+		checks.add(check);
+	});
 }
 
 /** Resolves once more than `before` user messages are recorded (the prompt just accepted is on disk). */
