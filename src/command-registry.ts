@@ -1,4 +1,6 @@
 /** Every command the service answers, registered in one place; features add theirs here as they arrive. */
+import { memoryCommands } from "./memory/commands.js";
+import type { MemoryService } from "./memory/memory-service.js";
 import { CommandRegistry } from "./protocol/command.js";
 import {
 	maintenanceCommands,
@@ -9,8 +11,9 @@ import {
 	streamCommands,
 } from "./protocol/commands/index.js";
 
-export function createCommandRegistry(): CommandRegistry {
+export function createCommandRegistry(features: { memory: MemoryService }): CommandRegistry {
 	return new CommandRegistry().register(
+		...memoryCommands(features.memory),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,

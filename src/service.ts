@@ -11,6 +11,8 @@ import type { AuthPolicy } from "./listener/auth.js";
 import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
 import { createCommandRegistry } from "./command-registry.js";
+import { MemoryService } from "./memory/memory-service.js";
+import { loadMemorySettings } from "./memory/settings.js";
 import { createDispatcher } from "./protocol/dispatch.js";
 import { createEventShaper } from "./protocol/event-shape.js";
 
@@ -43,16 +45,24 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 	if (env.modelRegistry.getAvailable().length === 0) {
 		warnings.push("No model has credentials yet: prompts will fail until one is configured (see README, Models).");
 	}
+	// Invalid memory settings stop start-up with a message naming the key.
+	const memory = new MemoryService(config.agentDir, loadMemorySettings(config.agentDir), {
+		log: (line) => process.stderr.write(`${line}\n`),
+	});
 	const runtime = new RuntimeManager({
 		cwd: config.cwd,
 		catalog: new SessionCatalog(env.sessionsDir),
 		openSession: (source, options) => openPiSession(env, source, options),
 		createEventShaper,
+		sessionFeatures: (origin) => {
+			const features = memory.forSession(origin);
+			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
+		},
 		maxLoadedSessions: config.maxSessions,
 		thinkingLevel: config.thinking,
 	});
 	await runtime.start(config.session);
-	const dispatcher = createDispatcher(createCommandRegistry(), runtime);
+	const dispatcher = createDispatcher(createCommandRegistry({ memory }), runtime);
 	let listener: Listener;
 	try {
 		listener = await startListener({

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { EventHub, type ReplayLimits } from "./event-hub.js";
 import type { SessionCatalog } from "./pi/session-catalog.js";
 import type { SessionSource } from "./pi/session.js";
-import type { AgentHandle, RuntimeEvent, SessionState, SessionSummary, ThinkingLevel } from "./types.js";
+import type { AgentHandle, RuntimeEvent, SessionFeatures, SessionOrigin, SessionState, SessionSummary, ThinkingLevel } from "./types.js";
 
 /** Default bound on sessions held in memory at once (the primary counts). */
 export const DEFAULT_MAX_LOADED_SESSIONS = 8;
@@ -25,7 +25,9 @@ export type StartupSession =
 export interface RuntimeManagerOptions {
 	cwd: string;
 	catalog: SessionCatalog;
-	openSession: (source: SessionSource, options: { thinkingLevel?: ThinkingLevel }) => Promise<AgentHandle>;
+	openSession: (source: SessionSource, options: { thinkingLevel?: ThinkingLevel; features?: SessionFeatures }) => Promise<AgentHandle>;
+	/** Features (memory, ...) for a session about to open; `attach` learns its id once it is open. */
+	sessionFeatures?: (origin: SessionOrigin) => SessionFeatures & { attach?(sessionId: string): void };
 	/** Makes, per session, the function that turns raw runtime events into their wire shape (or drops them). */
 	createEventShaper: () => (event: RuntimeEvent) => RuntimeEvent | undefined;
 	maxLoadedSessions?: number;
@@ -136,13 +138,21 @@ export class RuntimeManager {
 		return this.load({ kind: "file", path: ref.path });
 	}
 
-	/** Creates a new session in `cwd` (default: the service's cwd; a relative path is taken from it). */
-	create(options: { cwd?: string; parentSession?: string } = {}): Promise<LoadedSession> {
-		const cwd = options.cwd === undefined ? this.options.cwd : resolve(this.options.cwd, options.cwd);
-		if (options.cwd !== undefined && !isDirectory(cwd)) {
-			return Promise.reject(new Error(`cwd is not an existing directory: ${cwd}`));
+	/**
+	 * Creates a new session in `cwd` (default: the parent's, else the service's; a relative path is taken from
+	 * the service's). A child (`parentSessionId`) records its parent and starts from its live feature
+	 * configuration; a persona session keeps its memory under `personaRoot`.
+	 */
+	async create(options: { cwd?: string; parentSession?: string; parentSessionId?: string; personaRoot?: string } = {}): Promise<LoadedSession> {
+		const parent = options.parentSessionId === undefined ? undefined : await this.get(options.parentSessionId);
+		const cwd = options.cwd === undefined ? (parent?.handle.cwd ?? this.options.cwd) : resolve(this.options.cwd, options.cwd);
+		for (const [name, dir] of [["cwd", options.cwd === undefined ? undefined : cwd], ["personaRoot", options.personaRoot]] as const) {
+			if (dir !== undefined && !isDirectory(dir)) throw new Error(`${name} is not an existing directory: ${dir}`);
 		}
-		return this.load({ kind: "new", cwd, parentSession: options.parentSession });
+		return this.load(
+			{ kind: "new", cwd, parentSession: options.parentSession ?? parent?.handle.sessionFile },
+			{ parentSessionId: parent?.id, personaRoot: options.personaRoot },
+		);
 	}
 
 	/**
@@ -155,7 +165,7 @@ export class RuntimeManager {
 		const point = source.handle.forkPoints().find((p) => p.entryId === entryId);
 		if (!point) throw new Error(`Entry ${entryId} is not a user message of session ${source.id}; see get_fork_messages`);
 		const leafId = source.handle.parentEntryId(entryId);
-		const session = await this.load({ kind: "branch", path: file, leafId });
+		const session = await this.load({ kind: "branch", path: file, leafId }, { parentSessionId: source.id });
 		return { session, text: point.text };
 	}
 
@@ -165,7 +175,7 @@ export class RuntimeManager {
 		const file = this.recordedFile(source, "clone");
 		const leaf = source.handle.leafEntryId();
 		if (!leaf || source.handle.state().messageCount === 0) throw new Error(`Session ${source.id} has nothing to clone yet`);
-		return this.load({ kind: "branch", path: file, leafId: leaf });
+		return this.load({ kind: "branch", path: file, leafId: leaf }, { parentSessionId: source.id });
 	}
 
 	/** Unloads an idle session; its recording stays on disk and it can be opened again. */
@@ -229,20 +239,27 @@ export class RuntimeManager {
 		for (const session of sessions) this.unload(session, "shutdown");
 	}
 
-	private load(source: SessionSource): Promise<LoadedSession> {
-		const next = this.openQueue.then(() => this.loadNow(source));
+	private load(source: SessionSource, origin: { parentSessionId?: string; personaRoot?: string } = {}): Promise<LoadedSession> {
+		const next = this.openQueue.then(() => this.loadNow(source, origin));
 		this.openQueue = next.catch(() => undefined);
 		return next;
 	}
 
-	private async loadNow(source: SessionSource): Promise<LoadedSession> {
+	private async loadNow(source: SessionSource, origin: { parentSessionId?: string; personaRoot?: string }): Promise<LoadedSession> {
 		if (this.closed) throw new Error("The service is shutting down");
 		if (source.kind === "file") {
 			const existing = [...this.loaded.values()].find((s) => s.handle.sessionFile === source.path);
 			if (existing) return this.touch(existing);
 		}
 		this.makeRoom();
-		const handle = await this.options.openSession(source, { thinkingLevel: this.options.thinkingLevel });
+		let opened: AgentHandle | undefined;
+		const features = this.options.sessionFeatures?.({
+			cwd: () => opened?.cwd ?? this.options.cwd,
+			sessionId: () => opened?.sessionId ?? "",
+			...origin,
+		});
+		const handle = await this.options.openSession(source, { thinkingLevel: this.options.thinkingLevel, features });
+		opened = handle;
 		const duplicate = this.loaded.get(handle.sessionId);
 		if (duplicate) {
 			handle.dispose();
@@ -251,6 +268,7 @@ export class RuntimeManager {
 			}
 			return this.touch(duplicate);
 		}
+		features?.attach?.(handle.sessionId);
 		const session: LoadedSession = { id: handle.sessionId, handle, hub: this.hub(handle.sessionId), lastUsed: Date.now() };
 		this.loaded.set(session.id, session);
 		const shape = this.options.createEventShaper();

@@ -3,6 +3,8 @@
  * types; only the pi adapter knows how they map onto pi's classes.
  */
 
+import type { FeatureTool } from "../features/feature-tool.js";
+
 /** A JSON-safe object as it travels on the wire (messages, events, models). */
 export type JsonObject = Record<string, unknown>;
 
@@ -94,4 +96,32 @@ export interface AgentHandle {
 	/** Stops any run and resolves once everything it produced is recorded (used at shutdown). */
 	settle(): Promise<void>;
 	dispose(): void;
+}
+
+/** Hidden context a feature adds before a prompt (shown to the model, marked `display: false` for clients). */
+export interface HiddenContext {
+	customType: string;
+	content: string;
+}
+
+/** What features (memory, later todo, goal, ...) give one session: tools, which are active, turn-start context. */
+export interface SessionFeatures {
+	/** Every tool the features may offer; registered once, activated per turn. */
+	tools: FeatureTool[];
+	/** The feature tools to offer from the next turn on. */
+	activeToolNames(): string[];
+	/** Context to add before the model sees `prompt` (advisory: undefined when none or on failure). */
+	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<HiddenContext | undefined>;
+}
+
+/** Where a new session sits, for the features it gets. */
+export interface SessionOrigin {
+	/** Its working directory (known once the session is open). */
+	cwd: () => string;
+	/** Its id (known once the session is open). */
+	sessionId: () => string;
+	/** The session it was created from (new_session with a parent, fork, clone). */
+	parentSessionId?: string;
+	/** A persona's root directory, for persona sessions. */
+	personaRoot?: string;
 }

@@ -6,11 +6,14 @@ import {
 	type AgentSession,
 	createAgentSession,
 	DefaultResourceLoader,
+	defineTool,
 	type ExtensionFactory,
 	SessionManager,
 	SettingsManager,
+	type ToolDefinition,
 } from "@mariozechner/pi-coding-agent";
-import type { AgentHandle, JsonObject, ModelInfo, RuntimeEvent, ThinkingLevel } from "../types.js";
+import type { FeatureTool } from "../../features/feature-tool.js";
+import type { AgentHandle, JsonObject, ModelInfo, RuntimeEvent, SessionFeatures, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { recordEagerly, recordedUserMessages, waitForUserMessage, waitUntilRecorded } from "./recorder.js";
 
@@ -24,6 +27,8 @@ export type SessionSource =
 
 export interface OpenSessionOptions {
 	thinkingLevel?: ThinkingLevel;
+	/** Tools and turn-start context from features (memory, ...). */
+	features?: SessionFeatures;
 }
 
 /** Opens (or creates) a session and binds it, ready to prompt. */
@@ -41,7 +46,7 @@ export async function openPiSession(
 		settingsManager,
 		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
 		noThemes: true,
-		extensionFactories: [recordBeforeModelCall(manager)],
+		extensionFactories: [recordBeforeModelCall(manager), ...(options.features ? [featureHooks(env, options.features)] : [])],
 	});
 	await resourceLoader.reload();
 	const { session } = await createAgentSession({
@@ -54,8 +59,11 @@ export async function openPiSession(
 		sessionManager: manager,
 		model: env.requestedModel,
 		thinkingLevel: options.thinkingLevel,
-		tools: env.tools,
+		// Every feature tool is allowed; which are active is decided per turn (see featureHooks).
+		tools: [...env.tools, ...(options.features?.tools.map((t) => t.name) ?? [])],
+		customTools: options.features?.tools.map(toPiTool),
 	});
+	if (options.features) session.setActiveToolsByName([...env.tools, ...options.features.activeToolNames()]);
 	await session.bindExtensions({});
 	return new PiAgentHandle(env, session, manager);
 }
@@ -93,6 +101,34 @@ function recordBeforeModelCall(manager: SessionManager): ExtensionFactory {
 			return undefined;
 		});
 	};
+}
+
+/**
+ * Feature hooks: before each prompt, activate the tools the features offer now (a backend switch applies to
+ * new turns), and add their hidden context, never auto-submitted, never blocking the turn.
+ */
+function featureHooks(env: PiEnvironment, features: SessionFeatures): ExtensionFactory {
+	return (pi) => {
+		pi.on("before_agent_start", async (event, ctx) => {
+			pi.setActiveTools([...env.tools, ...features.activeToolNames()]);
+			const context = await features.contextForPrompt(event.prompt, ctx.signal);
+			return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
+		});
+	};
+}
+
+/** A feature tool as pi runs it: text out, errors as tool errors. */
+function toPiTool(tool: FeatureTool): ToolDefinition {
+	return defineTool({
+		name: tool.name,
+		label: tool.label,
+		description: tool.description,
+		parameters: tool.parameters,
+		async execute(_toolCallId, params, signal) {
+			const text = await tool.execute(params as never, signal);
+			return { content: [{ type: "text", text }], details: {} };
+		},
+	}) as unknown as ToolDefinition;
 }
 
 class PiAgentHandle implements AgentHandle {

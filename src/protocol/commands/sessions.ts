@@ -19,11 +19,17 @@ export const sessionList = defineCommand({
 
 export const newSession = defineCommand({
 	name: "new_session",
-	summary: "Creates and loads a new session (in `cwd`, default the service's cwd). It is recorded from its first message.",
+	summary:
+		"Creates and loads a new session (in `cwd`, default the parent's or the service's cwd). It is recorded from its " +
+		"first message.",
 	params: Type.Object(
 		{
 			cwd: Type.Optional(Type.String({ minLength: 1, description: "An existing directory." })),
 			parentSession: Type.Optional(Type.String({ minLength: 1, description: "Path of the session this one continues." })),
+			parentSessionId: Type.Optional(
+				Type.String({ minLength: 1, description: "A child of this session: same cwd by default, its live memory configuration." }),
+			),
+			personaRoot: Type.Optional(Type.String({ minLength: 1, description: "A persona's directory: local memory lives in <personaRoot>/memory/." })),
 		},
 		{ additionalProperties: false },
 	),

@@ -1,0 +1,205 @@
+/**
+ * The local memory store: note entries in one JSONL file per namespace. Every change is a read-modify-write
+ * under a cross-process lock, written to a temporary file and renamed over the store, so two processes lose
+ * nothing and a crash mid-write leaves the previous file intact.
+ */
+import { randomBytes, randomUUID } from "node:crypto";
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { redactSecrets } from "../protocol/redact.js";
+import { withFileLock } from "./file-lock.js";
+import { projectAnchor, projectDigest } from "./project-identity.js";
+
+export const MAX_ENTRY_BYTES = 1024 * 1024;
+export const MAX_TAGS = 20;
+export const MAX_TAG_CHARS = 64;
+export const MAX_ENTRIES = 100;
+export const DEFAULT_RECALL_COUNT = 10;
+export const MAX_RECALL_COUNT = 50;
+
+export interface MemoryEntry {
+	id: string;
+	content: string;
+	tags: string[];
+	/** Creation time, ms since the epoch. */
+	ts: number;
+	/** The session that learned it. */
+	session: string;
+}
+
+/** The store of an ordinary session: `<agent-dir>/memory/<project digest>/entries.jsonl`. */
+export function projectStorePath(agentDir: string, cwd: string): string {
+	return join(agentDir, "memory", projectDigest(projectAnchor(cwd)), "entries.jsonl");
+}
+
+/** The store of a persona: `<persona-root>/memory/entries.jsonl`. */
+export function personaStorePath(personaRoot: string): string {
+	return join(personaRoot, "memory", "entries.jsonl");
+}
+
+interface StoreFile {
+	entries: MemoryEntry[];
+	/** Lines that could not be read as entries: kept as they are, never dropped silently. */
+	unreadable: string[];
+}
+
+export class LocalMemoryStore {
+	constructor(
+		readonly path: string,
+		private readonly now: () => number = Date.now,
+	) {}
+
+	/** Adds an entry (content redacted); the oldest entries beyond the limit are evicted, never this one. */
+	async learn(content: string, tags: string[], session: string): Promise<{ entry: MemoryEntry; total: number }> {
+		if (!content.trim()) throw new Error("content is required for memory learn");
+		const size = Buffer.byteLength(content, "utf8");
+		if (size > MAX_ENTRY_BYTES) throw new Error(`memory entry too large: ${size} bytes exceeds the 1 MiB limit`);
+		const entry: MemoryEntry = {
+			id: randomUUID().replace(/-/g, ""),
+			content: redactSecrets(content),
+			tags: sanitizeTags(tags),
+			ts: this.now(),
+			session: session.replace(/[\u0000-\u001f\u007f]/g, ""),
+		};
+		return this.change((file) => {
+			const others = newestFirst(file.entries).slice(0, MAX_ENTRIES - 1);
+			file.entries = newestFirst([entry, ...others]);
+			return { entry, total: file.entries.length };
+		});
+	}
+
+	/** Entries matching the query (content and tags), best first; `count` is clamped to 1..50. */
+	async recall(query: string, count?: number | null): Promise<MemoryEntry[]> {
+		const phrase = query.trim().toLowerCase();
+		if (!phrase) throw new Error("query is required for memory recall");
+		const limit = clampCount(count);
+		const terms = [...new Set(phrase.split(/\s+/))];
+		const scored = this.read().entries.flatMap((entry) => {
+			const haystack = `${entry.content} ${entry.tags.join(" ")}`.toLowerCase();
+			const score = (haystack.includes(phrase) ? 2 : 0) + terms.filter((t) => haystack.includes(t)).length;
+			return score > 0 ? [{ entry, score }] : [];
+		});
+		scored.sort((a, b) => b.score - a.score || b.entry.ts - a.entry.ts || a.entry.id.localeCompare(b.entry.id));
+		return scored.slice(0, limit).map((s) => s.entry);
+	}
+
+	/** All entries, newest first, optionally only those with this tag (case-insensitive). */
+	list(tag?: string): MemoryEntry[] {
+		const wanted = tag?.trim().toLowerCase();
+		const entries = newestFirst(this.read().entries);
+		return wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries;
+	}
+
+	/** Removes the entry with this id; false when there was none (the file is then left alone). */
+	async forget(id: string): Promise<boolean> {
+		if (!id.trim()) throw new Error("id is required for memory forget");
+		if (!this.read().entries.some((e) => e.id === id)) return false;
+		return this.change((file) => {
+			const before = file.entries.length;
+			file.entries = file.entries.filter((e) => e.id !== id);
+			return file.entries.length < before;
+		});
+	}
+
+	/** Reads the store; a missing file is an empty store. */
+	read(): StoreFile {
+		let text: string;
+		try {
+			text = readFileSync(this.path, "utf8");
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], unreadable: [] };
+			throw new Error(`memory store cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+		}
+		const file: StoreFile = { entries: [], unreadable: [] };
+		for (const line of text.split("\n")) {
+			if (!line.trim()) continue;
+			const entry = parseEntry(line);
+			if (entry) file.entries.push(entry);
+			else file.unreadable.push(line);
+		}
+		return file;
+	}
+
+	private async change<T>(mutate: (file: StoreFile) => T): Promise<T> {
+		mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+		return withFileLock(this.path, () => {
+			const file = this.read();
+			const result = mutate(file);
+			const lines = [...file.entries.map((e) => JSON.stringify(serialize(e))), ...file.unreadable];
+			writeAtomically(this.path, lines.length ? `${lines.join("\n")}\n` : "");
+			return result;
+		});
+	}
+}
+
+function serialize(entry: MemoryEntry): Record<string, unknown> {
+	const { id, content, tags, ts, session } = entry;
+	return tags.length ? { id, content, tags, ts, session } : { id, content, ts, session };
+}
+
+function parseEntry(line: string): MemoryEntry | undefined {
+	try {
+		const value = JSON.parse(line) as Record<string, unknown>;
+		if (typeof value.id !== "string" || typeof value.content !== "string") return undefined;
+		return {
+			id: value.id,
+			content: value.content,
+			tags: Array.isArray(value.tags) ? value.tags.filter((t): t is string => typeof t === "string") : [],
+			ts: typeof value.ts === "number" && Number.isFinite(value.ts) ? value.ts : 0,
+			session: typeof value.session === "string" ? value.session : "",
+		};
+	} catch {
+		return undefined;
+	}
+}
+
+function newestFirst(entries: MemoryEntry[]): MemoryEntry[] {
+	return [...entries].sort((a, b) => b.ts - a.ts || a.id.localeCompare(b.id));
+}
+
+/** Tags: control characters removed, trimmed, at most 64 characters, unique ignoring case, at most 20. */
+export function sanitizeTags(tags: unknown[]): string[] {
+	const out: string[] = [];
+	const seen = new Set<string>();
+	for (const raw of tags) {
+		if (typeof raw !== "string") continue;
+		const tag = raw.replace(/[\u0000-\u001f\u007f]/g, "").trim();
+		if (!tag || [...tag].length > MAX_TAG_CHARS || seen.has(tag.toLowerCase())) continue;
+		seen.add(tag.toLowerCase());
+		out.push(tag);
+		if (out.length === MAX_TAGS) break;
+	}
+	return out;
+}
+
+/** Recall count: absent or null means 10; otherwise truncated and clamped to 1..50. */
+export function clampCount(count: number | null | undefined): number {
+	if (count === undefined || count === null) return DEFAULT_RECALL_COUNT;
+	if (!Number.isFinite(count)) throw new Error("limit must be a finite number");
+	return Math.min(MAX_RECALL_COUNT, Math.max(1, Math.trunc(count)));
+}
+
+/** Writes a temporary file (mode 0600), flushes it, renames it over the target, and flushes the folder. */
+function writeAtomically(path: string, content: string): void {
+	const temp = join(dirname(path), `.entries.${randomBytes(6).toString("hex")}.tmp`);
+	try {
+		const fd = openSync(temp, "wx", 0o600);
+		try {
+			writeSync(fd, content);
+			fsyncSync(fd);
+		} finally {
+			closeSync(fd);
+		}
+		renameSync(temp, path);
+	} catch (error) {
+		rmSync(temp, { force: true });
+		throw error;
+	}
+	try {
+		const dir = openSync(dirname(path), "r");
+		fsyncSync(dir);
+		closeSync(dir);
+	} catch {
+		// Some file systems refuse to sync a directory; the rename itself is already atomic.
+	}
+}
