@@ -10,6 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 export const LOCK_WAIT_MS = 10_000;
 export const LOCK_STALE_MS = 30_000;
 const RETRY_MS = 5;
+const UNWRITTEN_LOCK_MS = 2_000;
 
 export async function withFileLock<T>(target: string, action: () => T | Promise<T>): Promise<T> {
 	const lockPath = `${target}.lock`;
@@ -39,9 +40,12 @@ export async function withFileLock<T>(target: string, action: () => T | Promise<
 
 function isStale(lockPath: string): boolean {
 	try {
-		if (Date.now() - statSync(lockPath).mtimeMs > LOCK_STALE_MS) return true;
+		const age = Date.now() - statSync(lockPath).mtimeMs;
+		if (age > LOCK_STALE_MS) return true;
 		const pid = Number(readFileSync(lockPath, "utf8").trim());
-		return Number.isInteger(pid) && pid > 0 && !processAlive(pid);
+		// No pid a moment after creation: its owner died between creating and writing it.
+		if (!Number.isInteger(pid) || pid <= 0) return age > UNWRITTEN_LOCK_MS;
+		return !processAlive(pid);
 	} catch {
 		return false; // vanished meanwhile (or being written): just retry
 	}

@@ -73,10 +73,14 @@ export class LocalMemoryStore {
 		const phrase = query.trim().toLowerCase();
 		if (!phrase) throw new Error("query is required for memory recall");
 		const limit = clampCount(count);
-		const terms = [...new Set(phrase.split(/\s+/))];
+		const normalized = phrase.replace(/\s+/g, " ");
+		// Terms match at the start of a word ("test" finds "testing", not "attestation").
+		const atWordStart = (text: string) => new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(text)}`, "u");
+		const whole = atWordStart(normalized);
+		const terms = [...new Set(normalized.split(" "))].map(atWordStart);
 		const scored = this.read().entries.flatMap((entry) => {
-			const haystack = `${entry.content} ${entry.tags.join(" ")}`.toLowerCase();
-			const score = (haystack.includes(phrase) ? 2 : 0) + terms.filter((t) => haystack.includes(t)).length;
+			const haystack = `${entry.content} ${entry.tags.join(" ")}`.toLowerCase().replace(/\s+/g, " ");
+			const score = (whole.test(haystack) ? 2 : 0) + terms.filter((t) => t.test(haystack)).length;
 			return score > 0 ? [{ entry, score }] : [];
 		});
 		scored.sort((a, b) => b.score - a.score || b.entry.ts - a.entry.ts || a.entry.id.localeCompare(b.entry.id));
@@ -151,6 +155,10 @@ function parseEntry(line: string): MemoryEntry | undefined {
 	} catch {
 		return undefined;
 	}
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function newestFirst(entries: MemoryEntry[]): MemoryEntry[] {

@@ -1,0 +1,126 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { LocalMemoryStore, MAX_ENTRIES, personaStorePath, projectStorePath } from "../../../src/memory/local-store.js";
+import { createLocalMemoryTool } from "../../../src/memory/local-tool.js";
+import { projectAnchor, projectDigest, projectLabel } from "../../../src/memory/project-identity.js";
+import { REPO_ROOT, tempDir } from "../../support/skiff-process.js";
+
+test("namespaces: one per repository root (or directory), personas in their own root", () => {
+	const agentDir = tempDir();
+	const repo = tempDir();
+	mkdirSync(join(repo, ".git"));
+	mkdirSync(join(repo, "src", "deep"), { recursive: true });
+	assert.equal(projectAnchor(join(repo, "src", "deep")), repo);
+	assert.equal(projectStorePath(agentDir, join(repo, "src")), projectStorePath(agentDir, repo));
+	assert.match(projectStorePath(agentDir, repo), new RegExp(`memory/${projectDigest(repo)}/entries\\.jsonl$`));
+	assert.match(projectDigest(repo), /^[0-9a-f]{32}$/);
+	const plain = tempDir();
+	assert.equal(projectAnchor(plain), plain);
+	assert.notEqual(projectStorePath(agentDir, plain), projectStorePath(agentDir, repo));
+	assert.equal(personaStorePath("/p/reviewer"), "/p/reviewer/memory/entries.jsonl");
+	assert.match(projectLabel("/x/weird name!@#"), /^weird-name-[0-9a-f]{12}$/);
+	assert.match(projectLabel("/x/!!!"), /^unknown-[0-9a-f]{12}$/);
+});
+
+test("learn, recall, list and forget through the tool, with bounds and redaction", async () => {
+	const store = new LocalMemoryStore(join(tempDir(), "memory", "entries.jsonl"));
+	const tool = createLocalMemoryTool(() => store, () => "session-1");
+	const learned = await tool.execute({ op: "learn", content: "release script lives in scripts/release.sh", tags: ["release", "Release", " ops "] }, undefined);
+	assert.match(learned, /^Learned memory entry [0-9a-f]{32} \(1 stored\)\.$/);
+	await tool.execute({ op: "learn", content: "the api key is sk-ant-api03-abcdefghijklmnopqrstu, keep it safe" }, undefined);
+	const recalled = await tool.execute({ op: "recall", query: "release script" }, undefined);
+	assert.match(recalled, /release script lives in scripts\/release\.sh/);
+	assert.match(recalled, /session session-1 · tags: release, ops/);
+	assert.match(await tool.execute({ op: "recall", query: "api key" }, undefined), /\[REDACTED\]/);
+	assert.ok(!readFileSync(store.path, "utf8").includes("sk-ant-api03"), "secrets are never stored");
+	assert.match(await tool.execute({ op: "recall", query: "zebra crossing" }, undefined), /No memory entries match "zebra crossing"/);
+	assert.match(await tool.execute({ op: "recall", query: "SCRIPT" }, undefined), /release\.sh/);
+	assert.match(await tool.execute({ op: "recall", query: "lease" }, undefined), /No memory entries match/, "terms match at word starts");
+	const listed = await tool.execute({ op: "list", tag: "OPS" }, undefined);
+	assert.equal(listed.split("\n").length, 2);
+	const id = store.list()[0]!.id;
+	assert.equal(await tool.execute({ op: "forget", id }, undefined), `Forgot memory entry ${id}.`);
+	assert.equal(await tool.execute({ op: "forget", id }, undefined), `No memory entry with id ${id}.`);
+	await assert.rejects(tool.execute({ op: "learn", content: "  " }, undefined), /content is required/);
+	await assert.rejects(tool.execute({ op: "learn", content: "x".repeat(1024 * 1024 + 1) }, undefined), /exceeds the 1 MiB limit/);
+	await assert.doesNotReject(tool.execute({ op: "learn", content: "y".repeat(1024 * 1024) }, undefined));
+	await assert.rejects(tool.execute({ op: "recall", query: " " }, undefined), /query is required/);
+	await assert.rejects(tool.execute({ op: "forget", id: "" }, undefined), /id is required/);
+	const big = await tool.execute({ op: "recall", query: "y" }, undefined);
+	assert.ok(Buffer.byteLength(big) <= 32 * 1024);
+});
+
+test("limits: 20 tags, 100 entries evicting the oldest but never the one just learned, recall count 10 clamped to 50", async () => {
+	let clock = 1_000_000;
+	const store = new LocalMemoryStore(join(tempDir(), "entries.jsonl"), () => clock++);
+	const { entry } = await store.learn("tagged", Array.from({ length: 30 }, (_, i) => `tag${i}`), "s");
+	assert.equal(entry.tags.length, 20);
+	for (let i = 0; i < MAX_ENTRIES + 9; i++) await store.learn(`note ${i} common`, [], "s");
+	assert.equal(store.list().length, MAX_ENTRIES);
+	assert.ok(!store.list().some((e) => e.content === "tagged"), "the oldest was evicted");
+	clock = 0; // a clock that went backwards: the new entry is the "oldest" but must survive
+	const late = await store.learn("learned with a skewed clock", [], "s");
+	assert.ok(store.list().some((e) => e.id === late.entry.id));
+	assert.equal(store.list().length, MAX_ENTRIES);
+	assert.equal((await store.recall("common")).length, 10);
+	assert.equal((await store.recall("common", 500)).length, 50);
+	assert.equal((await store.recall("common", 0)).length, 1);
+	assert.equal((await store.recall("common", -5)).length, 1);
+	assert.equal((await store.recall("common", null)).length, 10);
+});
+
+test("unreadable lines are kept, not dropped", async () => {
+	const path = join(tempDir(), "entries.jsonl");
+	writeFileSync(path, 'not json\n{"id":"a1","content":"kept","ts":5,"session":"s"}\n');
+	const store = new LocalMemoryStore(path);
+	await store.learn("new one", [], "s");
+	const text = readFileSync(path, "utf8");
+	assert.match(text, /not json/);
+	assert.equal(store.list().length, 2);
+});
+
+const WRITER = `
+import { LocalMemoryStore } from ${JSON.stringify(join(REPO_ROOT, "src/memory/local-store.ts"))};
+const [path, name, count] = process.argv.slice(2);
+const store = new LocalMemoryStore(path);
+for (let i = 0; i < Number(count); i++) await store.learn(name + " note " + i, [name], "proc");
+`;
+
+function runWriter(path: string, name: string, count: number, script: string): ReturnType<typeof spawn> {
+	return spawn(process.execPath, ["--import", "tsx", script, path, name, String(count)], { stdio: "ignore", cwd: REPO_ROOT });
+}
+
+test("two processes writing the same store at once lose nothing", async () => {
+	const dir = tempDir();
+	const script = join(dir, "writer.mts");
+	writeFileSync(script, WRITER);
+	const path = join(dir, "store", "entries.jsonl");
+	const writers = [runWriter(path, "alpha", 40, script), runWriter(path, "beta", 40, script)];
+	await Promise.all(writers.map((w) => new Promise((resolve) => w.on("exit", resolve))));
+	const store = new LocalMemoryStore(path);
+	assert.equal(store.list("alpha").length, 40);
+	assert.equal(store.list("beta").length, 40);
+});
+
+test("a crash in the middle of writing leaves a readable store, and the next write proceeds", async () => {
+	const dir = tempDir();
+	const script = join(dir, "writer.mts");
+	writeFileSync(script, WRITER);
+	const path = join(dir, "store", "entries.jsonl");
+	for (let attempt = 0; attempt < 3; attempt++) {
+		const writer = runWriter(path, `crash${attempt}`, 10_000, script);
+		await new Promise((resolve) => setTimeout(resolve, 900 + attempt * 150));
+		writer.kill("SIGKILL");
+		await new Promise((resolve) => writer.on("exit", resolve));
+		const text = readFileSync(path, "utf8");
+		for (const line of text.split("\n").filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), "every line is whole");
+	}
+	const store = new LocalMemoryStore(path);
+	const before = store.list().length;
+	assert.ok(before > 0);
+	await store.learn("after the crashes", [], "s"); // a lock left by the killed writer does not block this
+	assert.ok(store.list().some((e) => e.content === "after the crashes"));
+});

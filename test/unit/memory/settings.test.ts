@@ -1,0 +1,66 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { DEFAULT_MEMORY_SETTINGS, loadMemorySettings, parseMemorySettings, redactedSettings } from "../../../src/memory/settings.js";
+import { tempDir } from "../../support/skiff-process.js";
+
+test("a missing file or object means the local backend with every default of the spec", () => {
+	const dir = tempDir();
+	assert.deepEqual(loadMemorySettings(dir), DEFAULT_MEMORY_SETTINGS);
+	writeFileSync(join(dir, "settings.json"), JSON.stringify({ other: true }));
+	const settings = loadMemorySettings(dir);
+	assert.equal(settings.backend, "local");
+	assert.equal(settings.remoteBankId, "rpi");
+	assert.equal(settings.remoteScoping, "per-project-tagged");
+	assert.equal(settings.remoteRecallBudget, "mid");
+	assert.equal(settings.remoteRecallMaxTokens, 1024);
+	assert.deepEqual(settings.remoteRecallTypes, ["world", "experience"]);
+	assert.deepEqual(
+		[settings.remoteRequestTimeoutMs, settings.remoteRecallTimeoutMs, settings.remoteRetainTimeoutMs, settings.remoteReflectTimeoutMs],
+		[30000, 30000, 60000, 120000],
+	);
+	assert.equal(settings.remoteAllowInsecure, false);
+	assert.equal(settings.remoteInjection, false);
+});
+
+test("every key is validated and errors name it", () => {
+	const cases: Array<[Record<string, unknown>, RegExp]> = [
+		[{ backend: "cloud" }, /memory\.backend must be one of local, remote, off/],
+		[{ backend: "remote" }, /memory\.remoteApiUrl is required/],
+		[{ remoteApiUrl: "ftp://x" }, /memory\.remoteApiUrl must be an http or https URL/],
+		[{ remoteApiUrl: "https://u:p@x" }, /memory\.remoteApiUrl must not contain credentials/],
+		[{ remoteApiUrl: "not a url" }, /memory\.remoteApiUrl is not a valid URL/],
+		[{ remoteAllowInsecure: "yes" }, /memory\.remoteAllowInsecure must be true or false/],
+		[{ remoteBankId: "../x" }, /memory\.remoteBankId must use only/],
+		[{ remoteBankIdPrefix: ".." }, /memory\.remoteBankIdPrefix/],
+		[{ remoteScoping: "tribal" }, /memory\.remoteScoping must be one of global, per-project, per-project-tagged/],
+		[{ remoteInjection: 1 }, /memory\.remoteInjection must be true or false/],
+		[{ remoteRecallBudget: "max" }, /memory\.remoteRecallBudget must be one of low, mid, high/],
+		[{ remoteRecallMaxTokens: 0 }, /memory\.remoteRecallMaxTokens must be an integer/],
+		[{ remoteRecallTypes: [] }, /memory\.remoteRecallTypes must be a non-empty list/],
+		[{ remoteRecallTypes: ["opinion"] }, /memory\.remoteRecallTypes/],
+		[{ remoteRequestTimeoutMs: 0 }, /memory\.remoteRequestTimeoutMs must be an integer from 1/],
+		[{ remoteReflectTimeoutMs: 1.5 }, /memory\.remoteReflectTimeoutMs/],
+		[{ remoteBankMission: 3 }, /memory\.remoteBankMission must be a string/],
+		[{ colour: "red" }, /memory\.colour is not a memory setting/],
+	];
+	for (const [raw, pattern] of cases) assert.throws(() => parseMemorySettings(raw, {}), pattern, JSON.stringify(raw));
+	assert.throws(() => parseMemorySettings("local", {}), /memory must be an object/);
+	const dir = tempDir();
+	writeFileSync(join(dir, "settings.json"), "{ not json");
+	assert.throws(() => loadMemorySettings(dir), /not valid JSON/);
+});
+
+test("the token may be a $ENV reference; unset is an error; views always redact it", () => {
+	const base = { backend: "remote", remoteApiUrl: "https://memory.example/" };
+	const resolved = parseMemorySettings({ ...base, remoteApiToken: "$HS_TOKEN" }, { HS_TOKEN: "tok-abc-123" });
+	assert.equal(resolved.remoteApiToken, "tok-abc-123");
+	assert.equal(resolved.remoteApiUrl, "https://memory.example");
+	assert.equal(parseMemorySettings({ ...base, remoteApiToken: "${HS_TOKEN}" }, { HS_TOKEN: "t2" }).remoteApiToken, "t2");
+	assert.throws(() => parseMemorySettings({ ...base, remoteApiToken: "$MISSING_VAR" }, {}), /refers to \$MISSING_VAR, which is not set/);
+	assert.equal(parseMemorySettings({ ...base, remoteApiToken: "literal-token" }, {}).remoteApiToken, "literal-token");
+	const view = JSON.stringify(redactedSettings(resolved));
+	assert.ok(!view.includes("tok-abc-123"));
+	assert.match(view, /"remoteApiToken":"\[REDACTED\]"/);
+});
