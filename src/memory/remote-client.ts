@@ -183,13 +183,14 @@ function readBounded(response: IncomingMessage, limit: number, strict: boolean, 
 		const chunks: Buffer[] = [];
 		let size = 0;
 		response.on("data", (chunk: Buffer) => {
-			size += chunk.length;
-			if (size > limit) {
-				response.destroy();
+			if (size + chunk.length > limit) {
+				chunks.push(chunk.subarray(0, limit - size));
 				if (strict) reject(new RemoteMemoryError(`remote memory ${op} response exceeds the ${MAX_RESPONSE_BYTES}-byte limit`));
 				else resolve(Buffer.concat(chunks));
+				response.destroy(); // settled first: the abort this causes is not an error here
 				return;
 			}
+			size += chunk.length;
 			chunks.push(chunk);
 		});
 		response.on("end", () => resolve(Buffer.concat(chunks)));
