@@ -136,7 +136,7 @@ export async function startFakeHindsight(options: FakeHindsightOptions = {}): Pr
 		if (fault?.oversizedBytes) {
 			logged.status = 200;
 			res.writeHead(200, { "content-type": "application/json" });
-			return void res.end(JSON.stringify({ ...result.body, padding: "x".repeat(fault.oversizedBytes) }));
+			return void res.end(JSON.stringify({ ...(result.body as object), padding: "x".repeat(fault.oversizedBytes) }));
 		}
 		if (fault?.trickleMs) {
 			logged.status = 200;
