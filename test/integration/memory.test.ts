@@ -1,0 +1,156 @@
+/** Memory through the real agent loop: the fake model calls the tools; the fake Hindsight server checks every request. */
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { projectStorePath } from "../../src/memory/local-store.js";
+import { type FakeHindsight, startFakeHindsight } from "../support/fake-hindsight.js";
+import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
+
+let model: FakeOpenAiServer;
+let hindsight: FakeHindsight;
+const running: SkiffProcess[] = [];
+
+before(async () => {
+	model = await startFakeOpenAi();
+	hindsight = await startFakeHindsight();
+});
+after(async () => {
+	for (const s of running) await s.stop();
+	await model.close();
+	await hindsight.close();
+});
+
+async function start(memory: Record<string, unknown> | undefined, env: Record<string, string> = {}) {
+	const agentDir = tempDir();
+	const cwd = tempDir("project-");
+	writeFakeModelsJson(agentDir, model.url);
+	if (memory) writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ memory }));
+	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"], env });
+	running.push(skiff);
+	return { skiff, agentDir, cwd, client: await TestClient.connect(skiff.wsUrl) };
+}
+
+/** Runs one prompt; returns the tool result text (if the model called a tool) and the model's tool list. */
+async function turn(client: TestClient, message: string, sessionId?: string) {
+	const from = client.events.length;
+	const requestIndex = model.requests.length;
+	await client.ok({ type: "prompt", message, sessionId });
+	await client.waitForEvent((e) => e.type === "agent_end" && (!sessionId || e.sessionId === sessionId), 20_000, from);
+	const end = client.events.slice(from).find((e) => e.type === "tool_execution_end");
+	const tools = ((model.requests[requestIndex]!.body.tools ?? []) as Array<{ function: { name: string } }>).map((t) => t.function.name);
+	return { result: end ? JSON.stringify(end.result) : undefined, isError: end?.isError as boolean | undefined, tools, request: model.requests[requestIndex]! };
+}
+
+const remoteSettings = () => ({ backend: "remote", remoteApiUrl: hindsight.url, remoteAllowInsecure: true, remoteApiToken: "$TEST_HS_TOKEN" });
+
+test("local (default): the memory tool learns and recalls across sessions in this project's store", async () => {
+	const { client, agentDir, cwd } = await start(undefined);
+	const learned = await turn(client, 'CALL memory {"op":"learn","content":"deploys happen on Tuesday","tags":["ops"]}');
+	assert.ok(learned.tools.includes("memory"));
+	assert.ok(!learned.tools.some((t) => ["recall", "retain", "reflect"].includes(t)));
+	assert.match(learned.result!, /Learned memory entry [0-9a-f]{32}/);
+	assert.ok(existsSync(projectStorePath(agentDir, cwd)));
+	const created = await client.ok({ type: "new_session" });
+	const recalled = await turn(client, 'CALL memory {"op":"recall","query":"deploys"}', created.sessionId);
+	assert.match(recalled.result!, /deploys happen on Tuesday/);
+	const settings = await client.ok({ type: "memory_get_settings" });
+	assert.equal(settings.backend, "local");
+	assert.deepEqual(settings.activeTools, ["memory"]);
+});
+
+test("off hides every memory tool; switching at run time applies from the next turn and never touches the store", async () => {
+	const { client, agentDir, cwd } = await start({ backend: "off" });
+	assert.deepEqual((await turn(client, "REPLY nothing to remember")).tools.filter((t) => ["memory", "recall", "retain", "reflect"].includes(t)), []);
+	await client.ok({ type: "memory_set_backend", backend: "local" });
+	await turn(client, 'CALL memory {"op":"learn","content":"kept locally"}');
+	const store = readFileSync(projectStorePath(agentDir, cwd), "utf8");
+	const off = await client.ok({ type: "memory_set_backend", backend: "off" });
+	assert.deepEqual(off.activeTools, []);
+	assert.deepEqual((await turn(client, "REPLY quiet")).tools.filter((t) => t === "memory"), []);
+	assert.equal(readFileSync(projectStorePath(agentDir, cwd), "utf8"), store, "switching away leaves the JSONL file as it was");
+	const refused = await client.request({ type: "memory_set_backend", backend: "remote" });
+	assert.equal(refused.success, false);
+	assert.match(refused.error!, /remoteApiUrl is not configured/);
+	const bad = await client.request({ type: "memory_set_backend", backend: "cloud" });
+	assert.equal(bad.success, false);
+});
+
+test("remote: recall, retain and reflect reach the server; errors are contextual and never fall back to local", async () => {
+	const { client, agentDir, cwd } = await start(remoteSettings(), { TEST_HS_TOKEN: "hs-secret-token-9" });
+	const view = await client.ok({ type: "memory_get_settings" });
+	assert.equal(view.remoteApiToken, "[REDACTED]");
+	assert.ok(!JSON.stringify(view).includes("hs-secret-token-9"));
+	const before = hindsight.requests.length;
+	const retained = await turn(client, 'CALL retain {"content":"the staging database is pg-stage-2","context":"ops chat"}');
+	assert.deepEqual(retained.tools.filter((t) => ["memory", "recall", "retain", "reflect"].includes(t)).sort(), ["recall", "reflect", "retain"]);
+	assert.match(retained.result!, /1 memory retained/);
+	const sent = hindsight.requests.slice(before);
+	assert.deepEqual(sent.map((r) => `${r.method} ${r.operationId}`), ["PUT create_or_update_bank", "POST retain_memories"]);
+	assert.ok(sent.every((r) => r.status === 200 && r.headers.authorization === "Bearer hs-secret-token-9"));
+	const recalled = await turn(client, 'CALL recall {"query":"staging database"}');
+	assert.match(recalled.result!, /pg-stage-2/);
+	assert.equal(hindsight.requests.at(-1)!.operationId, "recall_memories");
+	const reflected = await turn(client, 'CALL reflect {"query":"which staging database?"}');
+	assert.match(reflected.result!, /pg-stage-2/);
+
+	hindsight.fault({ operationId: "recall_memories", status: 500 });
+	const failed = await turn(client, 'CALL recall {"query":"staging"}');
+	assert.equal(failed.isError, true);
+	assert.match(failed.result!, /remote memory recall failed \(HTTP 500\)/);
+	assert.equal(existsSync(projectStorePath(agentDir, cwd)), false, "no fallback to the local store");
+});
+
+test("turn-start injection adds bounded hidden recall for the latest ask, and fails open", async () => {
+	const { client } = await start({ ...remoteSettings(), remoteInjection: true }, { TEST_HS_TOKEN: "tok-injection" });
+	await turn(client, 'CALL retain {"content":"the release train leaves on Fridays"}');
+	const { request } = await turn(client, `REPLY noted\nwhen does the release train leave? ${"padding ".repeat(2000)}`);
+	const sentToModel = JSON.stringify(request.body.messages);
+	assert.match(sentToModel, /Related memories for the latest request/);
+	assert.match(sentToModel, /release train leaves on Fridays/);
+	const recall = hindsight.requests.filter((r) => r.operationId === "recall_memories").at(-1)!;
+	assert.ok(((recall.body as { query: string }).query).length <= 1500, "the injected query is bounded");
+	const { messages } = await client.ok({ type: "get_messages" });
+	const hidden = messages.find((m: any) => m.role === "custom" && m.customType === "memory-context");
+	assert.equal(hidden?.display, false);
+	assert.equal(messages.filter((m: any) => m.role === "user").length, 2, "never submitted as a prompt of its own");
+
+	hindsight.fault({ operationId: "recall_memories", delayHeadersMs: 8000 });
+	const started = Date.now();
+	await turn(client, "REPLY still answered\nrelease train?");
+	assert.ok(Date.now() - started < 7500, "a slow memory server does not hold the turn beyond the injection deadline");
+	hindsight.fault({ operationId: "recall_memories", status: 503 });
+	const down = await turn(client, "REPLY fine anyway\nrelease?");
+	assert.ok(down.request, "the turn ran without memory");
+});
+
+test("children inherit the parent's live backend; persona sessions keep local memory in their own root", async () => {
+	const { client } = await start(remoteSettings(), { TEST_HS_TOKEN: "tok-child" });
+	const primary = await client.ok({ type: "get_state" });
+	const child = await client.ok({ type: "new_session", parentSessionId: primary.sessionId });
+	await client.ok({ type: "memory_set_backend", backend: "local" }); // the live defaults change; the child keeps its own copy
+	const childView = await client.ok({ type: "memory_get_settings", sessionId: child.sessionId });
+	assert.equal(childView.backend, "remote");
+	assert.equal(childView.shared, false);
+	const childTurn = await turn(client, "REPLY child here", child.sessionId);
+	assert.ok(childTurn.tools.includes("recall") && !childTurn.tools.includes("memory"));
+	const grandchild = await client.ok({ type: "new_session", parentSessionId: child.sessionId });
+	assert.equal((await client.ok({ type: "memory_get_settings", sessionId: grandchild.sessionId })).backend, "remote");
+
+	const personaRoot = tempDir("persona-");
+	const persona = await client.ok({ type: "new_session", personaRoot });
+	const learned = await turn(client, 'CALL memory {"op":"learn","content":"the persona prefers short answers"}', persona.sessionId);
+	assert.match(learned.result!, /Learned memory entry/);
+	assert.match(readFileSync(join(personaRoot, "memory", "entries.jsonl"), "utf8"), /prefers short answers/);
+});
+
+test("invalid memory settings stop start-up with a message naming the key", async () => {
+	const agentDir = tempDir();
+	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ memory: { backend: "remote", remoteApiUrl: "https://m.example", remoteApiToken: "$NOT_SET_ANYWHERE" } }));
+	const { runSkiff } = await import("../support/skiff-process.js");
+	const { code, stderr } = await runSkiff(["--listen", "127.0.0.1:0"], { SKIFF_AGENT_DIR: agentDir });
+	assert.notEqual(code, 0);
+	assert.match(stderr, /memory\.remoteApiToken refers to \$NOT_SET_ANYWHERE/);
+});
