@@ -1,6 +1,7 @@
 /** The local backend's `memory` tool: learn, recall, list and forget notes that outlive sessions. */
 import { Type } from "typebox";
 import { boundText, defineFeatureTool } from "../features/feature-tool.js";
+import { redactSecrets } from "../protocol/redact.js";
 import type { LocalMemoryStore, MemoryEntry } from "./local-store.js";
 
 /** Preview lengths in tool output; cut on character boundaries with an ellipsis. */
@@ -39,12 +40,12 @@ export function createLocalMemoryTool(store: () => LocalMemoryStore, session: ()
 				case "recall": {
 					const entries = await target.recall(params.query ?? "", params.limit);
 					if (entries.length === 0) return `No memory entries match ${JSON.stringify(params.query?.trim())}.`;
-					return boundText(entries.map((e) => `${header(e)}\n${preview(e.content, RECALL_PREVIEW_CHARS)}`).join("\n\n"));
+					return boundText(redactSecrets(entries.map((e) => `${header(e)}\n${preview(e.content, RECALL_PREVIEW_CHARS)}`).join("\n\n")));
 				}
 				case "list": {
 					const entries = target.list(params.tag);
 					if (entries.length === 0) return "No memory entries.";
-					return boundText(entries.map((e) => `${header(e)}\n${preview(e.content.split("\n")[0] ?? "", LIST_PREVIEW_CHARS)}`).join("\n"));
+					return boundText(redactSecrets(entries.map((e) => `${header(e)}\n${preview(e.content.split("\n")[0] ?? "", LIST_PREVIEW_CHARS)}`).join("\n")));
 				}
 				case "forget": {
 					const id = params.id ?? "";

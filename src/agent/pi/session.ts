@@ -38,6 +38,7 @@ export async function openPiSession(
 	options: OpenSessionOptions = {},
 ): Promise<AgentHandle> {
 	const manager = sessionManagerFor(source);
+	const turnStart = new TurnStartAbort();
 	const cwd = manager.getCwd();
 	const settingsManager = SettingsManager.inMemory({}); // per session: pi's file-backed one is shared global state
 	const resourceLoader = new DefaultResourceLoader({
@@ -46,7 +47,7 @@ export async function openPiSession(
 		settingsManager,
 		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
 		noThemes: true,
-		extensionFactories: [recordBeforeModelCall(manager), ...(options.features ? [featureHooks(env, options.features)] : [])],
+		extensionFactories: [recordBeforeModelCall(manager), ...(options.features ? [featureHooks(env, options.features, turnStart)] : [])],
 	});
 	await resourceLoader.reload();
 	const { session } = await createAgentSession({
@@ -65,7 +66,19 @@ export async function openPiSession(
 	});
 	if (options.features) session.setActiveToolsByName([...env.tools, ...options.features.activeToolNames()]);
 	await session.bindExtensions({});
-	return new PiAgentHandle(env, session, manager);
+	return new PiAgentHandle(env, session, manager, turnStart);
+}
+
+/** Lets `abort` also stop turn-start work (feature context) that runs before the agent streams. */
+class TurnStartAbort {
+	private controller = new AbortController();
+	get signal(): AbortSignal {
+		return this.controller.signal;
+	}
+	abort(): void {
+		this.controller.abort();
+		this.controller = new AbortController();
+	}
 }
 
 function sessionManagerFor(source: SessionSource): SessionManager {
@@ -107,11 +120,12 @@ function recordBeforeModelCall(manager: SessionManager): ExtensionFactory {
  * Feature hooks: before each prompt, activate the tools the features offer now (a backend switch applies to
  * new turns), and add their hidden context, never auto-submitted, never blocking the turn.
  */
-function featureHooks(env: PiEnvironment, features: SessionFeatures): ExtensionFactory {
+function featureHooks(env: PiEnvironment, features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
 	return (pi) => {
 		pi.on("before_agent_start", async (event, ctx) => {
 			pi.setActiveTools([...env.tools, ...features.activeToolNames()]);
-			const context = await features.contextForPrompt(event.prompt, ctx.signal);
+			const signal = ctx.signal ? AbortSignal.any([ctx.signal, turnStart.signal]) : turnStart.signal;
+			const context = await features.contextForPrompt(event.prompt, signal);
 			return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
 		});
 	};
@@ -143,6 +157,7 @@ class PiAgentHandle implements AgentHandle {
 		private readonly env: PiEnvironment,
 		private readonly session: AgentSession,
 		private readonly manager: SessionManager,
+		private readonly turnStart: TurnStartAbort,
 	) {
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.runActive = true;
@@ -198,6 +213,7 @@ class PiAgentHandle implements AgentHandle {
 		return this.session.followUp(text);
 	}
 	abort(): Promise<void> {
+		this.turnStart.abort();
 		return this.session.abort();
 	}
 

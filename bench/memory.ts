@@ -1,0 +1,58 @@
+/**
+ * Memory latency: learn and recall on a local store holding 100 entries, and a remote recall against the
+ * fake Hindsight server over loopback, against the cost of the same HTTP round trip to a bare loopback
+ * server (the baseline). Usage: npm run bench:memory [-- --write]
+ */
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { LocalMemoryStore } from "../src/memory/local-store.js";
+import { RemoteMemoryClient } from "../src/memory/remote-client.js";
+import { DEFAULT_MEMORY_SETTINGS } from "../src/memory/settings.js";
+import { startFakeHindsight } from "../test/support/fake-hindsight.js";
+import { tempDir } from "../test/support/skiff-process.js";
+import { writeBenchSection } from "./doc-section.js";
+
+const { values } = parseArgs({ options: { rounds: { type: "string", default: "200" }, write: { type: "boolean", default: false } } });
+const ROUNDS = Number(values.rounds);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+async function time(action: () => Promise<unknown>): Promise<number[]> {
+	const samples: number[] = [];
+	for (let i = 0; i < ROUNDS; i++) {
+		const start = performance.now();
+		await action();
+		samples.push(performance.now() - start);
+	}
+	return samples;
+}
+
+const store = new LocalMemoryStore(join(tempDir("skiff-bench-memory-"), "entries.jsonl"));
+for (let i = 0; i < 100; i++) await store.learn(`note ${i}: the service ${i % 7} deploys on day ${i % 5}`, [`tag${i % 4}`], "bench");
+const learn = await time(() => store.learn("a fresh note about deploys", ["bench"], "bench"));
+const recall = await time(() => store.recall("service deploys day 3"));
+
+const hindsight = await startFakeHindsight();
+const settings = { ...DEFAULT_MEMORY_SETTINGS, backend: "remote" as const, remoteApiUrl: hindsight.url, remoteAllowInsecure: true };
+const client = new RemoteMemoryClient(settings);
+for (let i = 0; i < 100; i++) await client.retain(`fact ${i} about deploys and services`, undefined, { bank: "bench" });
+const remote = await time(() => client.recall("deploys services", { bank: "bench" }));
+await hindsight.close();
+
+const bare = createServer((_req, res) => res.end('{"results":[]}'));
+await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
+const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/`;
+const roundTrip = await time(() => fetch(bareUrl, { method: "POST", body: "{}" }).then((r) => r.text()));
+bare.close();
+
+const table = [
+	`Measured ${new Date().toISOString().slice(0, 10)}, ${ROUNDS} rounds each, medians.`,
+	"",
+	"| metric | value (ms) | baseline (ms) | ratio |",
+	"|---|---|---|---|",
+	`| local learn at 100 entries (lock, read, write, fsync, rename) | ${median(learn).toFixed(2)} | – | – |`,
+	`| local recall at 100 entries | ${median(recall).toFixed(3)} | – | – |`,
+	`| remote recall against the fake over loopback | ${median(remote).toFixed(2)} | ${median(roundTrip).toFixed(2)} (bare loopback POST) | ${(median(remote) / median(roundTrip)).toFixed(2)} |`,
+].join("\n");
+console.log(table);
+if (values.write) writeBenchSection("memory", table);
