@@ -1,4 +1,4 @@
-/** Limits of the listener, each next to nothing else so docs/protocol.md can name them all. */
+/** Limits of the listener, named in one place so docs/protocol.md can list them all. */
 
 /** Largest inbound WebSocket message (one command); larger ones close the socket with 1009. */
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
