@@ -122,8 +122,14 @@ function recordBeforeModelCall(manager: SessionManager): ExtensionFactory {
  */
 function featureHooks(env: PiEnvironment, features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
 	return (pi) => {
+		let active = "";
 		pi.on("before_agent_start", async (event, ctx) => {
-			pi.setActiveTools([...env.tools, ...features.activeToolNames()]);
+			// Changing the tool set rebuilds the system prompt, so it is done only when the set changed.
+			const names = [...env.tools, ...features.activeToolNames()];
+			if (names.join("\n") !== active) {
+				active = names.join("\n");
+				pi.setActiveTools(names);
+			}
 			const signal = ctx.signal ? AbortSignal.any([ctx.signal, turnStart.signal]) : turnStart.signal;
 			const context = await features.contextForPrompt(event.prompt, signal);
 			return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
