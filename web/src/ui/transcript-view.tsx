@@ -30,6 +30,17 @@ export function TranscriptView({ transcript, version, onFork }: { transcript: Tr
 		if (el && pinned.current) el.scrollTop = el.scrollHeight;
 	});
 
+	// A reader at the bottom stays there when the viewport changes (rotation, a phone keyboard, a resize).
+	useEffect(() => {
+		const el = scroller.current;
+		if (!el) return;
+		const observer = new ResizeObserver(() => {
+			if (pinned.current) el.scrollTop = el.scrollHeight;
+		});
+		observer.observe(el);
+		return () => observer.disconnect();
+	}, []);
+
 	useEffect(() => {
 		const el = sentinel.current;
 		const root = scroller.current;
