@@ -107,6 +107,13 @@ export class RemoteMemoryClient {
 		RemoteMemoryClient.ensuredBanks.clear();
 	}
 
+	/** Error text with credential shapes masked, and the configured token masked whatever its shape. */
+	private redact(text: string): string {
+		const token = this.settings.remoteApiToken;
+		const masked = token ? text.split(token).join("[REDACTED]") : text;
+		return redactSecrets(masked);
+	}
+
 	private async call(op: RemoteOperation, method: string, path: string, body: unknown, timeoutMs: number, signal?: AbortSignal): Promise<unknown> {
 		const base = this.settings.remoteApiUrl;
 		if (!base) throw new RemoteMemoryError("remote memory is not configured: set memory.remoteApiUrl in settings.json");
@@ -119,10 +126,10 @@ export class RemoteMemoryClient {
 			if (deadline.aborted) throw new RemoteMemoryError(`remote memory ${op} timed out after ${Math.ceil(timeoutMs / 1000)} s`);
 			if (signal?.aborted) throw new RemoteMemoryError(`remote memory ${op} was aborted`);
 			if (error instanceof RemoteMemoryError) throw error;
-			throw new RemoteMemoryError(`remote memory ${op} request failed: ${redactSecrets((error as Error).message)}`);
+			throw new RemoteMemoryError(`remote memory ${op} request failed: ${this.redact((error as Error).message)}`);
 		}
 		if (result.status < 200 || result.status > 299) {
-			const detail = redactSecrets(result.body.subarray(0, ERROR_DETAIL_BYTES).toString("utf8").trim());
+			const detail = this.redact(result.body.subarray(0, ERROR_DETAIL_BYTES).toString("utf8").trim());
 			throw new RemoteMemoryError(`remote memory ${op} failed (HTTP ${result.status})${detail ? `: ${detail}` : ""}`);
 		}
 		try {

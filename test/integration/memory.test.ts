@@ -103,6 +103,47 @@ test("remote: recall, retain and reflect reach the server; errors are contextual
 	assert.equal(existsSync(projectStorePath(agentDir, cwd)), false, "no fallback to the local store");
 });
 
+test("every scoping mode through the agent loop: the right bank and tags reach the server", async () => {
+	for (const [scoping, expectBank, expectTags] of [
+		["global", /^team-rpi$/, false],
+		["per-project", /^team-rpi-project-[A-Za-z0-9]+-[0-9a-f]{12}$/, false],
+		["per-project-tagged", /^team-rpi$/, true],
+	] as const) {
+		const { client } = await start({ ...remoteSettings(), remoteScoping: scoping, remoteBankIdPrefix: "team" }, { TEST_HS_TOKEN: "t" });
+		const before = hindsight.requests.length;
+		await turn(client, `CALL retain {"content":"scoped fact for ${scoping}"}`);
+		const recalled = await turn(client, `CALL recall {"query":"scoped fact for ${scoping}"}`);
+		assert.match(recalled.result!, new RegExp(`scoped fact for ${scoping}`));
+		const sent = hindsight.requests.slice(before);
+		const bank = decodeURIComponent(sent[0]!.path.split("/")[4]!);
+		assert.match(bank, expectBank, scoping);
+		const retainBody = sent.find((r) => r.operationId === "retain_memories")!.body as any;
+		const recallBody = sent.find((r) => r.operationId === "recall_memories")!.body as any;
+		assert.equal("tags" in retainBody.items[0], expectTags, scoping);
+		assert.equal(recallBody.tags_match, expectTags ? "any" : undefined, scoping);
+		assert.ok(sent.every((r) => r.status === 200), scoping);
+	}
+});
+
+test("faults through the agent loop become contextual tool errors", async () => {
+	const { client } = await start({ ...remoteSettings(), remoteRecallTimeoutMs: 300 }, { TEST_HS_TOKEN: "t" });
+	const cases: Array<[Parameters<FakeHindsight["fault"]>[0], RegExp]> = [
+		[{ operationId: "recall_memories", delayHeadersMs: 1200 }, /remote memory recall timed out/],
+		[{ operationId: "recall_memories", trickleMs: 200 }, /remote memory recall timed out/],
+		[{ operationId: "recall_memories", oversizedBytes: 300 * 1024 }, /exceeds the 262144-byte limit/],
+		[{ operationId: "recall_memories", invalidJson: true }, /returned invalid JSON/],
+		[{ operationId: "recall_memories", status: 401, body: '{"detail":"Invalid API key"}' }, /recall failed \(HTTP 401\)/],
+		[{ operationId: "recall_memories", redirectTo: "http://127.0.0.1:1/x" }, /remote memory recall request failed/],
+	];
+	for (const [fault, pattern] of cases) {
+		hindsight.fault(fault);
+		const failed = await turn(client, 'CALL recall {"query":"anything at all"}');
+		assert.equal(failed.isError, true, JSON.stringify(fault));
+		assert.match(failed.result!, pattern, JSON.stringify(fault));
+	}
+	hindsight.clearFaults();
+});
+
 test("turn-start injection adds bounded hidden recall for the latest ask, and fails open", async () => {
 	const { client } = await start({ ...remoteSettings(), remoteInjection: true }, { TEST_HS_TOKEN: "tok-injection" });
 	await turn(client, 'CALL retain {"content":"the release train leaves on Fridays"}');

@@ -58,6 +58,7 @@ export interface FakeHindsight {
 	/** The self-signed certificate when serving HTTPS. */
 	ca?: string;
 	fault(fault: Fault): void;
+	clearFaults(): void;
 	close(): Promise<void>;
 }
 
@@ -160,6 +161,7 @@ export async function startFakeHindsight(options: FakeHindsightOptions = {}): Pr
 		banks,
 		ca: cert?.cert,
 		fault: (fault) => faults.push({ times: 1, ...fault }),
+		clearFaults: () => faults.splice(0),
 		close: () =>
 			new Promise((resolve) => {
 				server.closeAllConnections?.();

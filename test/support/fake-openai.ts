@@ -1,100 +1,156 @@
 /**
- * A fake OpenAI-compatible model server (Chat Completions with SSE streaming), on loopback only. The text of
- * the last user message scripts the reply, one directive per line:
+ * A fake OpenAI-compatible model server (Chat Completions with SSE streaming), on loopback only, used by every
+ * integration test and benchmark. The text of the last user message scripts the reply, one directive per line
+ * (lines that hold no directive are ignored):
  *
  *   REPLY <text>          stream <text> as word-sized text deltas
  *   REPLY_JSON <json>     the same, for a JSON string (so a reply can hold newlines and any character)
  *   THINK <text>          stream <text> as reasoning deltas first (`reasoning_content`, as llama.cpp does)
  *   RUN <command>         call the bash tool with {"command": <command>}
  *   CALL <tool> <json>    call any tool with these arguments
- *   BENCH <n>             stream n one-character text deltas, one SSE event each, as fast as the socket takes them
+ *                         (several RUN/CALL lines make parallel tool calls, in line order; a REPLY is streamed
+ *                         before them, as models do when they announce what they are about to do)
+ *   AFTER_TOOL <text>     the reply once the tool results are back (default: `Tool result received: <output>`)
+ *   BENCH <n>             stream n one-character text deltas ("x"), one SSE event each, as fast as the socket
+ *                         takes them
  *   PAUSE <ms>            wait this long after the first delta
- *   SLOW <ms>             wait this long between deltas
- *   ERROR <status> <msg>  answer with this HTTP status and an OpenAI-style error body
+ *   SLOW <ms>             wait this long after every delta
+ *   ERROR <status> <msg>  answer with this HTTP status and an OpenAI-style error body (with `x-should-retry:
+ *                         false`, so the OpenAI SDK inside pi does not silently retry 429 and 5xx answers)
  *
- * Without directives the reply is `ok: <start of the message>`. After a tool call (the last message is a tool
- * result) the reply is `Tool result received: <start of the output>`.
+ * Without directives the reply is `ok: <first 80 characters of the message>`. When the last message is a tool
+ * result the reply is the AFTER_TOOL text, or `Tool result received: <first 200 characters of the output>`;
+ * THINK, REPLY, RUN, CALL and BENCH apply only to the answer to the user message itself, so a RUN cannot loop.
+ *
+ * What pi (pi-ai's openai-completions provider) reads from the stream:
+ * - text: `choices[0].delta.content`;
+ * - thinking: the first non-empty of `delta.reasoning_content`, `delta.reasoning`, `delta.reasoning_text`; the
+ *   field name becomes the block's signature, and pi sends the thinking back under that same field on the
+ *   assistant message of the next request. It is parsed whatever the model's `reasoning` flag or thinking level.
+ * - tool calls: `delta.tool_calls[]`, matched by `index` (then `id`); the first chunk carries id and name, the
+ *   `function.arguments` strings of later chunks are concatenated and parsed as partial JSON as they arrive;
+ * - `finish_reason`: "stop" → stopReason "stop", "tool_calls" → "toolUse" (pi runs the tools only then);
+ * - usage: `chunk.usage` on any chunk; pi asks for it with `stream_options.include_usage`, and like OpenAI this
+ *   server then sends it in a last chunk with `choices: []`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 
+export const FAKE_PROVIDER = "fake";
+/** A plain model: pi clamps its thinking level to "off" (it still shows THINK deltas, which it parses anyway). */
+export const FAKE_MODEL = "fake-model";
+/** The same with `reasoning: true`, so that pi accepts thinking levels other than "off" for it. */
+export const FAKE_REASONER = "fake-reasoner";
+
 export interface RecordedRequest {
+	/** The parsed JSON body of the chat completions request. */
 	body: any;
-	/** When the request body was fully read (epoch ms, same clock as performance.timeOrigin + now()). */
+	headers: IncomingHttpHeaders;
+	/** When the request body was fully read (epoch ms: performance.timeOrigin + performance.now()). */
 	receivedAt: number;
+	/** When the first SSE data chunk was written. */
 	firstChunkAt?: number;
+	/** When the response ended (or was given up because the client left). */
 	lastByteAt?: number;
+	/** True when the client closed the connection before the response was complete. */
+	aborted?: boolean;
 }
 
 export interface FakeOpenAiServer {
 	/** Base URL for models.json, e.g. http://127.0.0.1:PORT/v1 */
 	url: string;
 	port: number;
+	/** Every chat completions request, in arrival order. */
 	requests: RecordedRequest[];
-	/** Resolves with the next request to arrive. */
+	/** Resolves with the next request to arrive (after this call). */
 	nextRequest(): Promise<RecordedRequest>;
 	close(): Promise<void>;
 }
 
-export const FAKE_PROVIDER = "fake";
-export const FAKE_MODEL = "fake-model";
+export interface FakeOpenAiOptions {
+	/** Interface to listen on; default 127.0.0.1. The port is always chosen by the system. */
+	host?: string;
+	/** Called with each request once its body is read, before the reply; the reply waits for it. */
+	onRequest?: (request: RecordedRequest) => void | Promise<void>;
+}
 
 const now = () => performance.timeOrigin + performance.now();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// ---------------------------------------------------------------------------------------------------------------
+// Directives
+
+interface ToolCallScript {
+	name: string;
+	/** The raw JSON text of the arguments, streamed as is. */
+	arguments: string;
+}
 
 interface Script {
 	reply?: string;
 	think?: string;
-	toolCall?: { name: string; arguments: string };
+	afterTool?: string;
+	toolCalls: ToolCallScript[];
 	bench?: number;
 	pauseMs: number;
 	slowMs: number;
 	error?: { status: number; message: string };
 }
 
-function textOf(content: unknown): string {
-	if (typeof content === "string") return content;
-	if (Array.isArray(content)) return content.map((p) => (p && typeof p === "object" && "text" in p ? String(p.text) : "")).join("");
-	return "";
+const DIRECTIVE = /^\s*(REPLY_JSON|REPLY|THINK|RUN|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|ERROR)\s+(.*?)\s*$/;
+
+/** Splits `rest` at its first space: `["a", "b c"]` for "a b c", `[rest, undefined]` without a space. */
+function firstWord(rest: string): [string, string | undefined] {
+	const space = rest.search(/\s/);
+	return space < 0 ? [rest, undefined] : [rest.slice(0, space), rest.slice(space + 1).trim()];
 }
 
-function parseScript(text: string): Script {
-	const script: Script = { pauseMs: 0, slowMs: 0 };
-	for (const line of text.split("\n")) {
-		const match = /^\s*(REPLY_JSON|REPLY|THINK|RUN|CALL|BENCH|PAUSE|SLOW|ERROR)\s+(.*)$/.exec(line);
+function nonNegative(text: string): number {
+	const value = Number(text);
+	return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+export function parseScript(text: string): Script {
+	const script: Script = { toolCalls: [], pauseMs: 0, slowMs: 0 };
+	for (const line of text.split(/\r?\n/)) {
+		const match = DIRECTIVE.exec(line);
 		if (!match) continue;
-		const [, directive, rest] = match as unknown as [string, string, string];
+		const directive = match[1]!;
+		const rest = match[2]!;
 		switch (directive) {
 			case "REPLY":
 				script.reply = rest;
 				break;
 			case "REPLY_JSON":
-				script.reply = JSON.parse(rest) as string;
+				script.reply = String(JSON.parse(rest));
 				break;
 			case "THINK":
 				script.think = rest;
 				break;
+			case "AFTER_TOOL":
+				script.afterTool = rest;
+				break;
 			case "RUN":
-				script.toolCall = { name: "bash", arguments: JSON.stringify({ command: rest }) };
+				script.toolCalls.push({ name: "bash", arguments: JSON.stringify({ command: rest }) });
 				break;
 			case "CALL": {
-				const space = rest.indexOf(" ");
-				script.toolCall = { name: space < 0 ? rest : rest.slice(0, space), arguments: space < 0 ? "{}" : rest.slice(space + 1) };
+				const [name, args] = firstWord(rest);
+				script.toolCalls.push({ name, arguments: args ?? "{}" });
 				break;
 			}
 			case "BENCH":
-				script.bench = Number(rest);
+				script.bench = Math.floor(nonNegative(rest));
 				break;
 			case "PAUSE":
-				script.pauseMs = Number(rest);
+				script.pauseMs = nonNegative(rest);
 				break;
 			case "SLOW":
-				script.slowMs = Number(rest);
+				script.slowMs = nonNegative(rest);
 				break;
 			case "ERROR": {
-				const space = rest.indexOf(" ");
-				script.error = { status: Number(space < 0 ? rest : rest.slice(0, space)), message: space < 0 ? "error" : rest.slice(space + 1) };
+				const [status, message] = firstWord(rest);
+				const code = Number(status);
+				script.error = { status: Number.isInteger(code) && code >= 400 && code <= 599 ? code : 500, message: message ?? "fake error" };
 				break;
 			}
 		}
@@ -102,161 +158,247 @@ function parseScript(text: string): Script {
 	return script;
 }
 
-/** Writes SSE chunks, waiting for the socket to drain when it is full; stops quietly if the client left. */
-class ChunkWriter {
+// ---------------------------------------------------------------------------------------------------------------
+// Replies: what to stream for a request, as a sequence of `choices[0].delta` objects
+
+type Delta = Record<string, unknown>;
+
+interface ChatMessage {
+	role: string;
+	content?: unknown;
+}
+
+/** The text of a message's content: a string, or an array of parts of which the text parts count. */
+function textOf(content: unknown): string {
+	if (typeof content === "string") return content;
+	if (Array.isArray(content)) return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
+	return "";
+}
+
+/** Word-sized pieces that join back to `text` exactly. */
+function words(text: string): string[] {
+	return text.match(/\s*\S+\s*$|\s*\S+/g) ?? (text ? [text] : []);
+}
+
+/** Up to four pieces of a tool call's argument text, so pi has to assemble partial JSON. */
+function argumentPieces(args: string): string[] {
+	const size = Math.max(1, Math.ceil(args.length / 4));
+	const pieces: string[] = [];
+	for (let i = 0; i < args.length; i += size) pieces.push(args.slice(i, i + size));
+	return pieces;
+}
+
+let callCounter = 0;
+let responseCounter = 0;
+
+function* toolCallDeltas(calls: ToolCallScript[]): Generator<Delta> {
+	for (const [index, call] of calls.entries()) {
+		const id = `call_fake_${++callCounter}`;
+		yield { tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] };
+		for (const piece of argumentPieces(call.arguments)) yield { tool_calls: [{ index, function: { arguments: piece } }] };
+	}
+}
+
+function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: string): Generator<Delta> {
+	const last = messages[messages.length - 1];
+	if (last?.role === "tool") {
+		const reply = script.afterTool ?? `Tool result received: ${textOf(last.content).slice(0, 200)}`;
+		for (const word of words(reply)) yield { content: word };
+		return;
+	}
+	if (script.think) for (const word of words(script.think)) yield { reasoning_content: word };
+	if (script.bench !== undefined) {
+		for (let i = 0; i < script.bench; i++) yield { content: "x" };
+		return;
+	}
+	const reply = script.reply ?? (script.toolCalls.length ? undefined : `ok: ${lastUserText.slice(0, 80)}`);
+	if (reply) for (const word of words(reply)) yield { content: word };
+	yield* toolCallDeltas(script.toolCalls);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Streaming
+
+/** Writes SSE events, waiting for the socket to drain when it is full; stops quietly once the client is gone. */
+class SseWriter {
 	private closed = false;
-	private sequence = 0;
+	private readonly onClose = new Set<() => void>();
+
 	constructor(
 		private readonly response: ServerResponse,
 		private readonly record: RecordedRequest,
 	) {
-		response.on("close", () => (this.closed = true));
+		response.on("close", () => {
+			this.closed = true;
+			if (!response.writableFinished) record.aborted = true;
+			for (const wake of this.onClose) wake();
+			this.onClose.clear();
+		});
+		response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
 	}
 
 	get gone(): boolean {
-		return this.closed;
+		return this.closed || this.response.destroyed;
 	}
 
-	async chunk(delta: Record<string, unknown>, finishReason: string | null = null, usage?: Record<string, number>): Promise<void> {
-		if (this.closed) return;
-		const payload: Record<string, unknown> = {
-			id: "chatcmpl-fake",
-			object: "chat.completion.chunk",
-			created: 0,
-			model: FAKE_MODEL,
-			choices: [{ index: 0, delta, finish_reason: finishReason }],
-		};
-		if (usage) payload.usage = usage;
+	async send(payload: unknown): Promise<void> {
+		if (this.gone) return;
 		this.record.firstChunkAt ??= now();
-		this.sequence++;
-		if (!this.response.write(`data: ${JSON.stringify(payload)}\n\n`)) {
-			await new Promise<void>((resolve) => {
-				const done = () => {
-					this.response.off("drain", done);
-					this.response.off("close", done);
-					resolve();
-				};
-				this.response.on("drain", done);
-				this.response.on("close", done);
-			});
-		}
+		if (!this.response.write(`data: ${JSON.stringify(payload)}\n\n`)) await this.waitFor("drain");
+	}
+
+	/** Waits `ms` milliseconds, or less if the client leaves. */
+	sleep(ms: number): Promise<void> {
+		return ms > 0 ? this.waitFor(undefined, ms) : Promise.resolve();
 	}
 
 	end(): void {
-		if (!this.closed) this.response.end("data: [DONE]\n\n");
-		this.record.lastByteAt = now();
+		if (!this.gone) this.response.end("data: [DONE]\n\n");
+	}
+
+	private waitFor(event: "drain" | undefined, ms?: number): Promise<void> {
+		if (this.gone) return Promise.resolve();
+		return new Promise((resolve) => {
+			const done = () => {
+				clearTimeout(timer);
+				if (event) this.response.off(event, done);
+				this.onClose.delete(done);
+				resolve();
+			};
+			const timer = ms === undefined ? undefined : setTimeout(done, ms);
+			if (event) this.response.on(event, done);
+			this.onClose.add(done);
+		});
 	}
 }
 
-async function streamReply(request: RecordedRequest, response: ServerResponse): Promise<void> {
-	const messages: Array<{ role: string; content: unknown }> = request.body?.messages ?? [];
-	const last = messages[messages.length - 1];
+function approximateTokens(text: string): number {
+	return Math.max(1, Math.ceil(text.length / 4));
+}
+
+async function reply(record: RecordedRequest, response: ServerResponse): Promise<void> {
+	const messages: ChatMessage[] = Array.isArray(record.body?.messages) ? record.body.messages : [];
 	const lastUser = [...messages].reverse().find((m) => m.role === "user");
-	const script = parseScript(textOf(lastUser?.content));
+	const lastUserText = textOf(lastUser?.content);
+	const script = parseScript(lastUserText);
+
 	if (script.error) {
-		response.writeHead(script.error.status, { "content-type": "application/json" });
-		response.end(JSON.stringify({ error: { message: script.error.message, type: "fake_error", code: script.error.status } }));
+		const { status, message } = script.error;
+		const type = status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+		response.writeHead(status, { "content-type": "application/json", "x-should-retry": "false" });
+		response.end(JSON.stringify({ error: { message, type, param: null, code: String(status) } }));
 		return;
 	}
-	response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-	const out = new ChunkWriter(response, request);
-	let first = true;
-	const afterDelta = async () => {
-		if (first && script.pauseMs) await sleep(script.pauseMs);
-		first = false;
-		if (script.slowMs) await sleep(script.slowMs);
-	};
-	await out.chunk({ role: "assistant", content: "" });
 
-	if (last?.role === "tool") {
-		const text = `Tool result received: ${textOf(last.content).slice(0, 200)}`;
-		for (const word of words(text)) {
-			await out.chunk({ content: word });
-			await afterDelta();
-		}
-		await out.chunk({}, "stop", usage());
-		return out.end();
+	const out = new SseWriter(response, record);
+	const base = { id: `chatcmpl-fake-${++responseCounter}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: record.body?.model ?? FAKE_MODEL };
+	const chunk = (delta: Delta, finishReason: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finishReason }] });
+
+	await out.send(chunk({ role: "assistant", content: "" }));
+	let deltas = 0;
+	let outputText = "";
+	let toolUse = false;
+	for (const delta of replyDeltas(script, messages, lastUserText)) {
+		if (out.gone) break;
+		await out.send(chunk(delta));
+		deltas++;
+		if (delta.tool_calls) toolUse = true;
+		else outputText += String(delta.content ?? delta.reasoning_content ?? "");
+		if (deltas === 1) await out.sleep(script.pauseMs);
+		await out.sleep(script.slowMs);
 	}
-	if (script.think) {
-		for (const word of words(script.think)) {
-			await out.chunk({ reasoning_content: word });
-			await afterDelta();
-		}
+	await out.send(chunk({}, toolUse ? "tool_calls" : "stop"));
+	if (record.body?.stream_options?.include_usage) {
+		const prompt_tokens = approximateTokens(JSON.stringify(messages));
+		const completion_tokens = Math.max(deltas, approximateTokens(outputText));
+		await out.send({ ...base, choices: [], usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } });
 	}
-	if (script.bench !== undefined) {
-		for (let i = 0; i < script.bench && !out.gone; i++) await out.chunk({ content: "x" });
-		await out.chunk({}, "stop", usage());
-		return out.end();
-	}
-	if (script.toolCall) {
-		const id = `call_${Math.random().toString(36).slice(2, 10)}`;
-		await out.chunk({ tool_calls: [{ index: 0, id, type: "function", function: { name: script.toolCall.name, arguments: "" } }] });
-		const args = script.toolCall.arguments;
-		const step = Math.max(1, Math.ceil(args.length / 4));
-		for (let i = 0; i < args.length; i += step) {
-			await out.chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(i, i + step) } }] });
-		}
-		await out.chunk({}, "tool_calls", usage());
-		return out.end();
-	}
-	const text = script.reply ?? `ok: ${textOf(lastUser?.content).slice(0, 80)}`;
-	for (const word of words(text)) {
-		await out.chunk({ content: word });
-		await afterDelta();
-	}
-	await out.chunk({}, "stop", usage());
 	out.end();
 }
 
-function words(text: string): string[] {
-	return text.match(/\s*\S+/g) ?? [text];
+// ---------------------------------------------------------------------------------------------------------------
+// Server
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+	response.writeHead(status, { "content-type": "application/json" });
+	response.end(JSON.stringify(body));
 }
 
-function usage(): Record<string, number> {
-	return { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-}
-
-export async function startFakeOpenAi(options: { host?: string } = {}): Promise<FakeOpenAiServer> {
+export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAiServer> {
+	const host = options.host ?? "127.0.0.1";
 	const requests: RecordedRequest[] = [];
-	const waiters: Array<(r: RecordedRequest) => void> = [];
-	const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-		if (req.method === "GET" && req.url?.endsWith("/models")) {
-			res.writeHead(200, { "content-type": "application/json" });
-			res.end(JSON.stringify({ object: "list", data: [{ id: FAKE_MODEL, object: "model", owned_by: "fake" }] }));
-			return;
+	const waiters: Array<(request: RecordedRequest) => void> = [];
+
+	const handleChat = (req: IncomingMessage, res: ServerResponse, rawBody: Buffer) => {
+		let body: unknown;
+		try {
+			body = JSON.parse(rawBody.toString("utf8"));
+		} catch {
+			return sendJson(res, 400, { error: { message: "request body is not JSON", type: "invalid_request_error", param: null, code: null } });
+		}
+		const record: RecordedRequest = { body, headers: req.headers, receivedAt: now() };
+		requests.push(record);
+		for (const wake of waiters.splice(0)) wake(record);
+		void (async () => {
+			try {
+				await options.onRequest?.(record);
+				await reply(record, res);
+			} catch (error) {
+				if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: "server_error", param: null, code: null } });
+				else res.destroy();
+			} finally {
+				record.lastByteAt = now();
+			}
+		})();
+	};
+
+	const server = createServer((req, res) => {
+		req.on("error", () => {}); // a client that leaves mid-body is not our failure
+		res.on("error", () => {});
+		const path = (req.url ?? "/").split("?")[0]!;
+		if (req.method === "GET" && path.endsWith("/models")) {
+			const data = [FAKE_MODEL, FAKE_REASONER].map((id) => ({ id, object: "model", created: 0, owned_by: FAKE_PROVIDER }));
+			return sendJson(res, 200, { object: "list", data });
+		}
+		if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
+			return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: "invalid_request_error", param: null, code: null } });
 		}
 		const chunks: Buffer[] = [];
-		req.on("data", (c: Buffer) => chunks.push(c));
-		req.on("end", () => {
-			let body: unknown;
-			try {
-				body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-			} catch {
-				res.writeHead(400).end("bad json");
-				return;
-			}
-			const record: RecordedRequest = { body, receivedAt: now() };
-			requests.push(record);
-			waiters.splice(0).forEach((wake) => wake(record));
-			streamReply(record, res).catch(() => res.destroy());
+		req.on("data", (chunk: Buffer) => chunks.push(chunk));
+		req.on("end", () => handleChat(req, res, Buffer.concat(chunks)));
+	});
+
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", reject);
+		server.listen(0, host, () => {
+			server.off("error", reject);
+			resolve();
 		});
 	});
-	await new Promise<void>((resolve) => server.listen(0, options.host ?? "127.0.0.1", resolve));
 	const port = (server.address() as { port: number }).port;
 	return {
-		url: `http://127.0.0.1:${port}/v1`,
+		url: `http://${host.includes(":") ? `[${host}]` : host}:${port}/v1`,
 		port,
 		requests,
 		nextRequest: () => new Promise((resolve) => waiters.push(resolve)),
 		close: () =>
 			new Promise((resolve) => {
-				server.closeAllConnections();
 				server.close(() => resolve());
+				server.closeAllConnections();
 			}),
 	};
 }
 
-/** Writes `<agentDir>/models.json` with provider "fake": model "fake-model", and "fake-reasoner" (reasoning on). */
+// ---------------------------------------------------------------------------------------------------------------
+// models.json
+
+/**
+ * Writes `<agentDir>/models.json` with provider "fake" (at `serverUrl`) and two models: "fake-model", and
+ * "fake-reasoner" with `reasoning: true`. pi parses THINK deltas for both, but clamps the thinking level of a
+ * model without `reasoning` to "off", so tests that set a thinking level (or the web client's thinking picker)
+ * need "fake-reasoner". `compat.supportsReasoningEffort: false` keeps pi from sending `reasoning_effort`, and
+ * `supportsDeveloperRole: false` keeps the system prompt under the "system" role for the reasoning model too.
+ */
 export function writeFakeModelsJson(agentDir: string, serverUrl: string): void {
 	mkdirSync(agentDir, { recursive: true });
 	const models = {
@@ -268,7 +410,7 @@ export function writeFakeModelsJson(agentDir: string, serverUrl: string): void {
 				compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
 				models: [
 					{ id: FAKE_MODEL, contextWindow: 32000, maxTokens: 4096 },
-					{ id: "fake-reasoner", reasoning: true, contextWindow: 32000, maxTokens: 4096 },
+					{ id: FAKE_REASONER, reasoning: true, contextWindow: 32000, maxTokens: 4096 },
 				],
 			},
 		},

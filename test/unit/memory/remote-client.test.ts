@@ -165,4 +165,8 @@ test("the token travels only in Authorization; a wrong token is a 401 naming the
 	RemoteMemoryClient.resetBankCache();
 	const bad = new RemoteMemoryClient(settings({ remoteApiUrl: locked.url, remoteApiToken: "wrong" }));
 	await assert.rejects(bad.recall("x", scope), /remote memory recall failed \(HTTP 401\): \{"detail":"Invalid API key"\}/);
+	// A server that echoes the token in an error never gets it into our error text, whatever its shape.
+	const echoing = new RemoteMemoryClient(settings({ remoteApiToken: "plainword42" }));
+	plain.fault({ operationId: "recall_memories", status: 400, body: '{"detail":"bad header plainword42"}' });
+	await assert.rejects(echoing.recall("x", scope), (e: Error) => /HTTP 400/.test(e.message) && !e.message.includes("plainword42"));
 });
