@@ -10,7 +10,7 @@ import { formatHostPort, isLoopbackHost, parseListenAddress } from "../listener/
 import { bannerLine, decideBindPolicy } from "../listener/bind-policy.js";
 import { readTokenFile, tokenFileWarnings } from "../listener/token-file.js";
 import type { WebPageSource } from "../listener/web-route.js";
-import { redactSecrets } from "../protocol/redact.js";
+import { redactSecrets } from "../shared/redact.js";
 import { startService } from "../service.js";
 import { parseCliArgs, UsageError } from "./args.js";
 import { HELP_TEXT } from "./help.js";

@@ -1,6 +1,7 @@
 /**
- * The page served at /web. The built chat client (web/, issue 3) is embedded at dist/web/index.html; until
- * it exists this minimal page explains how to drive the control plane. Read once, kept in memory.
+ * The page served at /web: the chat client built from web/ into dist/web/index.html by `npm run build`,
+ * read once and kept in memory. If the build is missing (a checkout compiled with tsc alone), a minimal page
+ * explains how to drive the control plane instead.
  */
 import { readFileSync } from "node:fs";
 
@@ -12,7 +13,7 @@ const FALLBACK_PAGE = `<!doctype html>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;color:#222}
 code{background:#f2f2f2;padding:.1rem .3rem;border-radius:4px}</style></head>
 <body><h1>Skiff control plane</h1>
-<p>The service is running. This build has no web chat client yet; drive the agent over the control
+<p>The service is running, but the web chat client was not built (run <code>npm run build</code>); meanwhile drive the agent over the control
 protocol: a WebSocket at <code>/ws</code> (one JSON command per text frame) or <code>POST /rpc</code>.</p>
 <p>Example: <code>curl -s localhost:8787/rpc -H 'content-type: application/json' -d '{"type":"get_state"}'</code></p>
 <p>See <code>docs/protocol.md</code> in the package for every command and event.</p></body></html>

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { redactSecrets } from "../protocol/redact.js";
+import { redactSecrets } from "../shared/redact.js";
 import { withFileLock } from "./file-lock.js";
 import { projectAnchor, projectDigest } from "./project-identity.js";
 

@@ -3,7 +3,7 @@
  * response is `{id, type:"response", command, success, data | error}`, and anything else the server sends
  * is an event `{type, sessionId, seq, ...}`.
  */
-import { redactSecrets } from "./redact.js";
+import { redactSecrets } from "../shared/redact.js";
 
 export interface ResponseEnvelope {
 	id?: string;

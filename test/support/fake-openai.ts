@@ -19,8 +19,9 @@
  *                         false`, so the OpenAI SDK inside pi does not silently retry 429 and 5xx answers)
  *
  * Without directives the reply is `ok: <first 80 characters of the message>`. When the last message is a tool
- * result the reply is the AFTER_TOOL text, or `Tool result received: <first 200 characters of the output>`;
- * THINK, REPLY, RUN, CALL and BENCH apply only to the answer to the user message itself, so a RUN cannot loop.
+ * result, the reply is the AFTER_TOOL text, or else `Tool result received: <first 200 characters of the output>`
+ * (trailing whitespace dropped). THINK, REPLY, RUN, CALL and BENCH apply only to the answer to the user message
+ * itself, so a RUN cannot loop; PAUSE and SLOW apply to both.
  *
  * What pi (pi-ai's openai-completions provider) reads from the stream:
  * - text: `choices[0].delta.content`;
@@ -202,7 +203,7 @@ function* toolCallDeltas(calls: ToolCallScript[]): Generator<Delta> {
 function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: string): Generator<Delta> {
 	const last = messages[messages.length - 1];
 	if (last?.role === "tool") {
-		const reply = script.afterTool ?? `Tool result received: ${textOf(last.content).slice(0, 200)}`;
+		const reply = script.afterTool ?? `Tool result received: ${textOf(last.content).slice(0, 200).trimEnd()}`;
 		for (const word of words(reply)) yield { content: word };
 		return;
 	}

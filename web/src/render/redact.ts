@@ -3,4 +3,4 @@
  * service applies to its own errors (API-key shapes, bearer strings, token= pairs, PEM private keys).
  * The page never inserts model text as HTML: Preact renders it as text nodes, deltas included.
  */
-export { redactSecrets as redact } from "../../../src/protocol/redact";
+export { redactSecrets as redact } from "../../../src/shared/redact";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { REDACTED, redactSecrets } from "../../../src/protocol/redact.js";
+import { REDACTED, redactSecrets } from "../../src/shared/redact.js";
 
 test("credential shapes are masked, ordinary text is not", () => {
 	const cases: Array<[string, string]> = [

@@ -1,0 +1,357 @@
+/** The fake model server: its SSE over plain fetch, then end to end through pi's own openai-completions client. */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import {
+	AuthStorage,
+	type AgentSessionEvent,
+	createAgentSession,
+	DefaultResourceLoader,
+	ModelRegistry,
+	SessionManager,
+	SettingsManager,
+} from "@mariozechner/pi-coding-agent";
+import {
+	FAKE_MODEL,
+	FAKE_PROVIDER,
+	FAKE_REASONER,
+	type FakeOpenAiServer,
+	type RecordedRequest,
+	startFakeOpenAi,
+	writeFakeModelsJson,
+} from "../support/fake-openai.js";
+
+let server: FakeOpenAiServer;
+const seen: RecordedRequest[] = [];
+const root = mkdtempSync(join(tmpdir(), "skiff-fake-openai-"));
+
+before(async () => {
+	server = await startFakeOpenAi({ onRequest: (request) => void seen.push(request) });
+});
+after(async () => {
+	await server.close();
+	rmSync(root, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Over plain fetch
+
+interface Chunk {
+	choices: Array<{ delta: Record<string, any>; finish_reason: string | null }>;
+	usage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
+}
+
+const userMessage = (content: string) => [{ role: "system", content: "be brief" }, { role: "user", content }];
+
+function post(messages: unknown[], extra: Record<string, unknown> = {}, signal?: AbortSignal): Promise<Response> {
+	return fetch(`${server.url}/chat/completions`, {
+		method: "POST",
+		headers: { "content-type": "application/json", authorization: "Bearer fake-key" },
+		body: JSON.stringify({ model: FAKE_MODEL, stream: true, stream_options: { include_usage: true }, messages, ...extra }),
+		signal,
+	});
+}
+
+/** The data events of an SSE body, parsed; the `[DONE]` terminator must be the last one. */
+async function events(response: Response): Promise<Chunk[]> {
+	assert.equal(response.status, 200);
+	assert.match(response.headers.get("content-type") ?? "", /^text\/event-stream/);
+	const text = await response.text();
+	const data = text
+		.split("\n\n")
+		.filter((block) => block.trim())
+		.map((block) => {
+			assert.ok(block.startsWith("data: "), `not an SSE data event: ${block.slice(0, 80)}`);
+			return block.slice("data: ".length);
+		});
+	assert.equal(data.pop(), "[DONE]");
+	return data.map((d) => JSON.parse(d) as Chunk);
+}
+
+async function chat(content: string | unknown[], extra?: Record<string, unknown>) {
+	const chunks = await events(await post(typeof content === "string" ? userMessage(content) : content, extra));
+	const deltas = chunks.flatMap((c) => c.choices.map((choice) => choice.delta));
+	return {
+		chunks,
+		text: deltas.map((d) => d.content ?? "").join(""),
+		textDeltas: deltas.filter((d) => d.content).length,
+		thinking: deltas.map((d) => d.reasoning_content ?? "").join(""),
+		toolCalls: deltas.flatMap((d) => d.tool_calls ?? []),
+		finish: chunks.map((c) => c.choices[0]?.finish_reason).filter(Boolean),
+		usage: chunks.find((c) => c.usage)?.usage,
+	};
+}
+
+test("REPLY streams word deltas that join to the text, then stop and a usage-only chunk", async () => {
+	const r = await chat("please answer\nREPLY hello there  world\nmore prose");
+	assert.equal(r.text, "hello there  world");
+	assert.equal(r.textDeltas, 3);
+	assert.deepEqual(r.finish, ["stop"]);
+	assert.equal(r.chunks[0]!.choices[0]!.delta.role, "assistant");
+	const last = r.chunks.at(-1)!;
+	assert.deepEqual(last.choices, []);
+	assert.ok(r.usage && r.usage.completion_tokens > 0 && r.usage.total_tokens === r.usage.prompt_tokens + r.usage.completion_tokens);
+});
+
+test("without include_usage there is no usage chunk; without directives the reply echoes the message", async () => {
+	const r = await chat("just a question with no directive", { stream_options: undefined });
+	assert.equal(r.text, "ok: just a question with no directive");
+	assert.equal(r.usage, undefined);
+	assert.ok(r.chunks.every((c) => c.choices.length === 1));
+});
+
+test("REPLY_JSON carries newlines; array content parts are read as text", async () => {
+	const r = await chat([{ role: "user", content: [{ type: "text", text: `REPLY_JSON ${JSON.stringify("line 1\n\n- item")}` }] }]);
+	assert.equal(r.text, "line 1\n\n- item");
+});
+
+test("THINK streams reasoning_content deltas before the text", async () => {
+	const r = await chat("THINK weighing the options\nREPLY decided");
+	assert.equal(r.thinking, "weighing the options");
+	assert.equal(r.text, "decided");
+	const kinds = r.chunks.flatMap((c) => c.choices.map((ch) => ("reasoning_content" in ch.delta ? "think" : ch.delta.content ? "text" : "")));
+	assert.ok(kinds.lastIndexOf("think") < kinds.indexOf("text"));
+});
+
+test("RUN streams a bash tool call in argument pieces and finishes with tool_calls", async () => {
+	const r = await chat("RUN echo 'hi there'");
+	assert.deepEqual(r.finish, ["tool_calls"]);
+	assert.equal(r.text, "");
+	const [first, ...rest] = r.toolCalls;
+	assert.equal(first.index, 0);
+	assert.match(first.id, /^call_/);
+	assert.equal(first.type, "function");
+	assert.equal(first.function.name, "bash");
+	assert.ok(rest.length >= 2, "arguments come in several chunks");
+	assert.ok(rest.every((c) => c.index === 0 && c.id === undefined && c.function.name === undefined));
+	const args = r.toolCalls.map((c) => c.function.arguments).join("");
+	assert.deepEqual(JSON.parse(args), { command: "echo 'hi there'" });
+});
+
+test("CALL and RUN lines make parallel tool calls; a REPLY is streamed before them", async () => {
+	const r = await chat('REPLY let me look\nCALL read {"path": "a.txt"}\nRUN ls');
+	assert.equal(r.text, "let me look");
+	const byIndex = new Map<number, { name: string; args: string }>();
+	for (const c of r.toolCalls) {
+		const entry = byIndex.get(c.index) ?? { name: "", args: "" };
+		entry.name ||= c.function.name ?? "";
+		entry.args += c.function.arguments ?? "";
+		byIndex.set(c.index, entry);
+	}
+	assert.deepEqual([...byIndex.keys()], [0, 1]);
+	assert.equal(byIndex.get(0)!.name, "read");
+	assert.deepEqual(JSON.parse(byIndex.get(0)!.args), { path: "a.txt" });
+	assert.equal(byIndex.get(1)!.name, "bash");
+	assert.deepEqual(JSON.parse(byIndex.get(1)!.args), { command: "ls" });
+	assert.deepEqual(r.finish, ["tool_calls"]);
+});
+
+test("after a tool result the reply reports it (or follows AFTER_TOOL), with no new tool call", async () => {
+	const history = (directives: string) => [
+		{ role: "user", content: directives },
+		{ role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "bash", arguments: '{"command":"echo hi"}' } }] },
+		{ role: "tool", tool_call_id: "call_1", content: `hi\n${"y".repeat(300)}` },
+	];
+	const plain = await chat(history("RUN echo hi"));
+	assert.equal(plain.text, `Tool result received: hi\n${"y".repeat(197)}`);
+	assert.equal(plain.toolCalls.length, 0);
+	assert.deepEqual(plain.finish, ["stop"]);
+	const scripted = await chat(history("RUN echo hi\nAFTER_TOOL all done here"));
+	assert.equal(scripted.text, "all done here");
+});
+
+test("BENCH streams n one-character deltas, each its own SSE event", async () => {
+	const r = await chat("BENCH 20000");
+	assert.equal(r.textDeltas, 20000);
+	assert.equal(r.text, "x".repeat(20000));
+	assert.ok(r.chunks.every((c) => c.choices.length !== 1 || (c.choices[0]!.delta.content ?? "").length <= 1));
+	const record = server.requests.at(-1)!;
+	assert.ok(record.firstChunkAt! >= record.receivedAt && record.lastByteAt! >= record.firstChunkAt!);
+});
+
+test("ERROR answers with the status and an OpenAI-style error body, telling the SDK not to retry", async () => {
+	for (const [status, type] of [[400, "invalid_request_error"], [429, "rate_limit_error"], [503, "server_error"]] as const) {
+		const response = await post(userMessage(`ERROR ${status} the model refused this request`));
+		assert.equal(response.status, status);
+		assert.equal(response.headers.get("x-should-retry"), "false");
+		const body = (await response.json()) as { error: { message: string; type: string } };
+		assert.equal(body.error.message, "the model refused this request");
+		assert.equal(body.error.type, type);
+	}
+});
+
+test("PAUSE holds after the first delta; SLOW spaces every delta", async () => {
+	let started = performance.now();
+	const paused = await chat("REPLY a b\nPAUSE 250");
+	assert.equal(paused.text, "a b");
+	assert.ok(performance.now() - started >= 240);
+	started = performance.now();
+	await chat("REPLY a b c d\nSLOW 60");
+	assert.ok(performance.now() - started >= 4 * 60 - 10);
+});
+
+test("a client that leaves mid-stream is noticed, without errors, and the request still gets lastByteAt", async () => {
+	const controller = new AbortController();
+	const arrived = server.nextRequest();
+	const response = await post(userMessage("REPLY one two three four five six\nSLOW 200"), {}, controller.signal);
+	const record = await arrived;
+	const reader = response.body!.getReader();
+	await reader.read();
+	controller.abort();
+	await reader.read().catch(() => undefined);
+	const deadline = Date.now() + 2000;
+	while (record.lastByteAt === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+	assert.equal(record.aborted, true);
+	assert.ok(record.lastByteAt! - record.receivedAt < 1000, "the server stopped instead of sleeping through the script");
+	// Still serving.
+	assert.equal((await chat("REPLY still here")).text, "still here");
+});
+
+test("records requests in order, calls onRequest, lists models and 404s elsewhere", async () => {
+	const before = server.requests.length;
+	const nextOne = server.nextRequest();
+	await chat("REPLY recorded");
+	const record = await nextOne;
+	assert.equal(server.requests.length, before + 1);
+	assert.equal(server.requests.at(-1), record);
+	assert.equal(seen.at(-1), record);
+	assert.equal(record.body.messages.at(-1).content, "REPLY recorded");
+	assert.equal(record.headers.authorization, "Bearer fake-key");
+	assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+	const models = (await (await fetch(`${server.url}/models`)).json()) as { data: Array<{ id: string }> };
+	assert.deepEqual(models.data.map((m) => m.id), [FAKE_MODEL, FAKE_REASONER]);
+	assert.equal((await fetch(`${server.url}/completions`, { method: "POST", body: "{}" })).status, 404);
+});
+
+test("writeFakeModelsJson creates the directory and names provider fake with both models", () => {
+	const agentDir = join(root, "nested", "agent");
+	writeFakeModelsJson(agentDir, server.url);
+	const json = JSON.parse(readFileSync(join(agentDir, "models.json"), "utf8"));
+	const provider = json.providers[FAKE_PROVIDER];
+	assert.equal(provider.baseUrl, server.url);
+	assert.equal(provider.api, "openai-completions");
+	assert.deepEqual(provider.models.map((m: { id: string }) => m.id), [FAKE_MODEL, FAKE_REASONER]);
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Through pi
+
+async function piSession(modelId: string, thinkingLevel: "off" | "low" = "off") {
+	const agentDir = mkdtempSync(join(root, "agent-"));
+	const cwd = join(agentDir, "work");
+	mkdirSync(cwd);
+	writeFakeModelsJson(agentDir, server.url);
+	const authStorage = AuthStorage.create(join(agentDir, "auth.json"));
+	const modelRegistry = ModelRegistry.create(authStorage, join(agentDir, "models.json"));
+	const model = modelRegistry.find(FAKE_PROVIDER, modelId);
+	assert.ok(model, `pi does not know ${FAKE_PROVIDER}/${modelId}`);
+	const settingsManager = SettingsManager.inMemory({});
+	const resourceLoader = new DefaultResourceLoader({
+		cwd,
+		agentDir,
+		settingsManager,
+		noExtensions: true,
+		noSkills: true,
+		noPromptTemplates: true,
+		noThemes: true,
+		noContextFiles: true,
+	});
+	await resourceLoader.reload();
+	const { session } = await createAgentSession({
+		cwd,
+		agentDir,
+		authStorage,
+		modelRegistry,
+		settingsManager,
+		resourceLoader,
+		sessionManager: SessionManager.inMemory(cwd),
+		model,
+		thinkingLevel,
+		tools: ["read", "bash", "edit", "write"],
+	});
+	const events: AgentSessionEvent[] = [];
+	session.subscribe((event) => void events.push(event));
+	return { session, events };
+}
+
+const assistantEvents = (events: AgentSessionEvent[], type: string) =>
+	events.flatMap((e) => (e.type === "message_update" && e.assistantMessageEvent.type === type ? [e.assistantMessageEvent] : []));
+
+function finalAssistantText(events: AgentSessionEvent[]): string {
+	const ends = events.flatMap((e) => (e.type === "message_end" && e.message.role === "assistant" ? [e.message] : []));
+	const last = ends.at(-1);
+	assert.ok(last && last.role === "assistant");
+	assert.equal(last.stopReason, "stop", last.errorMessage);
+	return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+}
+
+test("pi end to end: RUN makes pi execute bash, send the output back, and finish with the text reply", async () => {
+	const { session, events } = await piSession(FAKE_MODEL);
+	const before = server.requests.length;
+	try {
+		await session.prompt("RUN echo hi");
+	} finally {
+		session.dispose();
+	}
+	const ends = events.flatMap((e) => (e.type === "tool_execution_end" ? [e] : []));
+	assert.equal(ends.length, 1);
+	assert.equal(ends[0]!.toolName, "bash");
+	assert.equal(ends[0]!.isError, false);
+	const output = (ends[0]!.result.content as Array<{ type: string; text?: string }>).map((c) => c.text ?? "").join("");
+	assert.equal(output.trim(), "hi");
+	assert.ok(assistantEvents(events, "toolcall_delta").length >= 2, "pi saw the arguments arrive in pieces");
+	assert.equal(finalAssistantText(events), "Tool result received: hi");
+	// Two model requests: the prompt, then the tool result (sent back under role "tool").
+	const requests = server.requests.slice(before);
+	assert.equal(requests.length, 2);
+	assert.equal(requests[0]!.body.stream, true);
+	assert.deepEqual(requests[0]!.body.stream_options, { include_usage: true });
+	assert.ok(requests[0]!.body.tools.some((t: { function: { name: string } }) => t.function.name === "bash"));
+	assert.equal(requests[1]!.body.messages.at(-1).role, "tool");
+});
+
+test("pi end to end: THINK gives thinking_delta events, also for the plain model at thinking level off", async () => {
+	for (const [modelId, level] of [[FAKE_MODEL, "off"], [FAKE_REASONER, "low"]] as const) {
+		const { session, events } = await piSession(modelId, level);
+		try {
+			assert.equal(session.thinkingLevel, level);
+			await session.prompt("THINK weighing the options carefully\nREPLY decided");
+		} finally {
+			session.dispose();
+		}
+		const thinking = assistantEvents(events, "thinking_delta").map((e) => (e as { delta: string }).delta).join("");
+		assert.equal(thinking, "weighing the options carefully", modelId);
+		assert.equal(finalAssistantText(events), "decided");
+		const usage = events.flatMap((e) => (e.type === "message_end" && e.message.role === "assistant" ? [e.message.usage] : [])).at(-1);
+		assert.ok(usage && usage.output > 0, "pi read the usage chunk");
+	}
+});
+
+test("pi end to end: a thinking level asked for the plain model is clamped to off; the reasoner keeps it", async () => {
+	const plain = await piSession(FAKE_MODEL, "low");
+	const reasoner = await piSession(FAKE_REASONER, "low");
+	try {
+		assert.equal(plain.session.thinkingLevel, "off");
+		assert.equal(reasoner.session.thinkingLevel, "low");
+	} finally {
+		plain.session.dispose();
+		reasoner.session.dispose();
+	}
+});
+
+test("pi end to end: ERROR surfaces as the assistant's error message after exactly one request", async () => {
+	const { session, events } = await piSession(FAKE_MODEL);
+	const before = server.requests.length;
+	try {
+		await session.prompt("ERROR 400 the model refused this request");
+	} finally {
+		session.dispose();
+	}
+	const last = events.flatMap((e) => (e.type === "message_end" && e.message.role === "assistant" ? [e.message] : [])).at(-1);
+	assert.ok(last && last.role === "assistant");
+	assert.equal(last.stopReason, "error");
+	assert.match(last.errorMessage ?? "", /400 the model refused this request/);
+	assert.equal(server.requests.length - before, 1);
+});
