@@ -21,9 +21,14 @@ const ITERATIONS = Number(values.iterations);
 const DELTAS = Number(values.deltas);
 /** Prompts before the measured one, so lazy module loading and JIT warm-up are not measured. */
 const WARM_UP_PROMPTS = 3;
+/** Idle time between "ready" and the first prompt, as in the peer baselines. */
+const IDLE_BEFORE_FIRST_PROMPT_MS = 2000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** One measured reply. */
 interface Sample {
+	/** The first prompt after start (2 s after ready, as in the peer baselines): prompt → first text delta. */
+	firstPromptMs: number;
 	/** prompt sent → first text delta at the client, minus the fake server's own request → first chunk time. */
 	firstDeltaMs: number;
 	/** prompt sent → end-of-run event at the client. */
@@ -93,8 +98,10 @@ async function measureSkiff(model: FakeModel, agentDir: string): Promise<Sample[
 	await client.ok({ type: "get_state" }); // follow the primary session
 	const samples: Sample[] = [];
 	try {
-		for (let i = 0; i < WARM_UP_PROMPTS; i++) await runSkiffPrompt(client, model, "REPLY warm up");
-		samples.push(await runSkiffPrompt(client, model, `BENCH ${DELTAS}`));
+		await sleep(IDLE_BEFORE_FIRST_PROMPT_MS);
+		const first = await runSkiffPrompt(client, model, "REPLY warm up");
+		for (let i = 1; i < WARM_UP_PROMPTS; i++) await runSkiffPrompt(client, model, "REPLY warm up");
+		samples.push({ ...(await runSkiffPrompt(client, model, `BENCH ${DELTAS}`)), firstPromptMs: first.firstDeltaMs });
 	} finally {
 		client.close();
 		await skiff.stop();
@@ -102,7 +109,7 @@ async function measureSkiff(model: FakeModel, agentDir: string): Promise<Sample[
 	return samples;
 }
 
-async function runSkiffPrompt(client: TestClient, model: FakeModel, message: string): Promise<Sample> {
+async function runSkiffPrompt(client: TestClient, model: FakeModel, message: string): Promise<Omit<Sample, "firstPromptMs">> {
 	const frameStart = client.frames.length;
 	const eventStart = client.events.length;
 	const requestCount = requestsIssued++;
@@ -144,7 +151,7 @@ async function measurePi(model: FakeModel, agentDir: string): Promise<Sample[]> 
 	const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
 	lines.on("line", (line) => lineListener?.(line, Buffer.byteLength(line) + 1));
 	const prompt = (message: string) =>
-		new Promise<Omit<Sample, "firstDeltaMs"> & { firstDeltaAt: number; sentAt: number; requestIndex: number }>((resolve) => {
+		new Promise<Omit<Sample, "firstDeltaMs" | "firstPromptMs"> & { firstDeltaAt: number; sentAt: number; requestIndex: number }>((resolve) => {
 			const requestCount = requestsIssued++;
 			let firstDeltaAt = 0;
 			let deltas = 0;
@@ -162,11 +169,31 @@ async function measurePi(model: FakeModel, agentDir: string): Promise<Sample[]> 
 			};
 			child.stdin.write(`${JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message })}\n`);
 		});
+	const ready = () =>
+		new Promise<void>((resolve) => {
+			lineListener = (line) => {
+				if (line.includes('"command":"get_state"')) {
+					lineListener = undefined;
+					resolve();
+				}
+			};
+			child.stdin.write(`${JSON.stringify({ type: "get_state", id: "ready" })}\n`);
+		});
 	try {
-		for (let i = 0; i < WARM_UP_PROMPTS; i++) await prompt("REPLY warm up");
+		await ready(); // the first answer to get_state, as in the peer baselines
+		await sleep(IDLE_BEFORE_FIRST_PROMPT_MS);
+		const first = await prompt("REPLY warm up");
+		const firstTtfc = await fakeFirstChunkMs(model, first.requestIndex);
+		for (let i = 1; i < WARM_UP_PROMPTS; i++) await prompt("REPLY warm up");
 		const run = await prompt(`BENCH ${DELTAS}`);
 		const fakeTtfc = await fakeFirstChunkMs(model, run.requestIndex);
-		samples.push({ firstDeltaMs: run.firstDeltaAt - run.sentAt - fakeTtfc, totalMs: run.totalMs, deltas: run.deltas, bytes: run.bytes });
+		samples.push({
+			firstPromptMs: first.firstDeltaAt - first.sentAt - firstTtfc,
+			firstDeltaMs: run.firstDeltaAt - run.sentAt - fakeTtfc,
+			totalMs: run.totalMs,
+			deltas: run.deltas,
+			bytes: run.bytes,
+		});
 	} finally {
 		child.kill("SIGTERM");
 	}
@@ -197,7 +224,8 @@ async function main(): Promise<void> {
 		[`${DELTAS.toLocaleString("en")}-delta reply: prompt → end of run (ms)`, (s) => median(s.map((x) => x.totalMs)), 0],
 		["text-delta events per second at the client", (s) => median(s.map((x) => x.deltas / (x.totalMs / 1000))), 0],
 		["bytes on the wire per delta (B)", (s) => median(s.map((x) => x.bytes / x.deltas)), 1],
-		["prompt → first text delta, minus the fake's own first-chunk time (ms)", (s) => median(s.map((x) => x.firstDeltaMs)), 1],
+		["prompt → first text delta, warm, minus the fake's own first-chunk time (ms)", (s) => median(s.map((x) => x.firstDeltaMs)), 1],
+		["first prompt after start (2 s after ready) → first text delta (ms)", (s) => median(s.map((x) => x.firstPromptMs)), 1],
 	];
 	const table = [
 		`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +

@@ -4,6 +4,7 @@
  */
 import { openPiSession } from "./agent/pi/session.js";
 import { createPiEnvironment } from "./agent/pi/environment.js";
+import { warmUpProviders } from "./agent/pi/provider-warmup.js";
 import { SessionCatalog } from "./agent/pi/session-catalog.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
@@ -77,6 +78,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 		await runtime.shutdown();
 		throw error;
 	}
+	warmUpProviders(env);
 	let closing: Promise<void> | undefined;
 	return {
 		listener,

@@ -1,0 +1,24 @@
+/**
+ * pi loads a model provider's SDK on the first request that needs it (about 100 ms for the OpenAI one on
+ * this machine class). Loading the SDKs of the configured models in the background right after start-up
+ * takes that cost off the user's first prompt.
+ */
+import type { PiEnvironment } from "./environment.js";
+
+/** pi-ai's provider entry points, by the `api` of a model. */
+const PROVIDER_MODULES: Record<string, () => Promise<unknown>> = {
+	"openai-completions": () => import("@mariozechner/pi-ai/openai-completions"),
+	"openai-responses": () => import("@mariozechner/pi-ai/openai-responses"),
+	"anthropic-messages": () => import("@mariozechner/pi-ai/anthropic"),
+	"google-generative-ai": () => import("@mariozechner/pi-ai/google"),
+	"google-vertex": () => import("@mariozechner/pi-ai/google-vertex"),
+	"mistral-conversations": () => import("@mariozechner/pi-ai/mistral"),
+	"azure-openai-responses": () => import("@mariozechner/pi-ai/azure-openai-responses"),
+	"openai-codex-responses": () => import("@mariozechner/pi-ai/openai-codex-responses"),
+};
+
+/** Starts loading the SDKs of the models that can run; never fails (a failure just means no warm-up). */
+export function warmUpProviders(env: PiEnvironment): void {
+	const apis = new Set([env.requestedModel, ...env.modelRegistry.getAvailable()].flatMap((m) => (m ? [String(m.api)] : [])));
+	for (const api of apis) void PROVIDER_MODULES[api]?.().catch(() => undefined);
+}
