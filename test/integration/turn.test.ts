@@ -9,9 +9,11 @@ import { type Event, TestClient } from "../support/ws-client.js";
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let client: TestClient;
+/** Runs when a model request arrives, before the fake answers it. */
+let onModelRequest: ((body: any) => void) | undefined;
 
 before(async () => {
-	model = await startFakeOpenAi();
+	model = await startFakeOpenAi({ onRequest: (request) => onModelRequest?.(request.body) });
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -73,6 +75,24 @@ test("the prompt is on disk when it is acknowledged, before the model answers", 
 	assert.match(readFileSync(sessionFile, "utf8"), new RegExp(marker), "prompt recorded at acknowledgement");
 	await requestSeen;
 	await runEnded(from);
+});
+
+test("a steering message is on disk before the model request that carries it", async () => {
+	const { sessionFile } = await client.ok({ type: "get_state" });
+	const seen: boolean[] = [];
+	onModelRequest = (body) => {
+		const lastUser = [...body.messages].reverse().find((m: any) => m.role === "user");
+		const text = JSON.stringify(lastUser?.content ?? "");
+		const marker = /marker-[a-z]+/.exec(text)?.[0];
+		if (marker) seen.push(readFileSync(sessionFile, "utf8").includes(marker));
+	};
+	const from = client.events.length;
+	await client.ok({ type: "prompt", message: "REPLY first part\nPAUSE 600\nmarker-prompt" });
+	await client.waitForEvent((e) => e.type === "message_update", 10_000, from);
+	await client.ok({ type: "steer", message: "REPLY steered part\nmarker-steer" });
+	await runEnded(from);
+	onModelRequest = undefined;
+	assert.deepEqual(seen, [true, true], "both the prompt and the steering message were recorded before their model requests");
 });
 
 test("a second prompt during a run is rejected and says to steer; steer reaches the run", async () => {

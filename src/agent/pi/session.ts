@@ -39,6 +39,7 @@ export async function openPiSession(
 ): Promise<AgentHandle> {
 	const manager = sessionManagerFor(source);
 	const turnStart = new TurnStartAbort();
+	const conversation: { session?: AgentSession } = {};
 	const cwd = manager.getCwd();
 	const settingsManager = SettingsManager.inMemory({}); // per session: pi's file-backed one is shared global state
 	const resourceLoader = new DefaultResourceLoader({
@@ -47,7 +48,7 @@ export async function openPiSession(
 		settingsManager,
 		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
 		noThemes: true,
-		extensionFactories: [recordBeforeModelCall(manager), ...(options.features ? [featureHooks(env, options.features, turnStart)] : [])],
+		extensionFactories: [recordBeforeModelCall(manager, () => conversation.session?.agent.state.messages ?? []), ...(options.features ? [featureHooks(env, options.features, turnStart)] : [])],
 	});
 	await resourceLoader.reload();
 	const { session } = await createAgentSession({
@@ -64,6 +65,7 @@ export async function openPiSession(
 		tools: [...env.tools, ...(options.features?.tools.map((t) => t.name) ?? [])],
 		customTools: options.features?.tools.map(toPiTool),
 	});
+	conversation.session = session;
 	if (options.features) session.setActiveToolsByName([...env.tools, ...options.features.activeToolNames()]);
 	await session.bindExtensions({});
 	return new PiAgentHandle(env, session, manager, turnStart);
@@ -105,12 +107,21 @@ function sessionManagerFor(source: SessionSource): SessionManager {
 	return manager;
 }
 
-/** An inline extension that holds each model request until the newest user message is on disk. */
-function recordBeforeModelCall(manager: SessionManager): ExtensionFactory {
+/**
+ * An inline extension that holds each model request until the newest user message of the conversation is
+ * on disk. It hooks the provider request (which pi does not copy), not the `context` event (which makes pi
+ * clone the whole conversation on every model call).
+ */
+function recordBeforeModelCall(manager: SessionManager, messages: () => readonly unknown[]): ExtensionFactory {
 	return (pi) => {
-		pi.on("context", async (event) => {
-			const lastUser = [...event.messages].reverse().find((m) => (m as { role?: string }).role === "user");
-			if (lastUser) await waitUntilRecorded(manager, lastUser as { role?: unknown; timestamp?: unknown });
+		pi.on("before_provider_request", async () => {
+			const all = messages();
+			for (let i = all.length - 1; i >= 0; i--) {
+				const message = all[i] as { role?: unknown; timestamp?: unknown };
+				if (message.role !== "user") continue;
+				await waitUntilRecorded(manager, message);
+				break;
+			}
 			return undefined;
 		});
 	};
