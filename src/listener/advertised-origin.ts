@@ -36,7 +36,10 @@ export function parseAdvertisedOrigin(text: string): string {
 		port = parts[1];
 	}
 	if (!host) fail("the host is missing");
-	if (!host.startsWith("[") && !/^[A-Za-z0-9.-]+$/.test(host)) fail(`"${host}" is not a valid host`);
+	if (!host.startsWith("[") && !/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host)) {
+		fail(`"${host}" is not a valid host name or address`);
+	}
+	if (port === "") fail("the port is missing after ':'");
 	if (port !== undefined) {
 		if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) fail(`the port "${port}" must be 1-65535`);
 	}

@@ -25,6 +25,9 @@ export interface RequestHeaders {
 
 export type AuthDecision = { ok: true; protocol?: string } | { ok: false; status: number; reason: string };
 
+/** `host[:port]` with a DNS name, an IPv4 address or a bracketed IPv6 address (never a bare IPv6). */
+const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/;
+
 const UNAUTHORIZED: AuthDecision = { ok: false, status: 401, reason: "unauthorized: missing or invalid token" };
 
 /** Compares two secrets in time that depends only on the longer length. */
@@ -39,51 +42,55 @@ export function constantTimeEqual(a: string, b: string): boolean {
 	return timingSafeEqual(paddedLeft, paddedRight) && left.length === right.length;
 }
 
+/**
+ * Decides whether a request to /ws or /rpc may proceed, before any upgrade or body read. On success for a
+ * WebSocket, `protocol` is the offered subprotocol to echo. Example:
+ * `authorizeRequest({ token, loopback: true }, req, { websocket: true })`.
+ */
 export function authorizeRequest(policy: AuthPolicy, request: RequestHeaders, options: { websocket: boolean }): AuthDecision {
+	if (count(request, "host") > 1) return { ok: false, status: 400, reason: "bad request: repeated Host header" };
 	const browser = checkBrowserOrigin(policy, request);
 	if (browser) return browser;
 	const offered = options.websocket ? offeredProtocols(request) : [];
-	if (policy.token === undefined) {
-		// A page that kept a token from an earlier, token-protected run still connects: its offer is echoed
-		// (browsers abort the handshake when an offered subprotocol is not selected).
-		return { ok: true, protocol: offered.find((p) => p.startsWith(SUBPROTOCOL_PREFIX)) };
-	}
-	const bearer = bearerCandidate(header(request, "authorization"));
-	if (bearer !== undefined && constantTimeEqual(bearer, policy.token)) return { ok: true };
+	// Browsers abort the handshake when none of their offered subprotocols is selected, so a `skiff-auth.*`
+	// offer is echoed whenever the request is admitted: the matching one, else the first one.
+	const firstOffer = offered.find((p) => p.startsWith(SUBPROTOCOL_PREFIX));
+	if (policy.token === undefined) return { ok: true, protocol: firstOffer }; // a stale token still connects
 	for (const protocol of offered) {
 		if (!protocol.startsWith(SUBPROTOCOL_PREFIX)) continue;
 		const candidate = protocol.slice(SUBPROTOCOL_PREFIX.length);
 		if (isCandidate(candidate) && constantTimeEqual(candidate, policy.token)) return { ok: true, protocol };
 	}
+	const bearer = bearerCandidate(header(request, "authorization"));
+	if (bearer !== undefined && constantTimeEqual(bearer, policy.token)) return { ok: true, protocol: firstOffer };
 	return UNAUTHORIZED;
 }
 
 /**
  * The browser rule: no Origin (a native client such as curl) passes; otherwise the Origin must be an
- * http(s) origin whose authority equals Host, and on a loopback listener Host must name a loopback
- * address. Returns a refusal, or undefined when the request may go on.
+ * http(s) origin whose authority equals Host, and on a tokenless loopback listener Host must name a
+ * loopback address (with a token, a TLS proxy's public name in front of a loopback bind is fine). Returns
+ * a refusal, or undefined when the request may go on.
  */
 function checkBrowserOrigin(policy: AuthPolicy, request: RequestHeaders): AuthDecision | undefined {
 	if (count(request, "origin") === 0) return undefined;
-	if (count(request, "origin") > 1 || count(request, "host") > 1) {
-		return { ok: false, status: 400, reason: "bad request: repeated Origin or Host header" };
-	}
+	if (count(request, "origin") > 1) return { ok: false, status: 400, reason: "bad request: repeated Origin header" };
 	const origin = normalizeOrigin(header(request, "origin"));
 	if (!origin) return { ok: false, status: 403, reason: "forbidden: Origin must be an http(s) origin" };
 	const host = header(request, "host")?.toLowerCase();
-	if (!host || !/^[a-z0-9.\-[\]:]+$/.test(host)) return { ok: false, status: 400, reason: "bad request: invalid Host header" };
+	if (!host || !AUTHORITY.test(host)) return { ok: false, status: 400, reason: "bad request: invalid Host header" };
 	if (origin.authority !== stripDefaultPort(host, origin.scheme)) {
 		return { ok: false, status: 403, reason: "forbidden: cross-origin request (Origin does not match Host)" };
 	}
-	if (policy.loopback && !isLoopbackHost(hostnameOf(host))) {
+	if (policy.loopback && policy.token === undefined && !isLoopbackHost(hostnameOf(host))) {
 		return { ok: false, status: 403, reason: "forbidden: a loopback listener accepts browsers only at a loopback address" };
 	}
 	return undefined;
 }
 
 function normalizeOrigin(value: string | undefined): { scheme: string; authority: string } | undefined {
-	const match = value === undefined ? null : /^(https?):\/\/([a-z0-9.\-[\]:]+)$/i.exec(value);
-	if (!match) return undefined;
+	const match = value === undefined ? null : /^(https?):\/\/(.+)$/i.exec(value);
+	if (!match || !AUTHORITY.test(match[2]!.toLowerCase())) return undefined;
 	const scheme = match[1]!.toLowerCase();
 	return { scheme, authority: stripDefaultPort(match[2]!.toLowerCase(), scheme) };
 }

@@ -1,5 +1,11 @@
 /** The `--listen <host:port>` address: parsing, loopback detection, and formatting for URLs. */
-import { isIP } from "node:net";
+import { BlockList, isIP } from "node:net";
+
+/** Every spelling of a loopback address, IPv4-mapped IPv6 included. */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
+LOOPBACK.addAddress("::1", "ipv6");
+LOOPBACK.addSubnet("::ffff:127.0.0.0", 104, "ipv6");
 
 export interface ListenAddress {
 	host: string;
@@ -30,7 +36,7 @@ export function parseListenAddress(text: string): ListenAddress {
 		host = text.slice(0, colon);
 		portText = text.slice(colon + 1);
 		if (host.includes(":")) fail("an IPv6 address must be bracketed, e.g. [::1]:8787");
-		if (isIP(host) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host)) {
+		if (isIP(host) === 0 && (/^[\d.]+$/.test(host) || !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host))) {
 			fail(host ? `"${host}" is not a host name or IP address` : "the host is missing");
 		}
 	}
@@ -44,9 +50,8 @@ export function parseListenAddress(text: string): ListenAddress {
 export function isLoopbackHost(host: string): boolean {
 	const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
 	if (bare === "localhost") return true;
-	if (isIP(bare) === 4) return bare.startsWith("127.");
-	if (isIP(bare) === 6) return bare === "::1" || /^::ffff:127\./.test(bare) || /^(0{1,4}:){7}0{0,3}1$/.test(bare);
-	return false;
+	const family = isIP(bare);
+	return family !== 0 && LOOPBACK.check(bare, family === 4 ? "ipv4" : "ipv6");
 }
 
 /** `host:port` for a URL authority, with IPv6 addresses bracketed. */

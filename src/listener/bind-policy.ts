@@ -1,15 +1,23 @@
 /** Start-up rules of the listener (spec section 1): who may bind where, and what the banner says. */
 import { isLoopbackHost } from "./bind-address.js";
 
+/** The banner's description of a bind. */
+export type BindBanner = "loopback only" | "loopback, authentication enabled" | "remote, authentication enabled" | "remote, tokenless";
+
 export type BindPolicy =
 	| {
 			ok: true;
 			loopback: boolean;
-			banner: "loopback only" | "loopback, authentication enabled" | "remote, authentication enabled" | "remote, tokenless";
+			banner: BindBanner;
 			warnings: string[];
 	  }
 	| { ok: false; error: string };
 
+/**
+ * Applies the start-up rules: loopback binds are fine with or without a token; anything else needs
+ * `--listen-allow-insecure-remote` and then comes with loud warnings (no TLS). Example:
+ * `decideBindPolicy({ host: "0.0.0.0", allowInsecureRemote: false, tokenConfigured: true })` refuses.
+ */
 export function decideBindPolicy(options: { host: string; allowInsecureRemote: boolean; tokenConfigured: boolean }): BindPolicy {
 	const { host, allowInsecureRemote, tokenConfigured } = options;
 	if (isLoopbackHost(host)) {
@@ -35,6 +43,6 @@ export function decideBindPolicy(options: { host: string; allowInsecureRemote: b
 }
 
 /** `Control plane listening on http://<addr> (<mode>)`: tests and tools wait for this line. */
-export function bannerLine(url: string, policy: { banner: string }): string {
+export function bannerLine(url: string, policy: { banner: BindBanner }): string {
 	return `Control plane listening on ${url} (${policy.banner})`;
 }

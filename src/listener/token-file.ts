@@ -1,5 +1,5 @@
 /** The bearer token file of `--listen-token-file`: read once at start-up, never echoed anywhere. */
-import { readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readSync, statSync } from "node:fs";
 
 /** A token file larger than this is refused (a token is a short string). */
 export const MAX_TOKEN_FILE_BYTES = 4096;
@@ -23,7 +23,17 @@ export function readTokenFile(path: string): string {
 		throw error;
 	}
 	if (size > MAX_TOKEN_FILE_BYTES) throw new Error(`token file ${path} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
-	const token = readFileSync(path, "utf8").trim();
+	// Read at most one byte past the limit, so a file that grew since the size check is still refused.
+	const buffer = Buffer.alloc(MAX_TOKEN_FILE_BYTES + 1);
+	const fd = openSync(path, "r");
+	let length: number;
+	try {
+		length = readSync(fd, buffer, 0, buffer.length, 0);
+	} finally {
+		closeSync(fd);
+	}
+	if (length > MAX_TOKEN_FILE_BYTES) throw new Error(`token file ${path} is larger than ${MAX_TOKEN_FILE_BYTES} bytes`);
+	const token = buffer.subarray(0, length).toString("utf8").trim();
 	if (token.length === 0) throw new Error(`token file ${path} is empty (only whitespace)`);
 	if (/\s/.test(token)) throw new Error(`token in ${path} contains whitespace: use a single word`);
 	if (!TOKEN_CHARS.test(token)) {
@@ -39,7 +49,7 @@ export function tokenFileWarnings(path: string): string[] {
 	try {
 		const mode = statSync(path).mode & 0o777;
 		if (mode & 0o077) {
-			return [`token file ${path} is readable by other users (mode ${mode.toString(8)}); run chmod 600 ${path}`];
+			return [`token file ${path} is readable by other users (mode ${mode.toString(8).padStart(3, "0")}); run chmod 600 ${path}`];
 		}
 	} catch {
 		// readTokenFile reports unreadable files.

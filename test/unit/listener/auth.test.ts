@@ -21,8 +21,8 @@ test("constant-time comparison", () => {
 
 test("bearer tokens", () => {
 	const http = { websocket: false };
-	assert.deepEqual(authorizeRequest(tokened, req({ Authorization: `Bearer ${TOKEN}` }), http), { ok: true });
-	assert.deepEqual(authorizeRequest(tokened, req({ Authorization: `bEaReR ${TOKEN}` }), http), { ok: true });
+	assert.deepEqual(authorizeRequest(tokened, req({ Authorization: `Bearer ${TOKEN}` }), http), { ok: true, protocol: undefined });
+	assert.deepEqual(authorizeRequest(tokened, req({ Authorization: `bEaReR ${TOKEN}` }), http), { ok: true, protocol: undefined });
 	for (const value of ["", "Bearer", "Bearer ", `Bearer ${TOKEN}x`, `Bearer  ${TOKEN}`, `Bearer ${TOKEN} x`, `Token ${TOKEN}`, TOKEN]) {
 		const decision = authorizeRequest(tokened, req({ Authorization: value }), http);
 		assert.equal(decision.ok, false, value);
@@ -77,6 +77,20 @@ test("tokenless remote: same origin is enough (no loopback requirement); stale o
 	assert.equal(authorizeRequest(remote, req({ Origin: "http://box.lan:8787", Host: "box.lan:8787" }), http).ok, true);
 	assert.equal(authorizeRequest(remote, req({ Origin: "http://other.lan:8787", Host: "box.lan:8787" }), http).ok, false);
 	assert.deepEqual(authorizeRequest(open, req({ "Sec-WebSocket-Protocol": "skiff-auth.stale" }), { websocket: true }), { ok: true, protocol: "skiff-auth.stale" });
+});
+
+test("with a token: a TLS proxy's public name works; a bearer client's matching offer is echoed; hosts are strict", () => {
+	const proxied = req({ Origin: "https://skiff.example.com", Host: "skiff.example.com", Authorization: `Bearer ${TOKEN}` });
+	assert.deepEqual(authorizeRequest(tokened, proxied, { websocket: false }), { ok: true, protocol: undefined });
+	const sameWithoutToken = req({ Origin: "https://skiff.example.com", Host: "skiff.example.com" });
+	assert.equal(authorizeRequest(open, sameWithoutToken, { websocket: false }).ok, false, "tokenless loopback still requires a loopback name");
+	const both = req({ Authorization: `Bearer ${TOKEN}`, "Sec-WebSocket-Protocol": `skiff-auth.${TOKEN}` });
+	assert.deepEqual(authorizeRequest(tokened, both, { websocket: true }), { ok: true, protocol: `skiff-auth.${TOKEN}` });
+	assert.equal(authorizeRequest(open, req({ Origin: "http://[::ffff:7f00:1]:8787", Host: "[::ffff:7f00:1]:8787" }), { websocket: false }).ok, true);
+	const bareV6 = authorizeRequest(remote, req({ Origin: "http://::1", Host: "::1" }), { websocket: false });
+	assert.equal(bareV6.ok, false);
+	const twoHosts = authorizeRequest(open, req({ Host: "127.0.0.1:1" }, ["Host", "127.0.0.1:1", "Host", "evil:1"]), { websocket: false });
+	assert.deepEqual(twoHosts, { ok: false, status: 400, reason: "bad request: repeated Host header" });
 });
 
 test("with a token, a browser from another origin is refused even with the right token", () => {

@@ -12,10 +12,12 @@ test("listen addresses", () => {
 	assert.deepEqual(parseListenAddress("127.0.0.1:8787"), { host: "127.0.0.1", port: 8787 });
 	assert.deepEqual(parseListenAddress("[::1]:0"), { host: "::1", port: 0 });
 	assert.deepEqual(parseListenAddress("localhost:1"), { host: "localhost", port: 1 });
-	for (const bad of ["127.0.0.1", ":8787", "::1:8787", "[::1]8787", "host:65536", "host:-1", "host:abc", " 127.0.0.1:1", "a b:1", "[zz]:1"]) {
+	for (const bad of ["999.1.1.1:1", "127.0.0.1", ":8787", "::1:8787", "[::1]8787", "host:65536", "host:-1", "host:abc", " 127.0.0.1:1", "a b:1", "[zz]:1"]) {
 		assert.throws(() => parseListenAddress(bad), new RegExp(`--listen "${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`), bad);
 	}
-	for (const host of ["127.0.0.1", "127.9.9.9", "::1", "localhost", "::ffff:127.0.0.1"]) assert.equal(isLoopbackHost(host), true, host);
+	for (const host of ["127.0.0.1", "127.9.9.9", "::1", "[::1]", "localhost", "::ffff:127.0.0.1", "::ffff:7f00:1", "0:0:0:0:0:0:0:1"]) {
+		assert.equal(isLoopbackHost(host), true, host);
+	}
 	for (const host of ["0.0.0.0", "::", "192.168.1.2", "10.0.0.1", "example.com", "128.0.0.1"]) assert.equal(isLoopbackHost(host), false, host);
 	assert.equal(formatHostPort("::1", 80), "[::1]:80");
 	assert.equal(formatHostPort("127.0.0.1", 80), "127.0.0.1:80");
@@ -36,6 +38,8 @@ test("advertised origins are strict", () => {
 		["http://::1:80", /bracketed/],
 		["http://", /host is missing/],
 		["host:80", /absolute URL/],
+		["http://a..b", /not a valid host/],
+		["http://host:", /port is missing/],
 		["http://ho st", /whitespace/],
 	];
 	for (const [text, pattern] of cases) assert.throws(() => parseAdvertisedOrigin(text), pattern, text);
@@ -63,7 +67,9 @@ test("token files: trimmed; empty, spaced, oversized, non-file and unsendable to
 	assert.equal(readTokenFile(file), "good-Token_1.~");
 	assert.deepEqual(tokenFileWarnings(file), []);
 	chmodSync(file, 0o644);
-	assert.match(tokenFileWarnings(file)[0]!, /readable by other users/);
+	assert.match(tokenFileWarnings(file)[0]!, /readable by other users \(mode 644\)/);
+	chmodSync(file, 0o044);
+	assert.match(tokenFileWarnings(file)[0]!, /\(mode 044\)/);
 	const cases: Array<[string, RegExp]> = [
 		["   \n\t", /empty/],
 		["secret words", /whitespace/],
