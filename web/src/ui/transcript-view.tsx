@@ -6,8 +6,9 @@ import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message, Transcript } from "../state/transcript";
 import { MessageView } from "./message-view";
 
-/** Messages rendered at first, and added each time the user reaches the top. */
-const WINDOW = 200;
+/** Messages rendered at first, and added each time the user nears the top (small batches keep frames short). */
+const WINDOW = 150;
+const BATCH = 60;
 
 export function TranscriptView({ transcript, version, onFork }: { transcript: Transcript; version: number; onFork: (userIndex: number) => void }) {
 	const [shown, setShown] = useState(WINDOW);
@@ -48,9 +49,9 @@ export function TranscriptView({ transcript, version, onFork }: { transcript: Tr
 		const observer = new IntersectionObserver((entries) => {
 			if (!entries.some((e) => e.isIntersecting)) return;
 			const before = root.scrollHeight;
-			setShown((n) => n + WINDOW);
+			setShown((n) => n + BATCH);
 			requestAnimationFrame(() => (root.scrollTop += root.scrollHeight - before)); // keep the reading position
-		}, { root });
+		}, { root, rootMargin: "600px 0px 0px 0px" });
 		observer.observe(el);
 		return () => observer.disconnect();
 	}, [messages.length, shown]);
@@ -64,7 +65,7 @@ export function TranscriptView({ transcript, version, onFork }: { transcript: Tr
 		<div class="transcript" ref={scroller} onScroll={onScroll} aria-live="polite">
 			{messages.length > shown && (
 				<div ref={sentinel} class="earlier">
-					<button type="button" class="link" onClick={() => setShown((n) => n + WINDOW)}>
+					<button type="button" class="link" onClick={() => setShown((n) => n + BATCH)}>
 						Show earlier messages ({messages.length - shown} more)
 					</button>
 				</div>
