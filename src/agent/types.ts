@@ -63,6 +63,13 @@ export interface RuntimeEvent {
 	[key: string]: unknown;
 }
 
+/** An image attached to a user message: base64 data and its MIME type. */
+export interface ImageAttachment {
+	type: "image";
+	data: string;
+	mimeType: string;
+}
+
 /** An agent session as the runtime manager drives it; implemented by the pi adapter. */
 export interface AgentHandle {
 	readonly sessionId: string;
@@ -70,9 +77,9 @@ export interface AgentHandle {
 	readonly cwd: string;
 	readonly isBusy: boolean;
 	/** Starts a run. Resolves once the prompt is accepted (and recorded), not when the run ends. */
-	prompt(text: string): Promise<void>;
-	steer(text: string): Promise<void>;
-	followUp(text: string): Promise<void>;
+	prompt(text: string, images?: ImageAttachment[]): Promise<void>;
+	steer(text: string, images?: ImageAttachment[]): Promise<void>;
+	followUp(text: string, images?: ImageAttachment[]): Promise<void>;
 	abort(): Promise<void>;
 	state(): Omit<SessionState, "primary" | "lastSeq" | "epoch">;
 	messages(): JsonObject[];

@@ -19,6 +19,7 @@ interface JsonSchema {
 	minLength?: number;
 	maxLength?: number;
 	minimum?: number;
+	maxItems?: number;
 }
 
 export function renderCommandReference(commands: CommandDefinition[]): string {
@@ -50,15 +51,19 @@ function typeOf(schema: JsonSchema): string {
 	if (schema.anyOf) return schema.anyOf.map(typeOf).join(" \\| ");
 	if (schema.const !== undefined) return `\`${JSON.stringify(schema.const)}\``;
 	if (schema.type === "array") return `${schema.items ? typeOf(schema.items) : "any"}[]`;
+	if (schema.type === "object" && schema.properties) {
+		return `{${Object.entries(schema.properties).map(([k, v]) => `${k}${schema.required?.includes(k) ? "" : "?"}: ${typeOf(v)}`).join(", ")}}`;
+	}
 	return schema.type ?? "any";
 }
 
 function notesOf(schema: JsonSchema): string {
 	const notes: string[] = [];
-	if (schema.description) notes.push(schema.description);
+	if (schema.description) notes.push(schema.description.replace(/\.$/, ""));
 	if (schema.minLength !== undefined) notes.push(`at least ${schema.minLength} character${schema.minLength === 1 ? "" : "s"}`);
 	if (schema.maxLength !== undefined) notes.push(`at most ${schema.maxLength} characters`);
 	if (schema.minimum !== undefined) notes.push(`≥ ${schema.minimum}`);
+	if (schema.maxItems !== undefined) notes.push(`at most ${schema.maxItems} items`);
 	return notes.join("; ");
 }
 

@@ -176,3 +176,18 @@ test("thinking streams as thinking deltas and ends in a thinking block", async (
 	assert.ok(end.message.content.some((c: any) => c.type === "thinking"));
 	await client.ok({ type: "set_model", provider: "fake", modelId: "fake-model" });
 });
+
+test("images travel with a prompt to the model; malformed images are refused", async () => {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+	const from = client.events.length;
+	const requestIndex = model.requests.length;
+	await client.ok({ type: "prompt", message: "REPLY I see it\nwhat is in this picture?", images: [{ type: "image", data: png, mimeType: "image/png" }] });
+	await runEnded(from);
+	const lastUser = [...model.requests[requestIndex]!.body.messages].reverse().find((m: any) => m.role === "user");
+	assert.match(JSON.stringify(lastUser.content), /data:image\/png;base64,iVBORw0KGgo/);
+	for (const images of [[{ type: "image", data: "not base64!", mimeType: "image/png" }], [{ type: "image", data: png, mimeType: "image/svg+xml" }], Array(9).fill({ type: "image", data: png, mimeType: "image/png" })]) {
+		const response = await client.request({ type: "prompt", message: "x", images });
+		assert.equal(response.success, false);
+		assert.match(response.error!, /images/);
+	}
+});

@@ -410,7 +410,7 @@ export function writeFakeModelsJson(agentDir: string, serverUrl: string): void {
 				apiKey: "fake-key",
 				compat: { supportsDeveloperRole: false, supportsReasoningEffort: false },
 				models: [
-					{ id: FAKE_MODEL, contextWindow: 32000, maxTokens: 4096 },
+					{ id: FAKE_MODEL, input: ["text", "image"], contextWindow: 32000, maxTokens: 4096 },
 					{ id: FAKE_REASONER, reasoning: true, contextWindow: 32000, maxTokens: 4096 },
 				],
 			},

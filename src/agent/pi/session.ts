@@ -13,7 +13,7 @@ import {
 	type ToolDefinition,
 } from "@mariozechner/pi-coding-agent";
 import type { FeatureTool } from "../../features/feature-tool.js";
-import type { AgentHandle, JsonObject, ModelInfo, RuntimeEvent, SessionFeatures, ThinkingLevel } from "../types.js";
+import type { AgentHandle, ImageAttachment, JsonObject, ModelInfo, RuntimeEvent, SessionFeatures, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { recordEagerly, recordedUserMessages, waitForUserMessage, waitUntilRecorded } from "./recorder.js";
 
@@ -195,7 +195,7 @@ class PiAgentHandle implements AgentHandle {
 		return this.runActive || this.session.isCompacting;
 	}
 
-	async prompt(text: string): Promise<void> {
+	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
 		const model = this.session.model;
 		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new Error(noModelMessage(this.env.agentDir));
 		if (this.session.isStreaming && !this.runActive) await this.session.agent.waitForIdle();
@@ -203,6 +203,7 @@ class PiAgentHandle implements AgentHandle {
 		return new Promise((resolve, reject) => {
 			let accepted = false;
 			const run = this.session.prompt(text, {
+				images,
 				source: "rpc",
 				preflightResult: (ok) => {
 					if (ok && !accepted) {
@@ -223,11 +224,11 @@ class PiAgentHandle implements AgentHandle {
 		});
 	}
 
-	steer(text: string): Promise<void> {
-		return this.session.steer(text);
+	steer(text: string, images?: ImageAttachment[]): Promise<void> {
+		return this.session.steer(text, images);
 	}
-	followUp(text: string): Promise<void> {
-		return this.session.followUp(text);
+	followUp(text: string, images?: ImageAttachment[]): Promise<void> {
+		return this.session.followUp(text, images);
 	}
 	abort(): Promise<void> {
 		this.turnStart.abort();

@@ -4,21 +4,37 @@ import { defineCommand } from "../command.js";
 
 const Message = Type.String({ minLength: 1, description: "The user's text." });
 
+/** Images a message may carry: inline base64 of common raster types (the frame limit bounds their size). */
+export const MAX_IMAGES = 8;
+const Images = Type.Optional(
+	Type.Array(
+		Type.Object(
+			{
+				type: Type.Literal("image"),
+				data: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9+/]+={0,2}$", description: "Base64 image data." }),
+				mimeType: Type.Union(["image/png", "image/jpeg", "image/gif", "image/webp"].map((m) => Type.Literal(m))),
+			},
+			{ additionalProperties: false },
+		),
+		{ maxItems: MAX_IMAGES, description: "Images attached to the message" },
+	),
+);
+
 export const prompt = defineCommand({
 	name: "prompt",
 	summary:
 		"Starts a run with a user message. Acknowledged once the prompt is accepted and recorded on disk; the run " +
 		"streams as events. Rejected while a run is active: use `steer` (or `follow_up`) then.",
-	params: Type.Object({ message: Message }, { additionalProperties: false }),
+	params: Type.Object({ message: Message, images: Images }, { additionalProperties: false }),
 	result: "none",
-	handler: async ({ message }, context) => {
+	handler: async ({ message, images }, context) => {
 		const session = await context.session();
 		if (session.handle.isBusy) {
 			throw new Error(
 				"A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it",
 			);
 		}
-		await session.handle.prompt(message);
+		await session.handle.prompt(message, images);
 	},
 });
 
@@ -27,12 +43,12 @@ function queueingCommand(name: string, summary: string, queue: "steer" | "follow
 	return defineCommand({
 		name,
 		summary,
-		params: Type.Object({ message: Message }, { additionalProperties: false }),
+		params: Type.Object({ message: Message, images: Images }, { additionalProperties: false }),
 		result: "none",
-		handler: async ({ message }, context) => {
+		handler: async ({ message, images }, context) => {
 			const session = await context.session();
 			if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
-			await session.handle[queue](message);
+			await session.handle[queue](message, images);
 		},
 	});
 }
