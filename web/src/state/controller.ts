@@ -36,6 +36,13 @@ export interface SessionState {
 	epoch: string;
 }
 
+export interface MemoryView {
+	backend: string;
+	remoteApiUrl?: string;
+	activeTools: string[];
+	shared: boolean;
+}
+
 export interface Toast {
 	id: number;
 	text: string;
@@ -53,6 +60,7 @@ export interface ViewState {
 	sessions: { project: SessionSummary[]; all: SessionSummary[] };
 	toasts: Toast[];
 	hasToken: boolean;
+	memory: MemoryView | undefined;
 }
 
 const TOKEN_KEY = "skiff.token";
@@ -79,6 +87,7 @@ export class Controller {
 			sessions: { project: [], all: [] },
 			toasts: [],
 			hasToken: Boolean(sessionStorage.getItem(TOKEN_KEY)),
+			memory: undefined,
 		};
 		this.connection = new Connection(wsUrl, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined, {
 			onOpen: () => void this.bind(),
@@ -183,6 +192,17 @@ export class Controller {
 		await this.refreshState();
 	}
 
+	/** Switches the memory backend of the current session's configuration (from the next turn). */
+	async setMemoryBackend(backend: string): Promise<void> {
+		const memory = await this.command({ type: "memory_set_backend", backend, sessionId: this.state.sessionId });
+		if (memory) this.update({ memory });
+	}
+
+	async refreshMemory(): Promise<void> {
+		const memory = await this.command({ type: "memory_get_settings", sessionId: this.state.sessionId }, { quiet: true });
+		this.update({ memory });
+	}
+
 	async refreshSessions(): Promise<void> {
 		const [project, all] = await Promise.all([
 			this.command({ type: "session_list", scope: "project" }, { quiet: true }),
@@ -223,6 +243,7 @@ export class Controller {
 			this.connection.markReady();
 			this.update({ ready: true });
 			void this.refreshSessions();
+			void this.refreshMemory();
 		} catch (error) {
 			this.toast(`could not bind to a session: ${(error as Error).message}`);
 		}
@@ -247,6 +268,7 @@ export class Controller {
 		this.setCurrent(snapshot.sessionId);
 		this.update({ session: snapshot.state });
 		void this.refreshSessions();
+		void this.refreshMemory();
 	}
 
 	private setCurrent(sessionId: string): void {

@@ -2,7 +2,7 @@
 import type { Controller } from "../state/controller";
 
 export function SettingsPanel({ controller }: { controller: Controller }) {
-	const { models, thinkingLevels, session, ready } = controller.state;
+	const { models, thinkingLevels, session, ready, memory } = controller.state;
 	const current = session?.model ? `${session.model.provider}/${session.model.id}` : "";
 	return (
 		<section class="panel settings" aria-label="Settings">
@@ -34,6 +34,22 @@ export function SettingsPanel({ controller }: { controller: Controller }) {
 					))}
 				</select>
 			</label>
+			{memory && (
+				<label>
+					Memory
+					<select value={memory.backend} disabled={!ready} onChange={(e) => void controller.setMemoryBackend((e.target as HTMLSelectElement).value)}>
+						<option value="local">local notes</option>
+						<option value="remote" disabled={!memory.remoteApiUrl}>
+							remote server{memory.remoteApiUrl ? "" : " (not configured)"}
+						</option>
+						<option value="off">off</option>
+					</select>
+					<span class="hint">
+						{memory.activeTools.length ? `Tools: ${memory.activeTools.join(", ")}` : "No memory tools"}
+						{memory.shared ? " · applies to every top-level session" : " · this session only"}
+					</span>
+				</label>
+			)}
 			{models.length === 0 && <p class="hint">No model has credentials. Set a provider key (e.g. ANTHROPIC_API_KEY) or add a provider to models.json in the agent directory, then restart skiff.</p>}
 		</section>
 	);
