@@ -3,44 +3,36 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../support/browser.js";
-import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import type { Page } from "playwright-core";
+import { type ChatPage, openChatPage } from "../support/browser.js";
+import { type SkiffProcess, tempDir } from "../support/skiff-process.js";
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
-let browser: Browser;
+let chat: ChatPage;
 let page: Page;
-const requests: string[] = [];
+let skiff: SkiffProcess;
+let requests: string[];
 let runsEnded = 0;
 const sentFrames: string[] = [];
 
 before(async () => {
-	model = await startFakeOpenAi();
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
 	const cwd = tempDir();
 	writeFileSync(join(cwd, "numbers.txt"), Array.from({ length: 20 }, (_, i) => `number ${i + 1}`).join("\n"));
-	skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"] });
-	browser = await launchBrowser();
-	page = await browser.newPage({ viewport: { width: 1200, height: 850 } });
-	page.on("request", (r) => requests.push(r.url()));
-	page.on("websocket", (ws) => {
-		ws.on("framesent", (f) => sentFrames.push(String(f.payload)));
-		ws.on("framereceived", (f) => {
-			if (String(f.payload).startsWith('{"type":"agent_end"')) runsEnded++;
-		});
+	chat = await openChatPage({
+		args: ["--model", "fake/fake-model"],
+		cwd,
+		viewport: { width: 1200, height: 850 },
+		watch: (p) =>
+			p.on("websocket", (ws) => {
+				ws.on("framesent", (f) => sentFrames.push(String(f.payload)));
+				ws.on("framereceived", (f) => {
+					if (String(f.payload).startsWith('{"type":"agent_end"')) runsEnded++;
+				});
+			}),
 	});
-	await page.goto(`${skiff.url}/web`);
-	await page.waitForSelector('.pill[data-status="connected"]');
+	({ page, skiff, requests } = chat);
 });
 
-after(async () => {
-	await browser?.close();
-	await skiff?.stop();
-	await model?.close();
-});
+after(() => chat?.close());
 
 async function send(text: string): Promise<void> {
 	const idleBefore = (await page.locator("button.send").textContent()) === "Send";

@@ -1,10 +1,8 @@
 /** Hostile model output: markup, script URLs, remote images and credentials never act or show. */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../support/browser.js";
-import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import type { Page } from "playwright-core";
+import { type ChatPage, openChatPage } from "../support/browser.js";
 
 const SECRETS = [
 	"sk-ant-api03-Abcdefghijklmnopqrstuvwx",
@@ -40,34 +38,24 @@ const CORPUS = [
 	`[link with key](https://example.com/?api_key=${SECRETS[6]})`,
 ].join("\n\n");
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
-let browser: Browser;
+let chat: ChatPage;
 let page: Page;
+let requests: string[];
 const dialogs: string[] = [];
-const requests: string[] = [];
 
 before(async () => {
-	model = await startFakeOpenAi();
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-reasoner", "--thinking", "low"] });
-	browser = await launchBrowser();
-	page = await browser.newPage();
-	page.on("dialog", (d) => {
-		dialogs.push(d.message());
-		void d.dismiss();
+	chat = await openChatPage({
+		args: ["--model", "fake/fake-reasoner", "--thinking", "low"],
+		watch: (p) =>
+			p.on("dialog", (d) => {
+				dialogs.push(d.message());
+				void d.dismiss();
+			}),
 	});
-	page.on("request", (r) => requests.push(r.url()));
-	await page.goto(`${skiff.url}/web`);
-	await page.waitForSelector('.pill[data-status="connected"]');
+	({ page, requests } = chat);
 });
 
-after(async () => {
-	await browser?.close();
-	await skiff?.stop();
-	await model?.close();
-});
+after(() => chat?.close());
 
 async function assertClean(stage: string): Promise<void> {
 	const html = await page.evaluate(() => document.documentElement.outerHTML);
