@@ -26,7 +26,7 @@ export interface RequestHeaders {
 export type AuthDecision = { ok: true; protocol?: string } | { ok: false; status: number; reason: string };
 
 /** `host[:port]` with a DNS name, an IPv4 address or a bracketed IPv6 address (never a bare IPv6). */
-const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/;
+export const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/;
 
 const UNAUTHORIZED: AuthDecision = { ok: false, status: 401, reason: "unauthorized: missing or invalid token" };
 

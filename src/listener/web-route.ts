@@ -8,35 +8,46 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { AUTHORITY } from "./auth.js";
 import { sendText } from "./http-reply.js";
 
 /** Where the page comes from: the embedded copy, or a development directory read on every request. */
 export type WebPageSource = { kind: "embedded"; html: string } | { kind: "directory"; dir: string };
 
-/** A page body with its precomputed encodings. */
-interface PreparedPage {
-	etag: string;
-	identity: Buffer;
-	gzip: Buffer;
-	br: Buffer;
+/** A page body, its ETag, and its encodings, each compressed once on first use. */
+class PreparedPage {
+	readonly etag: string;
+	private gzipped: Buffer | undefined;
+	private brotli: Buffer | undefined;
+
+	constructor(readonly identity: Buffer) {
+		this.etag = `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`;
+	}
+	get gzip(): Buffer {
+		return (this.gzipped ??= gzipSync(this.identity, { level: 9 }));
+	}
+	get br(): Buffer {
+		return (this.brotli ??= brotliCompressSync(this.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+	}
 }
 
-const prepared = new WeakMap<object, PreparedPage>();
+/** The prepared page of each source; a development directory's is replaced when its file changes. */
+const prepared = new WeakMap<WebPageSource, PreparedPage>();
 
-function prepare(html: string): PreparedPage {
-	const identity = Buffer.from(html, "utf8");
-	return {
-		etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`,
-		identity,
-		gzip: gzipSync(identity, { level: 9 }),
-		br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
-	};
+function pageOf(source: WebPageSource): PreparedPage {
+	const cached = prepared.get(source);
+	if (cached && source.kind === "embedded") return cached;
+	const html = source.kind === "embedded" ? Buffer.from(source.html, "utf8") : readFileSync(join(source.dir, "index.html"));
+	if (cached?.identity.equals(html)) return cached;
+	const page = new PreparedPage(html);
+	prepared.set(source, page);
+	return page;
 }
 
 /** The page's Content-Security-Policy: scripts and styles only inline (the page is one file), no remote anything. */
 function contentSecurityPolicy(host: string | undefined): string {
-	// connect-src names this origin's /ws only; `host` was already checked by the listener's Host rules.
-	const socket = host && /^[a-z0-9.\-[\]:]+$/i.test(host) ? `ws://${host}/ws wss://${host}/ws` : "'self'";
+	// connect-src names this origin's /ws only, when Host is a well-formed authority (else the same origin).
+	const socket = host && AUTHORITY.test(host.toLowerCase()) ? `ws://${host}/ws wss://${host}/ws` : "'self'";
 	return (
 		"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
 		`connect-src ${socket}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
@@ -46,12 +57,7 @@ function contentSecurityPolicy(host: string | undefined): string {
 export function serveWebPage(request: IncomingMessage, response: ServerResponse, source: WebPageSource): void {
 	let page: PreparedPage;
 	try {
-		if (source.kind === "embedded") {
-			page = prepared.get(source) ?? prepare(source.html);
-			prepared.set(source, page);
-		} else {
-			page = prepare(readFileSync(join(source.dir, "index.html"), "utf8"));
-		}
+		page = pageOf(source);
 	} catch {
 		return sendText(response, 500, "web page not found in SKIFF_WEB_DEV_DIR (expected index.html)");
 	}

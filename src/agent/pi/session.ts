@@ -132,11 +132,13 @@ function recordBeforeModelCall(manager: SessionManager, messages: () => readonly
  * new turns), and add their hidden context, never auto-submitted, never blocking the turn.
  */
 function featureHooks(env: PiEnvironment, features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
+	const toolNames = () => [...env.tools, ...features.activeToolNames()];
 	return (pi) => {
-		let active = "";
+		// The session opens with this set (see openPiSession); changing it rebuilds the system prompt, so it
+		// is done only when the set changed.
+		let active = toolNames().join("\n");
 		pi.on("before_agent_start", async (event, ctx) => {
-			// Changing the tool set rebuilds the system prompt, so it is done only when the set changed.
-			const names = [...env.tools, ...features.activeToolNames()];
+			const names = toolNames();
 			if (names.join("\n") !== active) {
 				active = names.join("\n");
 				pi.setActiveTools(names);

@@ -232,9 +232,12 @@ export class Controller {
 				subscribed = await this.connection.request({ type: "subscribe" }); // the remembered session is gone: the primary
 			}
 			const transcript = this.transcripts.get(subscribed.sessionId);
-			if (!transcript || subscribed.resync) await this.reload(subscribed.sessionId);
+			const state: SessionState =
+				!transcript || subscribed.resync
+					? await this.reload(subscribed.sessionId)
+					: await this.connection.request({ type: "get_state", sessionId: subscribed.sessionId });
 			this.setCurrent(subscribed.sessionId);
-			await this.refreshState();
+			this.update({ session: state });
 			const [models, levels] = await Promise.all([
 				this.connection.request({ type: "get_available_models", sessionId: subscribed.sessionId }),
 				this.connection.request({ type: "get_available_thinking_levels", sessionId: subscribed.sessionId }),
@@ -249,8 +252,11 @@ export class Controller {
 		}
 	}
 
-	/** Replaces a session's transcript with its backend snapshot (events meanwhile are held, then applied). */
-	private async reload(sessionId: string): Promise<void> {
+	/**
+	 * Replaces a session's transcript with its backend snapshot (events meanwhile are held, then applied);
+	 * returns the session's state read with it.
+	 */
+	private async reload(sessionId: string): Promise<SessionState> {
 		const transcript = this.transcriptFor(sessionId);
 		transcript.holdEvents();
 		const [snapshot, state] = await Promise.all([
@@ -259,6 +265,7 @@ export class Controller {
 		]);
 		transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: state.isStreaming, epoch: state.epoch });
 		this.schedule();
+		return state;
 	}
 
 	/** Takes over a lifecycle command's snapshot `{sessionId, state, messages}` as the current session. */
