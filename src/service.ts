@@ -2,10 +2,7 @@
  * The composition root: builds the pi environment, the runtime manager, the command registry and the
  * listener, and owns their shutdown. The CLI and the tests start the service through here.
  */
-import { openPiSession } from "./agent/pi/session.js";
-import { createPiEnvironment } from "./agent/pi/environment.js";
-import { warmUpProviders } from "./agent/pi/provider-warmup.js";
-import { SessionCatalog } from "./agent/pi/session-catalog.js";
+import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
 import type { AuthPolicy } from "./listener/auth.js";
@@ -15,7 +12,7 @@ import { createCommandRegistry } from "./command-registry.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { loadMemorySettings } from "./memory/settings.js";
 import { createDispatcher } from "./protocol/dispatch.js";
-import { createEventShaper } from "./protocol/event-shape.js";
+import { EventStreams } from "./protocol/event-streams.js";
 
 export interface ServiceConfig {
 	agentDir: string;
@@ -40,21 +37,16 @@ export interface Service {
 }
 
 export async function startService(config: ServiceConfig): Promise<Service> {
-	const env = createPiEnvironment({ agentDir: config.agentDir, model: config.model });
-	const warnings: string[] = [];
-	if (env.modelsError) warnings.push(`models.json: ${env.modelsError}`);
-	if (env.modelRegistry.getAvailable().length === 0) {
-		warnings.push("No model has credentials yet: prompts will fail until one is configured (see README, Models).");
-	}
+	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
+	const warnings = [...pi.warnings];
 	// Invalid memory settings stop start-up with a message naming the key.
 	const memory = new MemoryService(config.agentDir, loadMemorySettings(config.agentDir), {
 		log: (line) => process.stderr.write(`${line}\n`),
 	});
 	const runtime = new RuntimeManager({
 		cwd: config.cwd,
-		catalog: new SessionCatalog(env.sessionsDir),
-		openSession: (source, options) => openPiSession(env, source, options),
-		createEventShaper,
+		catalog: pi.catalog,
+		openSession: pi.openSession,
 		sessionFeatures: (origin) => {
 			const features = memory.forSession(origin);
 			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
@@ -62,8 +54,9 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 		maxLoadedSessions: config.maxSessions,
 		thinkingLevel: config.thinking,
 	});
+	const streams = new EventStreams(runtime); // observes from the first session on
 	await runtime.start(config.session);
-	const dispatcher = createDispatcher(createCommandRegistry({ memory }), runtime);
+	const dispatcher = createDispatcher(createCommandRegistry({ memory }), { runtime, streams });
 	let listener: Listener;
 	try {
 		listener = await startListener({
@@ -71,14 +64,13 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 			port: config.port,
 			auth: config.auth,
 			dispatcher,
-			runtime,
 			web: config.web,
 		});
 	} catch (error) {
 		await runtime.shutdown();
 		throw error;
 	}
-	warmUpProviders(env);
+	pi.warmUp();
 	let closing: Promise<void> | undefined;
 	return {
 		listener,

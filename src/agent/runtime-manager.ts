@@ -1,15 +1,24 @@
 /**
  * The runtime manager: every loaded session by id, the primary session, lifecycle (open, create, fork,
  * clone, close) and a bound on loaded sessions that unloads idle ones instead of refusing new ones.
- * It knows nothing of transports; events leave through each session's EventHub.
+ * It knows nothing of transports or of the wire: sessions' events leave through its observers.
  */
-import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import { EventHub, type ReplayLimits } from "./event-hub.js";
-import type { SessionCatalog } from "./pi/session-catalog.js";
-import type { SessionSource } from "./pi/session.js";
-import type { AgentHandle, RuntimeEvent, SessionFeatures, SessionOrigin, SessionState, SessionSummary, ThinkingLevel } from "./types.js";
+import type {
+	AgentHandle,
+	SessionCatalog,
+	SessionFeatures,
+	SessionObserver,
+	SessionOpener,
+	SessionOrigin,
+	SessionSignal,
+	SessionSource,
+	SessionState,
+	SessionSummary,
+	ThinkingLevel,
+	UnloadReason,
+} from "./types.js";
 
 /** Default bound on sessions held in memory at once (the primary counts). */
 export const DEFAULT_MAX_LOADED_SESSIONS = 8;
@@ -25,36 +34,29 @@ export type StartupSession =
 export interface RuntimeManagerOptions {
 	cwd: string;
 	catalog: SessionCatalog;
-	openSession: (source: SessionSource, options: { thinkingLevel?: ThinkingLevel; features?: SessionFeatures }) => Promise<AgentHandle>;
+	openSession: SessionOpener;
 	/** Features (memory, ...) for a session about to open; `attach` learns its id once it is open. */
 	sessionFeatures?: (origin: SessionOrigin) => SessionFeatures & { attach?(sessionId: string): void };
-	/** Makes, per session, the function that turns raw runtime events into their wire shape (or drops them). */
-	createEventShaper: () => (event: RuntimeEvent) => RuntimeEvent | undefined;
 	maxLoadedSessions?: number;
 	thinkingLevel?: ThinkingLevel;
-	replayLimits?: ReplayLimits;
 }
 
 /** A session held in memory. */
 export interface LoadedSession {
 	readonly id: string;
 	readonly handle: AgentHandle;
-	readonly hub: EventHub;
 	lastUsed: number;
 }
 
 export class RuntimeManager {
 	private readonly loaded = new Map<string, LoadedSession>();
 	private readonly unsubscribers = new Map<string, () => void>();
-	/** Hubs outlive their sessions so a session that is unloaded and reopened keeps counting seq. */
-	private readonly hubs = new Map<string, EventHub>();
+	private readonly observers = new Set<SessionObserver>();
 	private primaryId: string | undefined;
 	/** Serializes opens so two requests for one file never create two recorders for it. */
 	private openQueue: Promise<unknown> = Promise.resolve();
 	private closed = false;
 	readonly maxLoadedSessions: number;
-	/** Identifies this process's event numbering: a client holding seqs from another epoch must resync. */
-	readonly epoch = randomUUID();
 
 	constructor(private readonly options: RuntimeManagerOptions) {
 		this.maxLoadedSessions = Math.max(1, options.maxLoadedSessions ?? DEFAULT_MAX_LOADED_SESSIONS);
@@ -120,14 +122,10 @@ export class RuntimeManager {
 		return this.loaded.get(sessionId);
 	}
 
-	/** The event hub of a session, loaded or not (created on first use). */
-	hub(sessionId: string): EventHub {
-		let hub = this.hubs.get(sessionId);
-		if (!hub) {
-			hub = new EventHub(sessionId, this.options.replayLimits);
-			this.hubs.set(sessionId, hub);
-		}
-		return hub;
+	/** Receives every session's events and unloads from now on, in order per session. */
+	observe(observer: SessionObserver): () => void {
+		this.observers.add(observer);
+		return () => this.observers.delete(observer);
 	}
 
 	/** Opens a recorded session by id, id prefix or path; an already loaded one is returned as is. */
@@ -187,14 +185,9 @@ export class RuntimeManager {
 		this.unload(session, "closed");
 	}
 
-	/** Full state of a loaded session, with its event position. */
+	/** Full state of a loaded session. */
 	state(session: LoadedSession): SessionState {
-		return {
-			...session.handle.state(),
-			primary: session.id === this.primaryId,
-			lastSeq: session.hub.seq,
-			epoch: this.epoch,
-		};
+		return { ...session.handle.state(), primary: session.id === this.primaryId };
 	}
 
 	/** Recorded sessions of this project (or all projects), marking which are loaded. */
@@ -269,16 +262,9 @@ export class RuntimeManager {
 			return this.touch(duplicate);
 		}
 		features?.attach?.(handle.sessionId);
-		const session: LoadedSession = { id: handle.sessionId, handle, hub: this.hub(handle.sessionId), lastUsed: Date.now() };
+		const session: LoadedSession = { id: handle.sessionId, handle, lastUsed: Date.now() };
 		this.loaded.set(session.id, session);
-		const shape = this.options.createEventShaper();
-		this.unsubscribers.set(
-			session.id,
-			handle.subscribe((event) => {
-				const shaped = shape(event);
-				if (shaped) session.hub.publish(shaped);
-			}),
-		);
+		this.unsubscribers.set(session.id, handle.subscribe((event) => this.signal(session.id, { kind: "event", event })));
 		return session;
 	}
 
@@ -297,13 +283,16 @@ export class RuntimeManager {
 		}
 	}
 
-	private unload(session: LoadedSession, reason: "closed" | "evicted" | "shutdown"): void {
+	private unload(session: LoadedSession, reason: UnloadReason): void {
 		this.unsubscribers.get(session.id)?.();
 		this.unsubscribers.delete(session.id);
 		this.loaded.delete(session.id);
-		session.hub.publish({ type: "session_unloaded", reason });
-		session.hub.forgetReplay();
+		this.signal(session.id, { kind: "unloaded", reason });
 		session.handle.dispose();
+	}
+
+	private signal(sessionId: string, signal: SessionSignal): void {
+		for (const observer of this.observers) observer(sessionId, signal);
 	}
 
 	private touch(session: LoadedSession): LoadedSession {

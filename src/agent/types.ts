@@ -22,25 +22,26 @@ export interface ModelInfo extends JsonObject {
 	maxTokens?: number;
 }
 
-/** What `get_state` reports about one session. */
-export interface SessionState {
+/** What an agent session reports about itself. */
+export interface AgentState {
 	sessionId: string;
 	sessionFile?: string;
 	sessionName?: string;
 	cwd: string;
 	model?: ModelInfo;
 	thinkingLevel: ThinkingLevel;
+	/** A run is active: from the run's start until its end (see AgentHandle.isBusy). */
 	isStreaming: boolean;
 	isCompacting: boolean;
 	messageCount: number;
 	pendingMessageCount: number;
 	autoCompactionEnabled: boolean;
-	primary: boolean;
 	persisted: boolean;
-	/** The seq of the newest event published for this session (0 before the first). */
-	lastSeq: number;
-	/** The event numbering's identity for this process (see `subscribe`). */
-	epoch: string;
+}
+
+/** A session's state as the runtime manager reports it: the agent's own, and whether it is the primary. */
+export interface SessionState extends AgentState {
+	primary: boolean;
 }
 
 /** One row of `session_list`. */
@@ -63,6 +64,55 @@ export interface RuntimeEvent {
 	[key: string]: unknown;
 }
 
+/** Why a session left memory. */
+export type UnloadReason = "closed" | "evicted" | "shutdown";
+
+/** What the runtime tells the layers above about one of its sessions: an agent event, or that it was unloaded. */
+export type SessionSignal = { kind: "event"; event: RuntimeEvent } | { kind: "unloaded"; reason: UnloadReason };
+
+/** Receives every session's signals, in order per session. */
+export type SessionObserver = (sessionId: string, signal: SessionSignal) => void;
+
+/** Ids a user may choose with --session-id: safe as part of a file name. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Where a session's conversation comes from. */
+export type SessionSource =
+	| { kind: "file"; path: string }
+	| { kind: "new"; cwd: string; id?: string; parentSession?: string }
+	| { kind: "memory"; cwd: string }
+	/** A new recorded session holding the path from the root of `path` to `leafId` (null: empty, for a fork at the first message). */
+	| { kind: "branch"; path: string; leafId: string | null };
+
+/** A recorded session file and the id in its header. */
+export interface SessionFileRef {
+	id: string;
+	path: string;
+	modifiedMs: number;
+}
+
+/** Finds recorded sessions on disk; implemented by the pi adapter. */
+export interface SessionCatalog {
+	/** The newest recorded session of `cwd`, if any (for --continue). */
+	newestFor(cwd: string): SessionFileRef | undefined;
+	/** The session file with exactly this id, if recorded. */
+	byId(id: string): SessionFileRef | undefined;
+	/** A path, a full id or an unambiguous id prefix; throws an error saying what was not found or was ambiguous. */
+	resolve(reference: string, baseDir: string): SessionFileRef;
+	/** Summaries of this project's sessions, or of all projects', newest first. */
+	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>>;
+}
+
+/** How a session is opened: from a source, with the thinking level and features it starts with. */
+export interface OpenSessionOptions {
+	thinkingLevel?: ThinkingLevel;
+	/** Tools and turn-start context from features (memory, ...). */
+	features?: SessionFeatures;
+}
+
+/** Opens (or creates) a session, ready to prompt; implemented by the pi adapter. */
+export type SessionOpener = (source: SessionSource, options: OpenSessionOptions) => Promise<AgentHandle>;
+
 /** An image attached to a user message: base64 data and its MIME type. */
 export interface ImageAttachment {
 	type: "image";
@@ -75,13 +125,18 @@ export interface AgentHandle {
 	readonly sessionId: string;
 	readonly sessionFile: string | undefined;
 	readonly cwd: string;
+	/**
+	 * The one busy flag: a run is active (from its start until its end, as clients see `agent_start` and
+	 * `agent_end`) or the conversation is being compacted. A busy session is never unloaded, closed or
+	 * prompted anew.
+	 */
 	readonly isBusy: boolean;
 	/** Starts a run. Resolves once the prompt is accepted (and recorded), not when the run ends. */
 	prompt(text: string, images?: ImageAttachment[]): Promise<void>;
 	steer(text: string, images?: ImageAttachment[]): Promise<void>;
 	followUp(text: string, images?: ImageAttachment[]): Promise<void>;
 	abort(): Promise<void>;
-	state(): Omit<SessionState, "primary" | "lastSeq" | "epoch">;
+	state(): AgentState;
 	messages(): JsonObject[];
 	/** The assistant message being streamed right now, as far as it has come (undefined when idle). */
 	streamingMessage(): JsonObject | undefined;

@@ -1,8 +1,7 @@
 /** Command-line flags of `skiff`: parsed strictly, with errors that name the flag. */
 import { parseArgs } from "node:util";
-import { THINKING_LEVELS, type ThinkingLevel } from "../agent/types.js";
 import type { StartupSession } from "../agent/runtime-manager.js";
-import { SESSION_ID_PATTERN } from "../agent/pi/session-catalog.js";
+import { SESSION_ID_PATTERN, THINKING_LEVELS, type ThinkingLevel } from "../agent/types.js";
 
 export interface CliOptions {
 	help: boolean;

@@ -5,7 +5,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WebSocketServer } from "ws";
-import type { RuntimeManager } from "../agent/runtime-manager.js";
 import type { Dispatcher } from "../protocol/dispatch.js";
 import { type AuthPolicy, authorizeRequest } from "./auth.js";
 import { refuseUpgrade, sendText } from "./http-reply.js";
@@ -26,7 +25,6 @@ export interface ListenerOptions {
 	port: number;
 	auth: AuthPolicy;
 	dispatcher: Dispatcher;
-	runtime: RuntimeManager;
 	web: WebPageSource;
 }
 
@@ -41,14 +39,14 @@ export interface Listener {
 const chosenProtocol = new WeakMap<IncomingMessage, string>();
 
 export async function startListener(options: ListenerOptions): Promise<Listener> {
-	const { auth, dispatcher, runtime, web } = options;
+	const { auth, dispatcher, web } = options;
 	const sockets = new WebSocketServer({
 		noServer: true,
 		maxPayload: MAX_FRAME_BYTES,
 		perMessageDeflate: false,
 		handleProtocols: (_offered, request) => chosenProtocol.get(request) ?? false,
 	});
-	sockets.on("connection", (socket) => serveControlSocket(socket, dispatcher, runtime));
+	sockets.on("connection", (socket) => serveControlSocket(socket, dispatcher));
 
 	const server: Server = createServer(
 		{ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, maxHeaderSize: MAX_HEADER_BYTES },

@@ -4,10 +4,8 @@
  * before its queue can grow without bound.
  */
 import type { WebSocket } from "ws";
-import type { RuntimeManager } from "../agent/runtime-manager.js";
 import type { Dispatcher } from "../protocol/dispatch.js";
 import { errorResponse } from "../protocol/envelope.js";
-import { EventSubscriptions } from "../protocol/subscriptions.js";
 import { MAX_CONCURRENT_COMMANDS, MAX_OUTBOUND_BUFFER_BYTES } from "./limits.js";
 
 /** Close codes the server uses (RFC 6455). */
@@ -15,7 +13,7 @@ export const CLOSE_UNSUPPORTED_DATA = 1003;
 export const CLOSE_POLICY_VIOLATION = 1008;
 export const CLOSE_GOING_AWAY = 1001;
 
-export function serveControlSocket(socket: WebSocket, dispatcher: Dispatcher, runtime: RuntimeManager): void {
+export function serveControlSocket(socket: WebSocket, dispatcher: Dispatcher): void {
 	let inFlight = 0;
 	const send = (json: string) => {
 		if (socket.readyState !== socket.OPEN) return;
@@ -26,7 +24,7 @@ export function serveControlSocket(socket: WebSocket, dispatcher: Dispatcher, ru
 		}
 		socket.send(json);
 	};
-	const subscriptions = new EventSubscriptions(runtime, send);
+	const subscriptions = dispatcher.eventClient(send);
 
 	socket.on("message", (data, isBinary) => {
 		if (isBinary) {

@@ -1,6 +1,6 @@
 /** Control-plane commands of the memory subsystem (for settings panels and scripts). */
 import { Type } from "typebox";
-import { defineCommand } from "../protocol/command.js";
+import { defineCommand, NoFields } from "../protocol/command.js";
 import type { MemoryService } from "./memory-service.js";
 import { BACKENDS } from "./settings.js";
 
@@ -13,7 +13,7 @@ export function memoryCommands(memory: MemoryService) {
 		defineCommand({
 			name: "memory_get_settings",
 			summary: "The memory configuration a session uses. The remote token is always shown as a redaction marker.",
-			params: Type.Object({}, { additionalProperties: false }),
+			params: NoFields,
 			result: SETTINGS_RESULT,
 			handler: async (_params, context) => memory.view(memory.binding((await context.session()).id)),
 		}),

@@ -3,7 +3,7 @@
  * it), a short description of its result, and a handler. Domain modules define commands; the composition
  * root registers them.
  */
-import type { Static, TObject } from "typebox";
+import { type Static, type TObject, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import type { CommandContext } from "./context.js";
 
@@ -27,6 +27,9 @@ export interface RegisteredCommand {
 	readonly check: (value: unknown) => boolean;
 	readonly errors: (value: unknown) => Array<{ instancePath: string; message: string; params?: unknown }>;
 }
+
+/** The parameters of a command that takes no fields beside the envelope's. */
+export const NoFields = Type.Object({}, { additionalProperties: false });
 
 /** Identity helper that keeps the handler's parameter type tied to its schema. */
 export function defineCommand<S extends TObject>(definition: CommandDefinition<S>): CommandDefinition<S> {

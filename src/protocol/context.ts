@@ -1,5 +1,6 @@
-/** What a command handler gets: the runtime, the addressed session, and the client it answers. */
+/** What a command handler gets: the runtime, the event streams, the addressed session, and the client it answers. */
 import type { LoadedSession, RuntimeManager } from "../agent/runtime-manager.js";
+import type { EventStreams } from "./event-streams.js";
 
 /** The outcome of `subscribe`: where the stream stands and whether the client must reload its snapshot. */
 export interface SubscribeResult {
@@ -21,8 +22,18 @@ export interface ClientLink {
 	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult;
 }
 
-export interface CommandContext {
+/** A client with an event stream (a WebSocket): its link, and how to stop its deliveries when it goes. */
+export interface EventClient extends ClientLink {
+	close(): void;
+}
+
+/** The services commands run against. */
+export interface ProtocolServices {
 	readonly runtime: RuntimeManager;
+	readonly streams: EventStreams;
+}
+
+export interface CommandContext extends ProtocolServices {
 	/** The envelope's `sessionId`, if any. */
 	readonly sessionId: string | undefined;
 	readonly client: ClientLink;

@@ -3,19 +3,22 @@
  * command's schema, run the handler. Every failure becomes a response naming what was wrong; nothing
  * thrown here escapes to the transport.
  */
-import type { RuntimeManager } from "../agent/runtime-manager.js";
 import type { CommandRegistry } from "./command.js";
-import type { ClientLink, CommandContext } from "./context.js";
+import type { ClientLink, CommandContext, EventClient, ProtocolServices } from "./context.js";
 import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope, successResponse } from "./envelope.js";
+import { EventSubscriptions } from "./subscriptions.js";
 
 export interface Dispatcher {
 	/** Handles one command given as JSON text. */
 	dispatchText(text: string, client: ClientLink): Promise<ResponseEnvelope>;
 	/** Handles one already-parsed command value. */
 	dispatchValue(value: unknown, client: ClientLink): Promise<ResponseEnvelope>;
+	/** The link of a client with an event stream: the events it follows are sent as JSON text through `send`. */
+	eventClient(send: (json: string) => void): EventClient;
 }
 
-export function createDispatcher(registry: CommandRegistry, runtime: RuntimeManager): Dispatcher {
+export function createDispatcher(registry: CommandRegistry, services: ProtocolServices): Dispatcher {
+	const { runtime } = services;
 	const dispatchValue = async (value: unknown, client: ClientLink): Promise<ResponseEnvelope> => {
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {
 			return errorResponse(PARSE_COMMAND, undefined, "A command must be a JSON object with a string field `type`");
@@ -40,7 +43,7 @@ export function createDispatcher(registry: CommandRegistry, runtime: RuntimeMana
 			return errorResponse(type, echoId, `Invalid command: ${describeErrors(command.errors(fields))}`);
 		}
 		const context: CommandContext = {
-			runtime,
+			...services,
 			sessionId,
 			client,
 			session: async () => {
@@ -57,6 +60,7 @@ export function createDispatcher(registry: CommandRegistry, runtime: RuntimeMana
 	};
 	return {
 		dispatchValue,
+		eventClient: (send) => new EventSubscriptions(services.streams, send),
 		dispatchText: async (text, client) => {
 			let value: unknown;
 			try {

@@ -5,7 +5,7 @@
  */
 import type { RuntimeEvent } from "../agent/types.js";
 
-type EventShaper = (event: RuntimeEvent) => RuntimeEvent | undefined;
+export type EventShaper = (event: RuntimeEvent) => RuntimeEvent | undefined;
 
 /** A shaper for one session (it remembers tool output already sent, to send only what is new). */
 export function createEventShaper(): EventShaper {

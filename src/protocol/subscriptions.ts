@@ -3,8 +3,8 @@
  * that addresses it, or from an explicit `subscribe`, which can first replay what the client missed.
  * Events are sent in seq order with no gap and no repeat: a replay only happens before live delivery starts.
  */
-import type { RuntimeManager } from "../agent/runtime-manager.js";
-import type { ClientLink, SubscribeResult } from "./context.js";
+import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
+import type { EventStreams } from "./event-streams.js";
 
 interface Following {
 	/** The hub seq when live delivery began: every later event has been sent. */
@@ -12,25 +12,25 @@ interface Following {
 	readonly unsubscribe: () => void;
 }
 
-export class EventSubscriptions implements ClientLink {
+export class EventSubscriptions implements EventClient {
 	readonly transport = "ws" as const;
 	private readonly following = new Map<string, Following>();
 
 	constructor(
-		private readonly runtime: RuntimeManager,
+		private readonly streams: EventStreams,
 		private readonly send: (json: string) => void,
 	) {}
 
 	follow(sessionId: string): void {
 		if (this.following.has(sessionId)) return;
-		const hub = this.runtime.hub(sessionId);
+		const hub = this.streams.hub(sessionId);
 		const unsubscribe = hub.subscribe((published) => this.send(published.json));
 		this.following.set(sessionId, { from: hub.seq, unsubscribe });
 	}
 
 	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult {
-		const hub = this.runtime.hub(sessionId);
-		const staleEpoch = epoch !== undefined && epoch !== this.runtime.epoch;
+		const hub = this.streams.hub(sessionId);
+		const staleEpoch = epoch !== undefined && epoch !== this.streams.epoch;
 		const result = (replayed: number, resync: boolean): SubscribeResult => ({
 			sessionId,
 			seq: hub.seq,

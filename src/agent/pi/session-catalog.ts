@@ -6,19 +6,9 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import type { SessionSummary } from "../types.js";
+import type { SessionCatalog, SessionFileRef, SessionSummary } from "../types.js";
 
-/** A recorded session file and the id in its header. */
-export interface SessionFileRef {
-	id: string;
-	path: string;
-	modifiedMs: number;
-}
-
-/** Ids a user may choose with --session-id: safe as part of a file name. */
-export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-export class SessionCatalog {
+export class PiSessionCatalog implements SessionCatalog {
 	constructor(private readonly sessionsDir: string) {}
 
 	/** Every recorded session file, newest first. */

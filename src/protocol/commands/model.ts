@@ -1,9 +1,8 @@
 /** Model and thinking level of a session. */
 import { Type } from "typebox";
 import { THINKING_LEVELS } from "../../agent/types.js";
-import { defineCommand } from "../command.js";
+import { defineCommand, NoFields } from "../command.js";
 
-const NoFields = Type.Object({}, { additionalProperties: false });
 
 export const getAvailableModels = defineCommand({
 	name: "get_available_models",

@@ -1,6 +1,6 @@
 /** Run control: start a run, add to it, stop it. */
 import { Type } from "typebox";
-import { defineCommand } from "../command.js";
+import { defineCommand, NoFields } from "../command.js";
 
 const Message = Type.String({ minLength: 1, description: "The user's text." });
 
@@ -64,7 +64,7 @@ export const followUp = queueingCommand("follow_up", "Queues a message to be sen
 export const abort = defineCommand({
 	name: "abort",
 	summary: "Stops the active run (the partial reply is kept, marked aborted). Succeeds when idle too.",
-	params: Type.Object({}, { additionalProperties: false }),
+	params: NoFields,
 	result: "none",
 	handler: async (_params, context) => {
 		const session = await context.session();

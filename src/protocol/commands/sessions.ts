@@ -1,9 +1,8 @@
 /** Session lifecycle: list, create, switch, fork, clone, close, rename. Lifecycle commands return a snapshot. */
 import { Type } from "typebox";
-import { defineCommand } from "../command.js";
+import { defineCommand, NoFields } from "../command.js";
 import { presentSession } from "../snapshot.js";
 
-const NoFields = Type.Object({}, { additionalProperties: false });
 const SNAPSHOT = "the backend snapshot `{sessionId, state, messages}` of the target session";
 
 export const sessionList = defineCommand({

@@ -1,8 +1,7 @@
 /** Reading a session: state, transcript, statistics, commands. */
-import { Type } from "typebox";
-import { defineCommand } from "../command.js";
+import { defineCommand, NoFields } from "../command.js";
+import { wireStateOf } from "../snapshot.js";
 
-const NoFields = Type.Object({}, { additionalProperties: false });
 
 export const getState = defineCommand({
 	name: "get_state",
@@ -11,7 +10,7 @@ export const getState = defineCommand({
 	result:
 		"`{sessionId, sessionFile?, sessionName?, cwd, model?, thinkingLevel, isStreaming, isCompacting, messageCount, " +
 		"pendingMessageCount, autoCompactionEnabled, primary, persisted, lastSeq, epoch}`",
-	handler: async (_params, context) => context.runtime.state(await context.session()),
+	handler: async (_params, context) => wireStateOf(context, await context.session()),
 });
 
 export const getMessages = defineCommand({
@@ -23,7 +22,7 @@ export const getMessages = defineCommand({
 	result: "`{messages, streaming?, seq}`: events with a larger seq come after this transcript",
 	handler: async (_params, context) => {
 		const session = await context.session();
-		return { messages: session.handle.messages(), streaming: session.handle.streamingMessage(), seq: session.hub.seq };
+		return { messages: session.handle.messages(), streaming: session.handle.streamingMessage(), seq: context.streams.hub(session.id).seq };
 	},
 });
 

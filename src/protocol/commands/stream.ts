@@ -1,6 +1,6 @@
 /** The event stream and the connection itself. */
 import { Type } from "typebox";
-import { defineCommand } from "../command.js";
+import { defineCommand, NoFields } from "../command.js";
 
 export const subscribe = defineCommand({
 	name: "subscribe",
@@ -26,7 +26,7 @@ export const subscribe = defineCommand({
 export const ping = defineCommand({
 	name: "ping",
 	summary: "Answers at once; for liveness checks.",
-	params: Type.Object({}, { additionalProperties: false }),
+	params: NoFields,
 	result: "`{pong: true, time}` (server time, ms since the epoch)",
 	handler: () => ({ pong: true, time: Date.now() }),
 });

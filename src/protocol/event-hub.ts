@@ -2,7 +2,7 @@
  * One session's outgoing event stream: numbers events with an increasing `seq`, serializes each once for all
  * listeners, and keeps a bounded replay window so a reconnecting client can catch up from a seq.
  */
-import type { RuntimeEvent } from "./types.js";
+import type { RuntimeEvent } from "../agent/types.js";
 
 /** Replay window per session: whichever bound is hit first drops the oldest events. */
 export const REPLAY_MAX_EVENTS = 50_000;

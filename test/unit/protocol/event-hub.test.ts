@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { EventHub } from "../../../src/agent/event-hub.js";
+import { EventHub } from "../../../src/protocol/event-hub.js";
 
 test("events get increasing seq, sessionId, and one shared JSON text", () => {
 	const hub = new EventHub("s1");

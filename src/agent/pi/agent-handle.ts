@@ -1,0 +1,195 @@
+/**
+ * One pi AgentSession as the runtime's AgentHandle: prompts are acknowledged once recorded, and one busy
+ * flag says whether a run (or a compaction) is in progress. Nothing above src/agent/ sees pi.
+ */
+import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
+import type { AgentHandle, AgentState, ImageAttachment, JsonObject, ModelInfo, RuntimeEvent, ThinkingLevel } from "../types.js";
+import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
+import { recordedUserMessages, waitForUserMessage } from "./recorder.js";
+import type { TurnStartAbort } from "./turn-start.js";
+
+export class PiAgentHandle implements AgentHandle {
+	/**
+	 * Whether a run is in progress as clients see it: from agent_start to agent_end. This, not pi's own
+	 * `isStreaming` (which stays true a moment after agent_end while pi's listeners settle), is what
+	 * `isBusy` and the state's `isStreaming` report.
+	 */
+	private running = false;
+
+	constructor(
+		private readonly env: PiEnvironment,
+		private readonly session: AgentSession,
+		private readonly manager: SessionManager,
+		private readonly turnStart: TurnStartAbort,
+	) {
+		session.subscribe((event) => {
+			if (event.type === "agent_start") this.running = true;
+			else if (event.type === "agent_end") this.running = false;
+		});
+	}
+
+	get sessionId(): string {
+		return this.session.sessionId;
+	}
+	get sessionFile(): string | undefined {
+		return this.manager.isPersisted() ? this.session.sessionFile : undefined;
+	}
+	get cwd(): string {
+		return this.manager.getCwd();
+	}
+	get isBusy(): boolean {
+		return this.running || this.session.isCompacting;
+	}
+
+	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
+		const model = this.session.model;
+		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new Error(noModelMessage(this.env.agentDir));
+		// Right after agent_end pi is still settling: a prompt sent then waits for it instead of being refused.
+		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
+		const before = recordedUserMessages(this.manager);
+		return new Promise((resolve, reject) => {
+			let accepted = false;
+			const run = this.session.prompt(text, {
+				images,
+				source: "rpc",
+				preflightResult: (ok) => {
+					if (ok && !accepted) {
+						accepted = true;
+						// Acknowledge only once the prompt is on disk: an accepted prompt survives a crash.
+						void waitForUserMessage(this.manager, before).then(resolve);
+					}
+				},
+			});
+			run.then(
+				() => {
+					if (!accepted) resolve(); // handled without a model run (e.g. an extension command)
+				},
+				(error: unknown) => {
+					if (!accepted) reject(error instanceof Error ? error : new Error(String(error)));
+				},
+			);
+		});
+	}
+
+	steer(text: string, images?: ImageAttachment[]): Promise<void> {
+		return this.session.steer(text, images);
+	}
+	followUp(text: string, images?: ImageAttachment[]): Promise<void> {
+		return this.session.followUp(text, images);
+	}
+	abort(): Promise<void> {
+		this.turnStart.abort();
+		return this.session.abort();
+	}
+
+	state(): AgentState {
+		const s = this.session;
+		return {
+			sessionId: s.sessionId,
+			sessionFile: this.sessionFile,
+			sessionName: s.sessionName,
+			cwd: this.cwd,
+			model: s.model ? toModelInfo(s.model) : undefined,
+			thinkingLevel: s.thinkingLevel as ThinkingLevel,
+			isStreaming: this.running,
+			isCompacting: s.isCompacting,
+			messageCount: s.messages.length,
+			pendingMessageCount: s.pendingMessageCount,
+			autoCompactionEnabled: s.autoCompactionEnabled,
+			persisted: this.manager.isPersisted(),
+		};
+	}
+
+	messages(): JsonObject[] {
+		return this.session.messages as unknown as JsonObject[];
+	}
+
+	streamingMessage(): JsonObject | undefined {
+		return this.running ? (this.session.state.streamingMessage as unknown as JsonObject | undefined) : undefined;
+	}
+
+	availableModels(): ModelInfo[] {
+		return this.env.modelRegistry.getAvailable().map(toModelInfo);
+	}
+
+	async setModel(provider: string, modelId: string): Promise<ModelInfo> {
+		const model = this.env.modelRegistry.getAvailable().find((m) => m.provider === provider && m.id === modelId);
+		if (!model) {
+			const known = this.env.modelRegistry.find(provider, modelId);
+			throw new Error(
+				known
+					? `Model ${provider}/${modelId} has no credentials configured`
+					: `Model not found: ${provider}/${modelId}`,
+			);
+		}
+		await this.session.setModel(model);
+		return toModelInfo(model);
+	}
+
+	availableThinkingLevels(): ThinkingLevel[] {
+		return this.session.getAvailableThinkingLevels() as ThinkingLevel[];
+	}
+
+	setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
+		this.session.setThinkingLevel(level);
+		return this.session.thinkingLevel as ThinkingLevel;
+	}
+
+	commands(): JsonObject[] {
+		const s = this.session;
+		return [
+			...s.extensionRunner.getRegisteredCommands().map((c) => ({
+				name: c.invocationName,
+				description: c.description,
+				source: "extension",
+			})),
+			...s.promptTemplates.map((t) => ({ name: t.name, description: t.description, source: "prompt" })),
+			...s.resourceLoader.getSkills().skills.map((k) => ({
+				name: `skill:${k.name}`,
+				description: k.description,
+				source: "skill",
+			})),
+		];
+	}
+
+	setName(name: string): void {
+		this.session.setSessionName(name);
+	}
+
+	stats(): JsonObject {
+		return { ...this.session.getSessionStats(), contextUsage: this.session.getContextUsage() } as JsonObject;
+	}
+
+	async compact(customInstructions?: string): Promise<JsonObject> {
+		return (await this.session.compact(customInstructions)) as unknown as JsonObject;
+	}
+
+	leafEntryId(): string | undefined {
+		return this.manager.getLeafId() ?? undefined;
+	}
+
+	parentEntryId(entryId: string): string | null {
+		const entry = this.manager.getEntry(entryId);
+		if (!entry) throw new Error(`Unknown entry ${entryId}`);
+		return entry.parentId;
+	}
+
+	forkPoints(): Array<{ entryId: string; text: string }> {
+		return this.session.getUserMessagesForForking();
+	}
+
+	subscribe(listener: (event: RuntimeEvent) => void): () => void {
+		return this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
+	}
+
+	async settle(): Promise<void> {
+		// Aborting records the partial reply (stopReason "aborted"); entries are appended synchronously as they
+		// happen, so once the agent is idle everything is on disk.
+		if (this.session.isStreaming) await this.session.abort();
+		await this.session.agent.waitForIdle();
+	}
+
+	dispose(): void {
+		this.session.dispose();
+	}
+}

@@ -1,0 +1,66 @@
+/**
+ * The inline pi extensions every Skiff session gets: the recording check before each model call, and the
+ * hooks through which features add tools and hidden turn-start context.
+ */
+import { defineTool, type ExtensionFactory, type SessionManager, type ToolDefinition } from "@mariozechner/pi-coding-agent";
+import type { FeatureTool } from "../../features/feature-tool.js";
+import type { SessionFeatures } from "../types.js";
+import { waitUntilRecorded } from "./recorder.js";
+import type { TurnStartAbort } from "./turn-start.js";
+
+/**
+ * Holds each model request until the newest user message of the conversation is on disk. It hooks the
+ * provider request (which pi does not copy), not the `context` event (which makes pi clone the whole
+ * conversation on every model call).
+ */
+export function recordBeforeModelCall(manager: SessionManager, messages: () => readonly unknown[]): ExtensionFactory {
+	return (pi) => {
+		pi.on("before_provider_request", async () => {
+			const all = messages();
+			for (let i = all.length - 1; i >= 0; i--) {
+				const message = all[i] as { role?: unknown; timestamp?: unknown };
+				if (message.role !== "user") continue;
+				await waitUntilRecorded(manager, message);
+				break;
+			}
+			return undefined;
+		});
+	};
+}
+
+/**
+ * Before each prompt, activates the tools the features offer now (a backend switch applies to new turns)
+ * and adds their hidden context, never auto-submitted, never blocking the turn.
+ */
+export function featureHooks(coreTools: string[], features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
+	const toolNames = () => [...coreTools, ...features.activeToolNames()];
+	return (pi) => {
+		// The session opens with this set (see openPiSession); changing it rebuilds the system prompt, so it
+		// is done only when the set changed.
+		let active = toolNames().join("\n");
+		pi.on("before_agent_start", async (event, ctx) => {
+			const names = toolNames();
+			if (names.join("\n") !== active) {
+				active = names.join("\n");
+				pi.setActiveTools(names);
+			}
+			const signal = ctx.signal ? AbortSignal.any([ctx.signal, turnStart.signal]) : turnStart.signal;
+			const context = await features.contextForPrompt(event.prompt, signal);
+			return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
+		});
+	};
+}
+
+/** A feature tool as pi runs it: text out, errors as tool errors. */
+export function toPiTool(tool: FeatureTool): ToolDefinition {
+	return defineTool({
+		name: tool.name,
+		label: tool.label,
+		description: tool.description,
+		parameters: tool.parameters,
+		async execute(_toolCallId, params, signal) {
+			const text = await tool.execute(params as never, signal);
+			return { content: [{ type: "text", text }], details: {} };
+		},
+	}) as unknown as ToolDefinition;
+}

@@ -1,0 +1,34 @@
+/**
+ * The pi adapter's one entry point for the composition root: the process-wide pi environment, the session
+ * catalog and the session opener, as the runtime's own interfaces.
+ */
+import type { SessionCatalog, SessionOpener } from "../types.js";
+import { createPiEnvironment } from "./environment.js";
+import { openPiSession } from "./open-session.js";
+import { warmUpProviders } from "./provider-warmup.js";
+import { PiSessionCatalog } from "./session-catalog.js";
+
+export interface PiRuntime {
+	readonly catalog: SessionCatalog;
+	readonly openSession: SessionOpener;
+	/** Problems worth telling the operator at start-up (never secrets). */
+	readonly warnings: string[];
+	/** Loads the configured providers' SDKs in the background, so the first prompt does not wait for them. */
+	warmUp(): void;
+}
+
+/** Builds the pi side of the runtime. Throws when `model` (`provider/id`) names a model pi does not know. */
+export function createPiRuntime(options: { agentDir: string; model?: string }): PiRuntime {
+	const env = createPiEnvironment(options);
+	const warnings: string[] = [];
+	if (env.modelsError) warnings.push(`models.json: ${env.modelsError}`);
+	if (env.modelRegistry.getAvailable().length === 0) {
+		warnings.push("No model has credentials yet: prompts will fail until one is configured (see README, Models).");
+	}
+	return {
+		catalog: new PiSessionCatalog(env.sessionsDir),
+		openSession: (source, openOptions) => openPiSession(env, source, openOptions),
+		warnings,
+		warmUp: () => warmUpProviders(env),
+	};
+}

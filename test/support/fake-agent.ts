@@ -1,0 +1,134 @@
+/**
+ * In-memory stand-ins for the pi adapter: an agent handle that runs nothing and a catalog of pretend session
+ * files, typed by the runtime's own interfaces so runtime tests need no casts.
+ */
+import type {
+	AgentHandle,
+	AgentState,
+	JsonObject,
+	ModelInfo,
+	RuntimeEvent,
+	SessionCatalog,
+	SessionFileRef,
+	SessionOpener,
+	SessionSummary,
+	ThinkingLevel,
+} from "../../src/agent/types.js";
+
+export class FakeAgentHandle implements AgentHandle {
+	busy = false;
+	disposed = false;
+	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+
+	constructor(
+		readonly sessionId: string,
+		readonly sessionFile: string | undefined,
+		readonly cwd = "/p",
+	) {}
+
+	get isBusy(): boolean {
+		return this.busy;
+	}
+	/** Sends an event to the runtime as the agent would. */
+	emit(event: RuntimeEvent): void {
+		for (const listener of this.listeners) listener(event);
+	}
+	subscribe(listener: (event: RuntimeEvent) => void): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+	state(): AgentState {
+		return {
+			sessionId: this.sessionId,
+			sessionFile: this.sessionFile,
+			cwd: this.cwd,
+			thinkingLevel: "off",
+			isStreaming: this.busy,
+			isCompacting: false,
+			messageCount: 0,
+			pendingMessageCount: 0,
+			autoCompactionEnabled: true,
+			persisted: this.sessionFile !== undefined,
+		};
+	}
+	messages(): JsonObject[] {
+		return [];
+	}
+	streamingMessage(): JsonObject | undefined {
+		return undefined;
+	}
+	availableModels(): ModelInfo[] {
+		return [];
+	}
+	availableThinkingLevels(): ThinkingLevel[] {
+		return ["off"];
+	}
+	setThinkingLevel(): ThinkingLevel {
+		return "off";
+	}
+	commands(): JsonObject[] {
+		return [];
+	}
+	setName(): void {}
+	stats(): JsonObject {
+		return {};
+	}
+	leafEntryId(): string | undefined {
+		return undefined;
+	}
+	parentEntryId(): string | null {
+		return null;
+	}
+	forkPoints(): Array<{ entryId: string; text: string }> {
+		return [];
+	}
+	async prompt(): Promise<void> {}
+	async steer(): Promise<void> {}
+	async followUp(): Promise<void> {}
+	async abort(): Promise<void> {}
+	async setModel(): Promise<ModelInfo> {
+		throw new Error("the fake agent has no models");
+	}
+	async compact(): Promise<JsonObject> {
+		throw new Error("the fake agent does not compact");
+	}
+	async settle(): Promise<void> {}
+	dispose(): void {
+		this.disposed = true;
+	}
+}
+
+/** A catalog over a map of pretend files, filled as sessions are "recorded". */
+export class FakeCatalog implements SessionCatalog {
+	readonly files = new Map<string, SessionFileRef>();
+
+	newestFor(): SessionFileRef | undefined {
+		return undefined;
+	}
+	byId(id: string): SessionFileRef | undefined {
+		return this.files.get(id);
+	}
+	resolve(reference: string): SessionFileRef {
+		const hit = this.files.get(reference) ?? [...this.files.values()].find((f) => f.path === reference);
+		if (!hit) throw new Error(`No recorded session matches "${reference}"`);
+		return hit;
+	}
+	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>> {
+		return [];
+	}
+}
+
+/** An opener that records every session it opens in `catalog` and keeps its handles, in order. */
+export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; handles: FakeAgentHandle[] } {
+	const handles: FakeAgentHandle[] = [];
+	let counter = 0;
+	const openSession: SessionOpener = async (source) => {
+		const id = source.kind === "file" ? catalog.resolve(source.path).id : `s${++counter}`;
+		const path = `/sessions/${id}.jsonl`;
+		catalog.files.set(id, { id, path, modifiedMs: 0 });
+		const handle = new FakeAgentHandle(id, path);
+		handles.push(handle);
+		return handle;
+	};
+	return { openSession, handles };
+}

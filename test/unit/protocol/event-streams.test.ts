@@ -1,0 +1,38 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { SessionObserver } from "../../../src/agent/types.js";
+import { EventStreams } from "../../../src/protocol/event-streams.js";
+
+function runtimeStub() {
+	let observer: SessionObserver | undefined;
+	return {
+		observe(o: SessionObserver) {
+			observer = o;
+			return () => (observer = undefined);
+		},
+		send: (...args: Parameters<SessionObserver>) => observer?.(...args),
+	};
+}
+
+test("runtime signals become numbered wire events: shaped, per session, with session_unloaded from the protocol layer", () => {
+	const runtime = runtimeStub();
+	const streams = new EventStreams(runtime);
+	const wire: string[] = [];
+	streams.hub("a").subscribe((p) => wire.push(p.json));
+	runtime.send("a", { kind: "event", event: { type: "agent_start" } });
+	runtime.send("b", { kind: "event", event: { type: "agent_start" } });
+	runtime.send("a", { kind: "event", event: { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "hi", partial: { big: true } } } });
+	runtime.send("a", { kind: "unloaded", reason: "evicted" });
+	runtime.send("a", { kind: "event", event: { type: "agent_start" } });
+	assert.deepEqual(
+		wire.map((j) => JSON.parse(j)),
+		[
+			{ type: "agent_start", sessionId: "a", seq: 1 },
+			{ type: "message_update", sessionId: "a", seq: 2, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "hi" } },
+			{ type: "session_unloaded", sessionId: "a", seq: 3, reason: "evicted" },
+			{ type: "agent_start", sessionId: "a", seq: 4 },
+		],
+	);
+	assert.equal(streams.hub("b").seq, 1);
+	assert.equal(streams.hub("a").since(2), undefined, "the replay window is dropped with the session");
+});
