@@ -5,19 +5,20 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type {
-	AgentHandle,
-	SessionCatalog,
-	SessionFeatures,
-	SessionObserver,
-	SessionOpener,
-	SessionOrigin,
-	SessionSignal,
-	SessionSource,
-	SessionState,
-	SessionSummary,
-	ThinkingLevel,
-	UnloadReason,
+import {
+	type AgentHandle,
+	DamagedSessionFileError,
+	type SessionCatalog,
+	type SessionFeatures,
+	type SessionObserver,
+	type SessionOpener,
+	type SessionOrigin,
+	type SessionSignal,
+	type SessionSource,
+	type SessionState,
+	type SessionSummary,
+	type ThinkingLevel,
+	type UnloadReason,
 } from "./types.js";
 
 /** Default bound on sessions held in memory at once (the primary counts). */
@@ -73,6 +74,17 @@ export class RuntimeManager {
 	/** Loads the primary session as chosen on the command line. */
 	async start(choice: StartupSession): Promise<LoadedSession> {
 		const { catalog, cwd } = this.options;
+		if (choice.kind === "continue") {
+			// A damaged newest file is set aside by the opener (and reported); the next newest is tried.
+			for (let newest = catalog.newestFor(cwd); newest; newest = catalog.newestFor(cwd)) {
+				try {
+					return this.becomePrimary(await this.load({ kind: "file", path: newest.path }));
+				} catch (error) {
+					if (!(error instanceof DamagedSessionFileError)) throw error;
+				}
+			}
+			return this.becomePrimary(await this.load({ kind: "new", cwd }));
+		}
 		let source: SessionSource;
 		switch (choice.kind) {
 			case "new":
@@ -81,11 +93,6 @@ export class RuntimeManager {
 			case "memory":
 				source = { kind: "memory", cwd };
 				break;
-			case "continue": {
-				const newest = catalog.newestFor(cwd);
-				source = newest ? { kind: "file", path: newest.path } : { kind: "new", cwd };
-				break;
-			}
 			case "open":
 				source = { kind: "file", path: catalog.resolve(choice.reference, cwd).path };
 				break;
@@ -95,7 +102,10 @@ export class RuntimeManager {
 				break;
 			}
 		}
-		const session = await this.load(source);
+		return this.becomePrimary(await this.load(source));
+	}
+
+	private becomePrimary(session: LoadedSession): LoadedSession {
 		this.primaryId = session.id;
 		return session;
 	}

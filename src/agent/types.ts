@@ -37,6 +37,8 @@ export interface AgentState {
 	pendingMessageCount: number;
 	autoCompactionEnabled: boolean;
 	persisted: boolean;
+	/** Why the last write of the session file failed, while it keeps failing (a full or read-only disk). */
+	recordingError?: string;
 }
 
 /** A session's state as the runtime manager reports it: the agent's own, and whether it is the primary. */
@@ -72,6 +74,11 @@ export type SessionSignal = { kind: "event"; event: RuntimeEvent } | { kind: "un
 
 /** Receives every session's signals, in order per session. */
 export type SessionObserver = (sessionId: string, signal: SessionSignal) => void;
+
+/** A recorded session file could not be opened because it is damaged beyond repair (it was set aside). */
+export class DamagedSessionFileError extends Error {
+	override name = "DamagedSessionFileError";
+}
 
 /** Ids a user may choose with --session-id: safe as part of a file name. */
 export const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

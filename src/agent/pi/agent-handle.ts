@@ -5,7 +5,7 @@
 import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import type { AgentHandle, AgentState, ImageAttachment, JsonObject, ModelInfo, RuntimeEvent, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
-import { recordedUserMessages, waitForUserMessage } from "./recorder.js";
+import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
 export class PiAgentHandle implements AgentHandle {
@@ -20,6 +20,7 @@ export class PiAgentHandle implements AgentHandle {
 		private readonly env: PiEnvironment,
 		private readonly session: AgentSession,
 		private readonly manager: SessionManager,
+		private readonly recorder: SessionRecorder,
 		private readonly turnStart: TurnStartAbort,
 	) {
 		session.subscribe((event) => {
@@ -46,7 +47,7 @@ export class PiAgentHandle implements AgentHandle {
 		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new Error(noModelMessage(this.env.agentDir));
 		// Right after agent_end pi is still settling: a prompt sent then waits for it instead of being refused.
 		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
-		const before = recordedUserMessages(this.manager);
+		const before = this.recorder.userMessages();
 		return new Promise((resolve, reject) => {
 			let accepted = false;
 			const run = this.session.prompt(text, {
@@ -55,8 +56,11 @@ export class PiAgentHandle implements AgentHandle {
 				preflightResult: (ok) => {
 					if (ok && !accepted) {
 						accepted = true;
-						// Acknowledge only once the prompt is on disk: an accepted prompt survives a crash.
-						void waitForUserMessage(this.manager, before).then(resolve);
+						// Acknowledge only once the prompt is on disk: an accepted prompt survives a crash. When it
+						// could not be written, the run stops (the model is not called) and the prompt fails.
+						this.recorder.waitForUserMessage(before).then(resolve, (error: unknown) => {
+							void this.abort().finally(() => reject(error instanceof Error ? error : new Error(String(error))));
+						});
 					}
 				},
 			});
@@ -97,6 +101,7 @@ export class PiAgentHandle implements AgentHandle {
 			pendingMessageCount: s.pendingMessageCount,
 			autoCompactionEnabled: s.autoCompactionEnabled,
 			persisted: this.manager.isPersisted(),
+			recordingError: this.recorder.lastFailure?.message,
 		};
 	}
 
@@ -178,8 +183,16 @@ export class PiAgentHandle implements AgentHandle {
 		return this.session.getUserMessagesForForking();
 	}
 
+	/** pi's session events, plus the recorder's: `recording_failed {code, error}` and `recording_restored`. */
 	subscribe(listener: (event: RuntimeEvent) => void): () => void {
-		return this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
+		const offAgent = this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
+		const offRecorder = this.recorder.onChange((failure) =>
+			listener(failure ? { type: "recording_failed", code: failure.code, error: failure.message } : { type: "recording_restored" }),
+		);
+		return () => {
+			offAgent();
+			offRecorder();
+		};
 	}
 
 	async settle(): Promise<void> {

@@ -29,6 +29,8 @@ export interface PiEnvironment {
 	findModel(reference: string): Model<any> | undefined;
 	/** The model named by --model; without it pi restores a session's own model or picks a default. */
 	readonly requestedModel: Model<any> | undefined;
+	/** Tells the operator about something worth knowing (a repaired session file); never secrets. */
+	warn(line: string): void;
 }
 
 export interface PiEnvironmentOptions {
@@ -37,6 +39,8 @@ export interface PiEnvironmentOptions {
 	model?: string;
 	/** Injected for tests; defaults to a PATH lookup. */
 	hasBinary?: (name: string) => boolean;
+	/** Where warnings go; defaults to standard error. */
+	warn?: (line: string) => void;
 }
 
 /** Builds the shared services. Throws when `--model` names a model pi does not know. */
@@ -77,6 +81,7 @@ export function createPiEnvironment(options: PiEnvironmentOptions): PiEnvironmen
 		modelsError: modelRegistry.getError(),
 		findModel,
 		requestedModel: requested,
+		warn: options.warn ?? ((line) => process.stderr.write(`warning: ${line}\n`)),
 	};
 }
 

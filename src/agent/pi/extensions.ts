@@ -2,25 +2,30 @@
  * The inline pi extensions every Skiff session gets: the recording check before each model call, and the
  * hooks through which features add tools and hidden turn-start context.
  */
-import { defineTool, type ExtensionFactory, type SessionManager, type ToolDefinition } from "@mariozechner/pi-coding-agent";
+import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
 import type { FeatureTool } from "../../features/feature-tool.js";
 import type { SessionFeatures } from "../types.js";
-import { waitUntilRecorded } from "./recorder.js";
+import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
 /**
- * Holds each model request until the newest user message of the conversation is on disk. It hooks the
- * provider request (which pi does not copy), not the `context` event (which makes pi clone the whole
- * conversation on every model call).
+ * Holds each model request until the newest user message of the conversation is on disk, and stops the run
+ * when it could not be recorded (the model is never called with an unrecorded prompt). It hooks the provider
+ * request (which pi does not copy), not the `context` event (which makes pi clone the whole conversation on
+ * every model call).
  */
-export function recordBeforeModelCall(manager: SessionManager, messages: () => readonly unknown[]): ExtensionFactory {
+export function recordBeforeModelCall(recorder: SessionRecorder, messages: () => readonly unknown[]): ExtensionFactory {
 	return (pi) => {
-		pi.on("before_provider_request", async () => {
+		pi.on("before_provider_request", async (_event, ctx) => {
 			const all = messages();
 			for (let i = all.length - 1; i >= 0; i--) {
 				const message = all[i] as { role?: unknown; timestamp?: unknown };
 				if (message.role !== "user") continue;
-				await waitUntilRecorded(manager, message);
+				try {
+					await recorder.waitUntilRecorded(message);
+				} catch {
+					ctx.abort(); // pi swallows hook errors: aborting is how the model call is stopped
+				}
 				break;
 			}
 			return undefined;

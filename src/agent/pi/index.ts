@@ -18,7 +18,7 @@ export interface PiRuntime {
 }
 
 /** Builds the pi side of the runtime. Throws when `model` (`provider/id`) names a model pi does not know. */
-export function createPiRuntime(options: { agentDir: string; model?: string }): PiRuntime {
+export function createPiRuntime(options: { agentDir: string; model?: string; warn?: (line: string) => void }): PiRuntime {
 	const env = createPiEnvironment(options);
 	const warnings: string[] = [];
 	if (env.modelsError) warnings.push(`models.json: ${env.modelsError}`);

@@ -3,16 +3,18 @@
  * wrapped in the runtime's AgentHandle.
  */
 import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
-import type { AgentHandle, OpenSessionOptions, SessionSource } from "../types.js";
+import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
 import { featureHooks, recordBeforeModelCall, toPiTool } from "./extensions.js";
-import { recordEagerly } from "./recorder.js";
+import { SessionRecorder } from "./recorder.js";
+import { checkSessionFile } from "./session-file-check.js";
 import { TurnStartAbort } from "./turn-start.js";
 
 /** Opens (or creates) a session and binds it, ready to prompt. */
 export async function openPiSession(env: PiEnvironment, source: SessionSource, options: OpenSessionOptions = {}): Promise<AgentHandle> {
-	const manager = sessionManagerFor(source);
+	if (source.kind === "file" || source.kind === "branch") openableFile(env, source.path);
+	const { manager, recorder } = sessionManagerFor(source);
 	const turnStart = new TurnStartAbort();
 	const conversation: { session?: AgentSession } = {};
 	const cwd = manager.getCwd();
@@ -25,7 +27,7 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
 		noThemes: true,
 		extensionFactories: [
-			recordBeforeModelCall(manager, () => conversation.session?.agent.state.messages ?? []),
+			recordBeforeModelCall(recorder, () => conversation.session?.agent.state.messages ?? []),
 			...(features ? [featureHooks(env.tools, features, turnStart)] : []),
 		],
 	});
@@ -47,29 +49,33 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 	conversation.session = session;
 	if (features) session.setActiveToolsByName([...env.tools, ...features.activeToolNames()]);
 	await session.bindExtensions({});
-	return new PiAgentHandle(env, session, manager, turnStart);
+	return new PiAgentHandle(env, session, manager, recorder, turnStart);
 }
 
-function sessionManagerFor(source: SessionSource): SessionManager {
-	let manager: SessionManager;
-	switch (source.kind) {
-		case "file":
-			manager = SessionManager.open(source.path);
-			break;
-		case "memory":
-			return SessionManager.inMemory(source.cwd);
-		case "new":
-			manager = SessionManager.create(source.cwd);
-			if (source.id !== undefined || source.parentSession !== undefined) {
-				manager.newSession({ id: source.id, parentSession: source.parentSession });
-			}
-			break;
-		case "branch":
-			manager = SessionManager.open(source.path);
-			if (source.leafId === null) manager.newSession({ parentSession: source.path });
-			else manager.createBranchedSession(source.leafId);
-			break;
+/** Checks a recorded file before pi reads it: repairs are reported, a file set aside cannot be opened. */
+function openableFile(env: PiEnvironment, path: string): void {
+	const check = checkSessionFile(path);
+	for (const warning of check.warnings) env.warn(warning);
+	if (check.outcome === "set-aside") {
+		throw new DamagedSessionFileError(`Session file ${path} is damaged (its first line is not a session header); it was set aside as ${check.keptAs}`);
 	}
-	recordEagerly(manager);
-	return manager;
+}
+
+/** The session manager for a source, with Skiff's recorder installed before anything is written. */
+function sessionManagerFor(source: SessionSource): { manager: SessionManager; recorder: SessionRecorder } {
+	if (source.kind === "memory") {
+		const manager = SessionManager.inMemory(source.cwd);
+		return { manager, recorder: new SessionRecorder(manager) };
+	}
+	const manager = source.kind === "new" ? SessionManager.create(source.cwd) : SessionManager.open(source.path);
+	const recorder = new SessionRecorder(manager);
+	if (source.kind === "new" && (source.id !== undefined || source.parentSession !== undefined)) {
+		manager.newSession({ id: source.id, parentSession: source.parentSession });
+	}
+	if (source.kind === "branch") {
+		if (source.leafId === null) manager.newSession({ parentSession: source.path });
+		else manager.createBranchedSession(source.leafId);
+		recorder.writeIfUnwritten(); // the branch holds messages: its file exists from now on
+	}
+	return { manager, recorder };
 }

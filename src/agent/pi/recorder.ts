@@ -1,9 +1,13 @@
 /**
  * The session recorder policy. pi's SessionManager writes a new session file only when the first assistant
- * message arrives, so a prompt accepted just before a crash would be lost. Skiff records a conversation from
- * its first message of any role, and waits for that write before the model is called.
+ * message arrives, and appends without checking that the write succeeded. Skiff records a conversation from
+ * its first message of any role, writes new files atomically (temp file, then rename), appends entry by
+ * entry, and knows which entries are really on disk: an entry whose write failed (a full or read-only disk)
+ * stays in a backlog that the next write retries, after cutting any half-written line off the file, so the
+ * file never holds a torn line followed by more entries.
  */
-import { appendFileSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, openSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from "node:fs";
+import { open } from "node:fs/promises";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
 
 /** The parts of pi's SessionManager that its persistence uses (not in its public typings). */
@@ -13,47 +17,7 @@ interface SessionManagerInternals {
 	sessionFile: string | undefined;
 	fileEntries: Array<{ type: string; message?: unknown }>;
 	_persist(entry: unknown): void;
-}
-
-/** How long the pre-request check waits for pi's queued event processing to record the prompt. */
-const RECORD_WAIT_LIMIT_MS = 2000;
-
-/**
- * Replaces pi's lazy persistence on one SessionManager with eager persistence: the file is written as soon
- * as the conversation holds a message, then appended entry by entry, exactly as pi itself would later.
- * Throws if pi's internals changed shape, so an upgrade cannot silently lose prompts.
- */
-export function recordEagerly(manager: SessionManager): void {
-	const internals = manager as unknown as SessionManagerInternals;
-	if (typeof internals._persist !== "function" || !Array.isArray(internals.fileEntries)) {
-		throw new Error("pi SessionManager internals changed: eager session recording needs updating");
-	}
-	const persist = (entry: unknown) => {
-		if (!internals.persist || !internals.sessionFile) return;
-		if (!internals.fileEntries.some((e) => e.type === "message")) {
-			internals.flushed = false;
-			return;
-		}
-		if (internals.flushed) {
-			appendFileSync(internals.sessionFile, `${JSON.stringify(entry)}\n`);
-			return;
-		}
-		writeAll(internals);
-	};
-	internals._persist = (entry: unknown) => {
-		persist(entry);
-		for (const check of [...(watchers.get(manager) ?? [])]) check();
-	};
-	// A branched or forked manager may hold messages that were never written.
-	if (internals.persist && internals.sessionFile && !internals.flushed) {
-		if (internals.fileEntries.some((e) => e.type === "message")) writeAll(internals);
-	}
-}
-
-function writeAll(internals: SessionManagerInternals): void {
-	const content = internals.fileEntries.map((e) => JSON.stringify(e)).join("\n");
-	writeFileSync(internals.sessionFile!, `${content}\n`);
-	internals.flushed = true;
+	_rewriteFile(): void;
 }
 
 /** A message as the recorder sees it: pi stamps every user, assistant and tool message with a timestamp. */
@@ -62,54 +26,292 @@ interface StampedMessage {
 	timestamp?: unknown;
 }
 
-/** The recorded messages of a session manager, oldest first. */
-function recordedMessages(manager: SessionManager): StampedMessage[] {
-	const internals = manager as unknown as SessionManagerInternals;
-	return internals.fileEntries.filter((e) => e.type === "message").map((e) => e.message as StampedMessage);
+/** Why the recording of a session failed, in words a user can act on (never file contents). */
+export class RecordingError extends Error {
+	constructor(
+		readonly code: string,
+		readonly file: string,
+		cause: unknown,
+	) {
+		super(`Could not record the session to ${file}: ${describeWriteError(code, cause)}`);
+		this.name = "RecordingError";
+	}
 }
 
-/** How many user messages are recorded; a prompt is recorded once this grows. */
-export function recordedUserMessages(manager: SessionManager): number {
-	return recordedMessages(manager).filter((m) => m.role === "user").length;
+/** How long a prompt may wait for pi to hand its entry to the recorder before the prompt fails. */
+const RECORD_WAIT_LIMIT_MS = 10_000;
+
+/** What the recorder tells its session: the recording failed, or works again. */
+export type RecordingListener = (failure: RecordingError | undefined) => void;
+
+/** The file operations the recorder needs; tests replace them to fail like a full or read-only disk. */
+export interface RecorderFiles {
+	/** Writes `content` to a temporary file, syncs it, and renames it over `path`. */
+	replace(path: string, content: string): void;
+	append(path: string, text: string): void;
+	size(path: string): number;
+	truncate(path: string, size: number): void;
+	/** Flushes the file's data to the disk. */
+	sync(path: string): Promise<void>;
 }
 
-/** Checks to run after every entry a manager records (see waitFor). */
-const watchers = new WeakMap<SessionManager, Set<() => void>>();
+export const REAL_FILES: RecorderFiles = {
+	replace(path, content) {
+		const temp = `${path}.${process.pid}.tmp`;
+		try {
+			writeWhole(temp, content);
+			renameSync(temp, path);
+		} catch (error) {
+			removeQuietly(temp);
+			throw error;
+		}
+	},
+	append(path, text) {
+		const fd = openSync(path, "a");
+		try {
+			writeAll(fd, text);
+		} finally {
+			closeSync(fd);
+		}
+	},
+	size: (path) => statSync(path).size,
+	truncate: (path, size) => truncateSync(path, size),
+	async sync(path) {
+		const handle = await open(path, "r");
+		try {
+			await handle.datasync();
+		} finally {
+			await handle.close();
+		}
+	},
+};
 
-/**
- * Resolves once `recorded()` holds. pi appends messages from a queue that runs shortly after the agent loop
- * emits them; every append re-runs the check, so this resolves the moment the entry is on disk (or gives up
- * after a bounded wait rather than stall a turn).
- */
-function waitFor(manager: SessionManager, recorded: () => boolean): Promise<void> {
-	if (!(manager as unknown as SessionManagerInternals).persist || recorded()) return Promise.resolve();
-	return new Promise((resolve) => {
-		let checks = watchers.get(manager);
-		if (!checks) watchers.set(manager, (checks = new Set()));
-		const done = () => {
-			checks.delete(check);
-			clearTimeout(timer);
-			resolve();
-		};
-		const check = () => {
-			if (recorded()) done();
-		};
-		const timer = setTimeout(done, RECORD_WAIT_LIMIT_MS);
-		checks.add(check);
-	});
+export class SessionRecorder {
+	/** Entries known to be on disk (by identity: pi's entry objects). */
+	private readonly written = new WeakSet<object>();
+	/** Entries accepted by pi but not yet on disk, oldest first. */
+	private backlog: object[] = [];
+	/** The file's size after the last successful write: anything beyond it is a half-written line. */
+	private goodSize: number | undefined;
+	private failure: RecordingError | undefined;
+	private readonly checks = new Set<() => void>();
+	private readonly listeners = new Set<RecordingListener>();
+
+	constructor(
+		private readonly manager: SessionManager,
+		private readonly files: RecorderFiles = REAL_FILES,
+	) {
+		const internals = this.internals;
+		if (typeof internals._persist !== "function" || typeof internals._rewriteFile !== "function" || !Array.isArray(internals.fileEntries)) {
+			throw new Error("pi SessionManager internals changed: eager session recording needs updating");
+		}
+		internals._persist = (entry: unknown) => this.persist(entry as object);
+		internals._rewriteFile = () => this.rewrite();
+		// An opened file is on disk as it is.
+		if (internals.persist && internals.sessionFile && internals.flushed) {
+			for (const entry of internals.fileEntries) this.written.add(entry);
+			this.goodSize = files.size(internals.sessionFile);
+		}
+	}
+
+	/** Writes the whole file now if it holds messages that were never written (a new branch of a session). */
+	writeIfUnwritten(): void {
+		const internals = this.internals;
+		if (internals.persist && internals.sessionFile && !internals.flushed && this.hasMessage()) this.rewrite();
+	}
+
+	/** The current failure, if the last write did not succeed. */
+	get lastFailure(): RecordingError | undefined {
+		return this.failure;
+	}
+
+	/** Hears about failures and recoveries (for an event to every client following the session). */
+	onChange(listener: RecordingListener): () => void {
+		this.listeners.add(listener);
+		return () => this.listeners.delete(listener);
+	}
+
+	/** How many user messages pi has accepted so far (written or not). */
+	userMessages(): number {
+		return this.messages().filter((m) => m.role === "user").length;
+	}
+
+	/**
+	 * Resolves once the user message after the first `before` ones is on disk and synced: the moment a prompt
+	 * may be acknowledged. Rejects with a RecordingError when its write failed.
+	 */
+	async waitForUserMessage(before: number): Promise<void> {
+		await this.waitFor(() => {
+			const entry = this.messageEntries().filter((e) => (e.message as StampedMessage).role === "user")[before];
+			return entry !== undefined && this.isWritten(entry);
+		});
+		await this.sync();
+	}
+
+	/**
+	 * Resolves once `message` (a copy of a message about to be sent to the model: pi clones the context, so
+	 * identity is role plus timestamp) is on disk; rejects when its write failed.
+	 */
+	waitUntilRecorded(message: StampedMessage): Promise<void> {
+		return this.waitFor(() =>
+			this.messageEntries().some((e) => {
+				const m = e.message as StampedMessage;
+				return m.role === message.role && m.timestamp === message.timestamp && this.isWritten(e);
+			}),
+		);
+	}
+
+	private get internals(): SessionManagerInternals {
+		return this.manager as unknown as SessionManagerInternals;
+	}
+
+	private messageEntries() {
+		return this.internals.fileEntries.filter((e) => e.type === "message");
+	}
+
+	private messages(): StampedMessage[] {
+		return this.messageEntries().map((e) => e.message as StampedMessage);
+	}
+
+	private hasMessage(): boolean {
+		return this.internals.fileEntries.some((e) => e.type === "message");
+	}
+
+	private isWritten(entry: object): boolean {
+		return !this.internals.persist || this.written.has(entry);
+	}
+
+	private persist(entry: object): void {
+		const internals = this.internals;
+		if (!internals.persist || !internals.sessionFile) return;
+		if (!this.hasMessage()) {
+			internals.flushed = false; // nothing said yet: the file is written with the first message
+		} else if (!internals.flushed) {
+			this.rewrite();
+		} else {
+			this.backlog.push(entry);
+			this.appendBacklog();
+		}
+		for (const check of [...this.checks]) check();
+	}
+
+	/** Writes every entry to a temporary file, then renames it over the session file. */
+	private rewrite(): void {
+		const internals = this.internals;
+		if (!internals.persist || !internals.sessionFile) return;
+		const file = internals.sessionFile;
+		const content = `${internals.fileEntries.map((e) => JSON.stringify(e)).join("\n")}\n`;
+		try {
+			this.files.replace(file, content);
+		} catch (error) {
+			this.fail(file, error);
+			return;
+		}
+		internals.flushed = true;
+		this.backlog = [];
+		for (const entry of internals.fileEntries) this.written.add(entry);
+		this.goodSize = Buffer.byteLength(content);
+		this.recover();
+	}
+
+	/** Appends the backlog in one write, after cutting off what a failed write may have left. */
+	private appendBacklog(): void {
+		const file = this.internals.sessionFile!;
+		const text = `${this.backlog.map((e) => JSON.stringify(e)).join("\n")}\n`;
+		try {
+			if (this.goodSize !== undefined && this.files.size(file) !== this.goodSize) this.files.truncate(file, this.goodSize);
+			this.files.append(file, text);
+		} catch (error) {
+			this.fail(file, error);
+			return;
+		}
+		if (this.goodSize !== undefined) this.goodSize += Buffer.byteLength(text);
+		for (const entry of this.backlog) this.written.add(entry);
+		this.backlog = [];
+		this.recover();
+	}
+
+	/** Flushes the file to the disk (in the background of the event loop: the model call does not wait for it). */
+	private async sync(): Promise<void> {
+		const file = this.internals.sessionFile;
+		if (!this.internals.persist || !file) return;
+		await this.files.sync(file);
+	}
+
+	private fail(file: string, error: unknown): void {
+		const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+		const first = this.failure === undefined;
+		this.failure = new RecordingError(code, file, error);
+		if (first) for (const listener of this.listeners) listener(this.failure);
+	}
+
+	private recover(): void {
+		if (this.failure === undefined) return;
+		this.failure = undefined;
+		for (const listener of this.listeners) listener(undefined);
+	}
+
+	/** Resolves once `done()` holds; re-checked after every entry; rejects on a write failure or after a bound. */
+	private waitFor(done: () => boolean): Promise<void> {
+		if (!this.internals.persist || done()) return Promise.resolve();
+		return new Promise((resolve, reject) => {
+			const finish = (error?: Error) => {
+				this.checks.delete(check);
+				clearTimeout(timer);
+				if (error) reject(error);
+				else resolve();
+			};
+			const check = () => {
+				if (done()) finish();
+				else if (this.failure) finish(this.failure);
+			};
+			const timer = setTimeout(
+				() => finish(new Error(`The prompt was not handed to the session recorder within ${RECORD_WAIT_LIMIT_MS / 1000} s`)),
+				RECORD_WAIT_LIMIT_MS,
+			);
+			this.checks.add(check);
+			check();
+		});
+	}
 }
 
-/** Resolves once more than `before` user messages are recorded (the prompt just accepted is on disk). */
-export function waitForUserMessage(manager: SessionManager, before: number): Promise<void> {
-	return waitFor(manager, () => recordedUserMessages(manager) > before);
+function describeWriteError(code: string, cause: unknown): string {
+	switch (code) {
+		case "ENOSPC":
+			return "no space left on the device (ENOSPC). Free some space; the next write retries what was not recorded.";
+		case "EDQUOT":
+			return "the disk quota is exhausted (EDQUOT). Free some space; the next write retries what was not recorded.";
+		case "EROFS":
+			return "the file system is read-only (EROFS). Make it writable; the next write retries what was not recorded.";
+		case "EACCES":
+		case "EPERM":
+			return `permission denied (${code}). Fix the permissions of the sessions folder; the next write retries what was not recorded.`;
+		default:
+			return `${cause instanceof Error ? cause.message : String(cause)} (${code})`;
+	}
 }
 
-/**
- * Resolves once `message` (a copy of a message about to be sent to the model: pi clones the context, so
- * identity is role plus timestamp) is recorded.
- */
-export function waitUntilRecorded(manager: SessionManager, message: StampedMessage): Promise<void> {
-	return waitFor(manager, () =>
-		recordedMessages(manager).some((m) => m.role === message.role && m.timestamp === message.timestamp),
-	);
+function writeWhole(path: string, content: string): void {
+	const fd = openSync(path, "w", 0o600);
+	try {
+		writeAll(fd, content);
+		fsyncSync(fd);
+	} finally {
+		closeSync(fd);
+	}
+}
+
+/** Writes all of `text`, looping over short writes (a write that stops early on a full disk throws next time). */
+function writeAll(fd: number, text: string): void {
+	const bytes = Buffer.from(text, "utf8");
+	let offset = 0;
+	while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
+}
+
+function removeQuietly(path: string): void {
+	try {
+		unlinkSync(path);
+	} catch {
+		// nothing to remove
+	}
 }

@@ -102,7 +102,7 @@ function idFromHeader(path: string): string | undefined {
 		fd = openSync(path, "r");
 		const buffer = Buffer.alloc(HEADER_READ_BYTES);
 		const length = readSync(fd, buffer, 0, HEADER_READ_BYTES, 0);
-		const firstLine = buffer.subarray(0, length).toString("utf8").split("\n", 1)[0] ?? "";
+		const firstLine = buffer.subarray(0, length).toString("utf8").replace(/^\uFEFF/, "").split("\n", 1)[0] ?? "";
 		const header = JSON.parse(firstLine) as { type?: unknown; id?: unknown };
 		return header.type === "session" && typeof header.id === "string" ? header.id : undefined;
 	} catch {

@@ -1,0 +1,96 @@
+/** The recorder on a real pi SessionManager, with file operations that fail like a full disk. */
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { SessionManager } from "@mariozechner/pi-coding-agent";
+import { REAL_FILES, type RecorderFiles, RecordingError, SessionRecorder } from "../../../../src/agent/pi/recorder.js";
+
+/** Real files, except that while `full` is set every write stores half its bytes and throws ENOSPC. */
+function fillableDisk() {
+	const disk = { full: false, replaced: [] as string[] };
+	const enospc = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+	const files: RecorderFiles = {
+		...REAL_FILES,
+		replace(path, content) {
+			if (disk.full) throw enospc();
+			disk.replaced.push(path);
+			REAL_FILES.replace(path, content);
+		},
+		append(path, text) {
+			if (disk.full) {
+				REAL_FILES.append(path, text.slice(0, Math.floor(text.length / 2))); // a torn line
+				throw enospc();
+			}
+			REAL_FILES.append(path, text);
+		},
+		truncate(path, size) {
+			if (disk.full) throw enospc();
+			REAL_FILES.truncate(path, size);
+		},
+	};
+	return { disk, files };
+}
+
+const user = (text: string, timestamp: number) => ({ role: "user" as const, content: [{ type: "text" as const, text }], timestamp });
+
+function linesOf(path: string): Array<{ type: string; message?: { content: Array<{ text: string }> } }> {
+	return readFileSync(path, "utf8")
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line)); // throws on a torn line
+}
+
+test("a new session file is written whole (atomically) with its first message, then appended", () => {
+	const { disk, files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	new SessionRecorder(manager, files);
+	manager.appendMessage(user("first", 1));
+	manager.appendMessage(user("second", 2));
+	const file = manager.getSessionFile()!;
+	assert.deepEqual(disk.replaced, [file]);
+	assert.deepEqual(linesOf(file).map((e) => e.type), ["session", "message", "message"]);
+});
+
+test("a failed append is reported, fails the waiting prompt, and is retried whole after a torn line is cut off", async () => {
+	const { disk, files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	const recorder = new SessionRecorder(manager, files);
+	const changes: Array<string | undefined> = [];
+	recorder.onChange((failure) => changes.push(failure?.code));
+	manager.appendMessage(user("one", 1));
+	await recorder.waitForUserMessage(0);
+
+	disk.full = true;
+	const before = recorder.userMessages();
+	const waiting = recorder.waitForUserMessage(before);
+	manager.appendMessage(user("two", 2));
+	manager.appendMessage(user("three", 3));
+	await assert.rejects(waiting, (error: unknown) => error instanceof RecordingError && error.code === "ENOSPC" && /no space left/.test(error.message));
+	assert.equal(recorder.lastFailure?.code, "ENOSPC");
+	assert.deepEqual(changes, ["ENOSPC"], "reported once per failure, not per write");
+
+	disk.full = false;
+	manager.appendMessage(user("four", 4));
+	assert.equal(recorder.lastFailure, undefined);
+	assert.deepEqual(changes, ["ENOSPC", undefined], "the recovery is reported");
+	const texts = linesOf(manager.getSessionFile()!)
+		.filter((e) => e.type === "message")
+		.map((e) => e.message!.content[0]!.text);
+	assert.deepEqual(texts, ["one", "two", "three", "four"], "nothing accepted is lost, in order, no torn line");
+	await recorder.waitForUserMessage(before); // "two" is on disk now
+});
+
+test("the first write of a new file failing leaves no file, and the next write creates it whole", () => {
+	const { disk, files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	const recorder = new SessionRecorder(manager, files);
+	disk.full = true;
+	manager.appendMessage(user("lost?", 1));
+	assert.equal(recorder.lastFailure?.code, "ENOSPC");
+	disk.full = false;
+	manager.appendMessage(user("no", 2));
+	const texts = linesOf(manager.getSessionFile()!).filter((e) => e.type === "message").map((e) => e.message!.content[0]!.text);
+	assert.deepEqual(texts, ["lost?", "no"]);
+});
