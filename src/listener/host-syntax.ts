@@ -19,7 +19,7 @@ const DNS_NAME = new RegExp(`^${LABEL}(?:\\.${LABEL})*$`, "i");
 
 /**
  * A host that may stand unbracketed before `:port`: a DNS name (`localhost`, `Host.LAN`) or an IPv4
- * address. Only digits and dots must be a real IPv4 address (`999.1.1.1` is neither).
+ * address. A host of only digits and dots must be a real IPv4 address (`999.1.1.1` is neither).
  */
 export function isHostName(host: string): boolean {
 	if (host.length > MAX_HOST_NAME_LENGTH || !DNS_NAME.test(host)) return false;
