@@ -1,5 +1,5 @@
 /** `--listen-advertised-origin`: a strict http(s) origin, used to build collaboration links. */
-import { isIP } from "node:net";
+import { isBracketedIPv6, isHostName } from "./host-syntax.js";
 
 /**
  * Returns the normalized origin (`scheme://host[:port]`, lowercase, default port dropped) or throws an
@@ -25,7 +25,7 @@ export function parseAdvertisedOrigin(text: string): string {
 		const close = authority.indexOf("]");
 		if (close < 0) fail("an IPv6 address needs a closing bracket");
 		host = authority.slice(0, close + 1);
-		if (isIP(host.slice(1, -1)) !== 6) fail(`${host} is not an IPv6 address`);
+		if (!isBracketedIPv6(host)) fail(`${host} is not an IPv6 address`);
 		const after = authority.slice(close + 1);
 		if (after && !after.startsWith(":")) fail("unexpected text after the address");
 		port = after ? after.slice(1) : undefined;
@@ -36,7 +36,7 @@ export function parseAdvertisedOrigin(text: string): string {
 		port = parts[1];
 	}
 	if (!host) fail("the host is missing");
-	if (!host.startsWith("[") && !/^[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host)) {
+	if (!host.startsWith("[") && !isHostName(host)) {
 		fail(`"${host}" is not a valid host name or address`);
 	}
 	if (port === "") fail("the port is missing after ':'");

@@ -6,6 +6,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "./bind-address.js";
+import { isAuthority } from "./host-syntax.js";
 
 export const SUBPROTOCOL_PREFIX = "skiff-auth.";
 
@@ -24,9 +25,6 @@ export interface RequestHeaders {
 }
 
 export type AuthDecision = { ok: true; protocol?: string } | { ok: false; status: number; reason: string };
-
-/** `host[:port]` with a DNS name, an IPv4 address or a bracketed IPv6 address (never a bare IPv6). */
-export const AUTHORITY = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)(:\d{1,5})?$/;
 
 const UNAUTHORIZED: AuthDecision = { ok: false, status: 401, reason: "unauthorized: missing or invalid token" };
 
@@ -78,7 +76,7 @@ function checkBrowserOrigin(policy: AuthPolicy, request: RequestHeaders): AuthDe
 	const origin = normalizeOrigin(header(request, "origin"));
 	if (!origin) return { ok: false, status: 403, reason: "forbidden: Origin must be an http(s) origin" };
 	const host = header(request, "host")?.toLowerCase();
-	if (!host || !AUTHORITY.test(host)) return { ok: false, status: 400, reason: "bad request: invalid Host header" };
+	if (!host || !isAuthority(host)) return { ok: false, status: 400, reason: "bad request: invalid Host header" };
 	if (origin.authority !== stripDefaultPort(host, origin.scheme)) {
 		return { ok: false, status: 403, reason: "forbidden: cross-origin request (Origin does not match Host)" };
 	}
@@ -90,7 +88,7 @@ function checkBrowserOrigin(policy: AuthPolicy, request: RequestHeaders): AuthDe
 
 function normalizeOrigin(value: string | undefined): { scheme: string; authority: string } | undefined {
 	const match = value === undefined ? null : /^(https?):\/\/(.+)$/i.exec(value);
-	if (!match || !AUTHORITY.test(match[2]!.toLowerCase())) return undefined;
+	if (!match || !isAuthority(match[2]!)) return undefined;
 	const scheme = match[1]!.toLowerCase();
 	return { scheme, authority: stripDefaultPort(match[2]!.toLowerCase(), scheme) };
 }

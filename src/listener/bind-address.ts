@@ -1,5 +1,6 @@
 /** The `--listen <host:port>` address: parsing, loopback detection, and formatting for URLs. */
 import { BlockList, isIP } from "node:net";
+import { isHostName } from "./host-syntax.js";
 
 /** Every spelling of a loopback address, IPv4-mapped IPv6 included. */
 const LOOPBACK = new BlockList();
@@ -36,7 +37,7 @@ export function parseListenAddress(text: string): ListenAddress {
 		host = text.slice(0, colon);
 		portText = text.slice(colon + 1);
 		if (host.includes(":")) fail("an IPv6 address must be bracketed, e.g. [::1]:8787");
-		if (isIP(host) === 0 && (/^[\d.]+$/.test(host) || !/^[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/.test(host))) {
+		if (!isHostName(host)) {
 			fail(host ? `"${host}" is not a host name or IP address` : "the host is missing");
 		}
 	}

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
-import { AUTHORITY } from "./auth.js";
+import { isAuthority } from "./host-syntax.js";
 import { sendText } from "./http-reply.js";
 
 /** Where the page comes from: the embedded copy, or a development directory read on every request. */
@@ -47,7 +47,7 @@ function pageOf(source: WebPageSource): PreparedPage {
 /** The page's Content-Security-Policy: scripts and styles only inline (the page is one file), no remote anything. */
 function contentSecurityPolicy(host: string | undefined): string {
 	// connect-src names this origin's /ws only, when Host is a well-formed authority (else the same origin).
-	const socket = host && AUTHORITY.test(host.toLowerCase()) ? `ws://${host}/ws wss://${host}/ws` : "'self'";
+	const socket = host && isAuthority(host) ? `ws://${host}/ws wss://${host}/ws` : "'self'";
 	return (
 		"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
 		`connect-src ${socket}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`

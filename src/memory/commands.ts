@@ -1,11 +1,12 @@
 /** Control-plane commands of the memory subsystem (for settings panels and scripts). */
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../protocol/command.js";
+import { REDACTED } from "../shared/redact.js";
 import type { MemoryService } from "./memory-service.js";
 import { BACKENDS } from "./settings.js";
 
 const SETTINGS_RESULT =
-	"the session's memory settings `{backend, remoteApiUrl?, remoteApiToken?: \"[REDACTED]\", …, activeTools, shared}` " +
+	`the session's memory settings \`{backend, remoteApiUrl?, remoteApiToken?: ${JSON.stringify(REDACTED)}, …, activeTools, shared}\` ` +
 	"(`shared`: the session uses the live defaults rather than its own copy)";
 
 export function memoryCommands(memory: MemoryService) {

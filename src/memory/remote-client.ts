@@ -7,7 +7,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { redactSecrets } from "../shared/redact.js";
+import { REDACTED, redactSecrets } from "../shared/redact.js";
 import type { MemorySettings } from "./settings.js";
 
 export const MAX_RESPONSE_BYTES = 256 * 1024;
@@ -110,7 +110,7 @@ export class RemoteMemoryClient {
 	/** Error text with credential shapes masked, and the configured token masked whatever its shape. */
 	private redact(text: string): string {
 		const token = this.settings.remoteApiToken;
-		const masked = token ? text.split(token).join("[REDACTED]") : text;
+		const masked = token ? text.split(token).join(REDACTED) : text;
 		return redactSecrets(masked);
 	}
 

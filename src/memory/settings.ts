@@ -1,138 +1,178 @@
 /**
- * Memory settings: the `memory` object of `<agent-dir>/settings.json` (spec section 2). Every key is
- * validated, with errors that name it; a missing file or object means the local backend. The remote token
- * may be a `$ENV_VAR` reference, resolved here: an unset variable is an error, never a literal token.
+ * Memory settings: the `memory` object of `<agent-dir>/settings.json` (docs/memory.md). One TypeBox schema
+ * holds every key with its description, default and allowed values; validation, defaults, error messages
+ * and redaction are all read off it. A missing file or object means the local backend. The remote token may
+ * be a `$ENV_VAR` reference, resolved here: an unset variable is an error, never a literal token.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Type, type Static } from "typebox";
+import { Compile } from "typebox/compile";
+import { Value } from "typebox/value";
+import { REDACTED } from "../shared/redact.js";
 
 export const BACKENDS = ["local", "remote", "off"] as const;
 export const SCOPINGS = ["global", "per-project", "per-project-tagged"] as const;
 export const BUDGETS = ["low", "mid", "high"] as const;
 export const RECALL_TYPES = ["world", "experience", "observation"] as const;
-/** Bounds for timeouts read from settings (a 0 ms deadline would fail every call). */
+/** Upper bound of every timeout (the lower bound is 1 ms: a 0 ms deadline would fail every call). */
 export const MAX_TIMEOUT_MS = 600_000;
+/** Upper bound of the tokens recall may be asked for. */
+export const MAX_RECALL_TOKENS = 65_536;
+/** Longest bank id or prefix. */
+export const MAX_BANK_ID_LENGTH = 128;
 
-export type Backend = (typeof BACKENDS)[number];
+/**
+ * Bank ids and prefixes: safe in a URL path segment, never `.` or `..`. `allowedText` says so in words, for
+ * errors and the settings catalog (a pattern is not something to show a user).
+ */
+const bankId = (options: { description: string; default?: string }) =>
+	Type.String({
+		...options,
+		minLength: 1,
+		maxLength: MAX_BANK_ID_LENGTH,
+		pattern: "^(?!\\.\\.?$)[A-Za-z0-9._:-]+$",
+		allowedText: `use only letters, digits and . _ : - (1 to ${MAX_BANK_ID_LENGTH} characters, not . or ..)`,
+	});
 
-export interface MemorySettings {
-	backend: Backend;
-	remoteApiUrl?: string;
-	/** The resolved token (never the `$VAR` text). Shown only through `redactedSettings`. */
-	remoteApiToken?: string;
-	remoteAllowInsecure: boolean;
-	remoteBankId: string;
-	remoteBankIdPrefix?: string;
-	remoteScoping: (typeof SCOPINGS)[number];
-	remoteBankMission?: string;
-	remoteRetainMission?: string;
-	remoteInjection: boolean;
-	remoteRecallBudget: (typeof BUDGETS)[number];
-	remoteRecallMaxTokens: number;
-	remoteRecallTypes: Array<(typeof RECALL_TYPES)[number]>;
-	remoteRequestTimeoutMs: number;
-	remoteRecallTimeoutMs: number;
-	remoteRetainTimeoutMs: number;
-	remoteReflectTimeoutMs: number;
+const timeout = (operation: string, milliseconds: number) =>
+	Type.Integer({ description: `Deadline of ${operation}, in milliseconds.`, default: milliseconds, minimum: 1, maximum: MAX_TIMEOUT_MS });
+
+/**
+ * Every memory setting. String values are trimmed, and a blank string or null means unset. Keys marked
+ * `writeOnly` are secrets: views show them only as the redaction marker.
+ */
+export const MemorySettingsSchema = Type.Object(
+	{
+		backend: Type.Enum(BACKENDS, { description: "The active memory backend.", default: "local" }),
+		remoteApiUrl: Type.Optional(
+			Type.String({
+				description: "The memory server's base URL: http(s), no credentials, query or fragment; a path prefix is kept. Required for remote.",
+			}),
+		),
+		remoteApiToken: Type.Optional(
+			Type.String({
+				description: "Bearer token, sent only in Authorization: a literal, or $ENV_VAR / ${ENV_VAR} read from the environment.",
+				writeOnly: true,
+			}),
+		),
+		remoteAllowInsecure: Type.Boolean({
+			description: "Allows a plaintext http URL and plaintext redirect hops (for a trusted self-hosted server).",
+			default: false,
+		}),
+		remoteBankId: bankId({ description: "Base bank id.", default: "rpi" }),
+		remoteBankIdPrefix: Type.Optional(bankId({ description: "Prefix: the base bank id becomes <prefix>-<bankId>." })),
+		remoteScoping: Type.Enum(SCOPINGS, { description: "Namespace mode: one bank, a bank per project, or one bank with project tags.", default: "per-project-tagged" }),
+		remoteBankMission: Type.Optional(Type.String({ description: "Reflect mission, applied when the bank is ensured." })),
+		remoteRetainMission: Type.Optional(Type.String({ description: "Retain mission, applied when the bank is ensured." })),
+		remoteInjection: Type.Boolean({
+			description: "Adds recalled memory for the latest ask as hidden context at turn start.",
+			default: false,
+		}),
+		remoteRecallBudget: Type.Enum(BUDGETS, { description: "Budget for recall and reflect.", default: "mid" }),
+		remoteRecallMaxTokens: Type.Integer({ description: "Tokens requested from recall.", default: 1024, minimum: 1, maximum: MAX_RECALL_TOKENS }),
+		remoteRecallTypes: Type.Array(Type.Enum(RECALL_TYPES), {
+			description: "Memory types recalled (repeats are dropped).",
+			default: ["world", "experience"],
+			minItems: 1,
+		}),
+		remoteRequestTimeoutMs: timeout("the bank PUT", 30_000),
+		remoteRecallTimeoutMs: timeout("recall", 30_000),
+		remoteRetainTimeoutMs: timeout("retain", 60_000),
+		remoteReflectTimeoutMs: timeout("reflect", 120_000),
+	},
+	{ additionalProperties: false },
+);
+
+export type MemorySettings = Static<typeof MemorySettingsSchema>;
+export type Backend = MemorySettings["backend"];
+
+/** What a key's schema says, as plain JSON Schema: the keywords and annotations views and errors read. */
+export interface SettingSchema {
+	description?: string;
+	default?: unknown;
+	type?: string;
+	enum?: readonly string[];
+	minimum?: number;
+	maximum?: number;
+	items?: SettingSchema;
+	minItems?: number;
+	writeOnly?: boolean;
+	allowedText?: string;
 }
 
-export const DEFAULT_MEMORY_SETTINGS: MemorySettings = {
-	backend: "local",
-	remoteAllowInsecure: false,
-	remoteBankId: "rpi",
-	remoteScoping: "per-project-tagged",
-	remoteInjection: false,
-	remoteRecallBudget: "mid",
-	remoteRecallMaxTokens: 1024,
-	remoteRecallTypes: ["world", "experience"],
-	remoteRequestTimeoutMs: 30_000,
-	remoteRecallTimeoutMs: 30_000,
-	remoteRetainTimeoutMs: 60_000,
-	remoteReflectTimeoutMs: 120_000,
-};
+const SETTINGS_CHECK = Compile(MemorySettingsSchema);
+/** Every key's schema, for the settings catalog: description, default, allowed values, secrecy. */
+export const MEMORY_SETTING_SCHEMAS = MemorySettingsSchema.properties as Readonly<Record<keyof MemorySettings, SettingSchema>>;
 
-/** Bank ids and prefixes: safe in a URL path segment, never `.` or `..`. */
-const BANK_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The schema of a key, if it is a memory setting (own keys only: `__proto__` is no setting). */
+function settingSchema(key: string): SettingSchema | undefined {
+	return Object.hasOwn(MEMORY_SETTING_SCHEMAS, key) ? MEMORY_SETTING_SCHEMAS[key as keyof MemorySettings] : undefined;
+}
 
-export const REDACTION_MARKER = "[REDACTED]";
+/** The settings when nothing is configured: every key's schema default. */
+export function defaultMemorySettings(): MemorySettings {
+	return Value.Create(MemorySettingsSchema);
+}
+
+export const DEFAULT_MEMORY_SETTINGS: MemorySettings = defaultMemorySettings();
 
 export class MemorySettingsError extends Error {}
 
 /** Parses the `memory` object (undefined: defaults). `env` resolves `$VAR` token references. */
 export function parseMemorySettings(raw: unknown, env: Record<string, string | undefined> = process.env): MemorySettings {
-	if (raw === undefined || raw === null) return { ...DEFAULT_MEMORY_SETTINGS };
+	if (raw === undefined || raw === null) return defaultMemorySettings();
 	if (typeof raw !== "object" || Array.isArray(raw)) throw new MemorySettingsError("memory must be an object");
-	const input = raw as Record<string, unknown>;
-	const known = new Set<string>([...Object.keys(DEFAULT_MEMORY_SETTINGS), "remoteApiUrl", "remoteApiToken", "remoteBankIdPrefix", "remoteBankMission", "remoteRetainMission"]);
-	for (const key of Object.keys(input)) {
-		if (!known.has(key)) throw new MemorySettingsError(`memory.${key} is not a memory setting`);
+	const given: Record<string, unknown> = {};
+	for (const [key, value] of Object.entries(raw)) {
+		const schema = settingSchema(key);
+		if (schema === undefined) throw new MemorySettingsError(`memory.${key} is not a memory setting`);
+		const text = schema.type === "string" ? normalizeText(value) : value;
+		if (text !== undefined) given[key] = text;
 	}
-	const settings: MemorySettings = { ...DEFAULT_MEMORY_SETTINGS, remoteRecallTypes: [...DEFAULT_MEMORY_SETTINGS.remoteRecallTypes] };
-	const get = (key: string) => input[key];
-	const oneOf = <T extends string>(key: string, allowed: readonly T[]): T | undefined => {
-		const value = get(key);
-		if (value === undefined) return undefined;
-		if (typeof value !== "string" || !allowed.includes(value as T)) {
-			throw new MemorySettingsError(`memory.${key} must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)})`);
-		}
-		return value as T;
-	};
-	const bool = (key: string): boolean | undefined => {
-		const value = get(key);
-		if (value === undefined) return undefined;
-		if (typeof value !== "boolean") throw new MemorySettingsError(`memory.${key} must be true or false`);
-		return value;
-	};
-	const text = (key: string): string | undefined => {
-		const value = get(key);
-		if (value === undefined || value === null) return undefined;
-		if (typeof value !== "string") throw new MemorySettingsError(`memory.${key} must be a string`);
-		return value.trim() === "" ? undefined : value.trim();
-	};
-	const integer = (key: string, min: number, max: number): number | undefined => {
-		const value = get(key);
-		if (value === undefined) return undefined;
-		if (typeof value !== "number" || !Number.isInteger(value) || value < min || value > max) {
-			throw new MemorySettingsError(`memory.${key} must be an integer from ${min} to ${max}`);
-		}
-		return value;
-	};
-	const bankId = (key: string): string | undefined => {
-		const value = text(key);
-		if (value !== undefined && (!BANK_ID_PATTERN.test(value) || value === "." || value === "..")) {
-			throw new MemorySettingsError(`memory.${key} must use only letters, digits and . _ : - (and not be . or ..)`);
-		}
-		return value;
-	};
-
-	settings.backend = oneOf("backend", BACKENDS) ?? settings.backend;
-	const url = text("remoteApiUrl");
-	if (url !== undefined) settings.remoteApiUrl = validateBaseUrl(url);
-	const token = text("remoteApiToken");
-	if (token !== undefined) settings.remoteApiToken = resolveToken(token, env);
-	settings.remoteAllowInsecure = bool("remoteAllowInsecure") ?? settings.remoteAllowInsecure;
-	settings.remoteBankId = bankId("remoteBankId") ?? settings.remoteBankId;
-	settings.remoteBankIdPrefix = bankId("remoteBankIdPrefix");
-	settings.remoteScoping = oneOf("remoteScoping", SCOPINGS) ?? settings.remoteScoping;
-	settings.remoteBankMission = text("remoteBankMission");
-	settings.remoteRetainMission = text("remoteRetainMission");
-	settings.remoteInjection = bool("remoteInjection") ?? settings.remoteInjection;
-	settings.remoteRecallBudget = oneOf("remoteRecallBudget", BUDGETS) ?? settings.remoteRecallBudget;
-	settings.remoteRecallMaxTokens = integer("remoteRecallMaxTokens", 1, 65_536) ?? settings.remoteRecallMaxTokens;
-	const types = get("remoteRecallTypes");
-	if (types !== undefined) {
-		if (!Array.isArray(types) || types.length === 0 || types.some((t) => typeof t !== "string" || !(RECALL_TYPES as readonly string[]).includes(t))) {
-			throw new MemorySettingsError(`memory.remoteRecallTypes must be a non-empty list of ${RECALL_TYPES.join(", ")}`);
-		}
-		settings.remoteRecallTypes = [...new Set(types)] as MemorySettings["remoteRecallTypes"];
-	}
-	for (const key of ["remoteRequestTimeoutMs", "remoteRecallTimeoutMs", "remoteRetainTimeoutMs", "remoteReflectTimeoutMs"] as const) {
-		settings[key] = integer(key, 1, MAX_TIMEOUT_MS) ?? settings[key];
-	}
-	if (settings.backend === "remote" && settings.remoteApiUrl === undefined) {
+	const settings: Record<string, unknown> = { ...defaultMemorySettings(), ...given };
+	const [first] = SETTINGS_CHECK.Errors(settings);
+	if (first) throw new MemorySettingsError(describeError(first.instancePath, settings));
+	const valid = settings as MemorySettings;
+	valid.remoteRecallTypes = [...new Set(valid.remoteRecallTypes)];
+	if (valid.remoteApiUrl !== undefined) valid.remoteApiUrl = validateBaseUrl(valid.remoteApiUrl);
+	if (valid.remoteApiToken !== undefined) valid.remoteApiToken = resolveToken(valid.remoteApiToken, env);
+	if (valid.backend === "remote" && valid.remoteApiUrl === undefined) {
 		throw new MemorySettingsError("memory.remoteApiUrl is required when memory.backend is remote");
 	}
-	return settings;
+	return valid;
+}
+
+/** A text setting as given: trimmed; blank or null is unset (undefined). Other values are left to the schema. */
+function normalizeText(value: unknown): unknown {
+	if (value === null) return undefined;
+	if (typeof value !== "string") return value;
+	return value.trim() === "" ? undefined : value.trim();
+}
+
+/**
+ * What a key accepts, in words read off its schema, as the rest of a sentence after "must": `be one of
+ * local, remote, off`, `be an integer from 1 to 600000`, ... Errors end with it; the settings catalog shows it.
+ */
+export function requirement(s: SettingSchema): string {
+	if (s.enum) return `be one of ${s.enum.join(", ")}`;
+	if (s.type === "boolean") return "be true or false";
+	if (s.type === "integer") return `be an integer from ${s.minimum} to ${s.maximum}`;
+	if (s.type === "array" && s.items) {
+		return `be a ${s.minItems ? "non-empty " : ""}list of ${requirement(s.items).replace(/^be one of /, "")}`;
+	}
+	return s.allowedText ?? "be a string";
+}
+
+/** The error for the first failing key: it names the key and says what is allowed. */
+function describeError(instancePath: string, settings: Record<string, unknown>): string {
+	const key = instancePath.split("/")[1] ?? "";
+	const schema = settingSchema(key);
+	if (schema === undefined) return "memory is not a valid memory settings object";
+	const value = settings[key];
+	if (schema.type === "string" && typeof value !== "string") return `memory.${key} must be a string`;
+	const got = schema.enum ? ` (got ${JSON.stringify(value)})` : "";
+	return `memory.${key} must ${requirement(schema)}${got}`;
 }
 
 /** A base URL: http(s), no credentials, query or fragment. Plaintext is checked per call (remoteAllowInsecure). */
@@ -166,7 +206,7 @@ export function loadMemorySettings(agentDir: string, env: Record<string, string 
 	try {
 		text = readFileSync(path, "utf8");
 	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === "ENOENT") return { ...DEFAULT_MEMORY_SETTINGS };
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return defaultMemorySettings();
 		throw new MemorySettingsError(`${path} cannot be read: ${(error as Error).message}`);
 	}
 	let json: unknown;
@@ -179,8 +219,11 @@ export function loadMemorySettings(agentDir: string, env: Record<string, string 
 	return parseMemorySettings((json as Record<string, unknown>).memory, env);
 }
 
-/** The settings as any view shows them: the token replaced by the redaction marker. */
+/** The settings as any view shows them: every secret (`writeOnly`) key replaced by the redaction marker. */
 export function redactedSettings(settings: MemorySettings): Record<string, unknown> {
-	const { remoteApiToken, ...rest } = settings;
-	return remoteApiToken === undefined ? rest : { ...rest, remoteApiToken: REDACTION_MARKER };
+	const view: Record<string, unknown> = { ...settings };
+	for (const [key, schema] of Object.entries(MEMORY_SETTING_SCHEMAS)) {
+		if (schema.writeOnly === true && view[key] !== undefined) view[key] = REDACTED;
+	}
+	return view;
 }

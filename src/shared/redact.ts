@@ -1,9 +1,10 @@
 /**
- * Secret redaction for text the service sends or logs (errors, warnings). It masks the credential shapes
- * that most often leak: provider API keys, GitHub and Slack tokens, AWS access keys, bearer strings,
- * `token=`-style pairs and PEM private key blocks.
+ * Secret redaction for text the service sends or logs (errors, warnings), and for model text the web page
+ * shows. It masks the credential shapes that most often leak: provider API keys, GitHub, Slack, npm and
+ * Hugging Face tokens, AWS access keys, JWTs, bearer strings, `token=`-style pairs and PEM private key blocks.
  */
 
+/** The one marker that stands where a secret was, in every view, error and log line. */
 export const REDACTED = "[REDACTED]";
 
 const SECRET_PATTERNS: RegExp[] = [
@@ -14,6 +15,9 @@ const SECRET_PATTERNS: RegExp[] = [
 	/\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack tokens
 	/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, // AWS access key ids
 	/\bAIza[A-Za-z0-9_-]{30,}/g, // Google API keys
+	/\bnpm_[A-Za-z0-9]{36}\b/g, // npm access tokens
+	/\bhf_[A-Za-z0-9]{30,}\b/g, // Hugging Face tokens
+	/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g, // JWTs: base64url JSON header, payload, signature (empty when unsigned)
 ];
 
 /** `Bearer <secret>` keeps its scheme word. */
@@ -22,6 +26,7 @@ const BEARER_PATTERN = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 const PAIR_PATTERN =
 	/((?:api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd)["']?\s*[:=]\s*["']?)([^\s"'&,;]{4,})/gi;
 
+/** `text` with every secret shape above replaced by REDACTED (names of `name=secret` pairs are kept). */
 export function redactSecrets(text: string): string {
 	let out = text;
 	for (const pattern of SECRET_PATTERNS) out = out.replace(pattern, REDACTED);

@@ -2,7 +2,16 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { DEFAULT_MEMORY_SETTINGS, loadMemorySettings, parseMemorySettings, redactedSettings } from "../../../src/memory/settings.js";
+import {
+	DEFAULT_MEMORY_SETTINGS,
+	loadMemorySettings,
+	MEMORY_SETTING_SCHEMAS,
+	type MemorySettings,
+	MemorySettingsSchema,
+	parseMemorySettings,
+	redactedSettings,
+	requirement,
+} from "../../../src/memory/settings.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 test("a missing file or object means the local backend with every default of the spec", () => {
@@ -43,8 +52,13 @@ test("every key is validated and errors name it", () => {
 		[{ remoteRequestTimeoutMs: 0 }, /memory\.remoteRequestTimeoutMs must be an integer from 1/],
 		[{ remoteReflectTimeoutMs: 1.5 }, /memory\.remoteReflectTimeoutMs/],
 		[{ remoteBankMission: 3 }, /memory\.remoteBankMission must be a string/],
+		[{ remoteBankId: "b".repeat(129) }, /memory\.remoteBankId must use only .*1 to 128 characters/],
+		[{ remoteBankId: 7 }, /memory\.remoteBankId must be a string/],
+		[{ remoteApiToken: 12345 }, /memory\.remoteApiToken must be a string$/],
+		[{ backend: null }, /memory\.backend must be one of local, remote, off \(got null\)/],
 		[{ colour: "red" }, /memory\.colour is not a memory setting/],
 	];
+	assert.throws(() => parseMemorySettings(JSON.parse('{"__proto__": {"backend": "off"}}'), {}), /memory\.__proto__ is not a memory setting/);
 	for (const [raw, pattern] of cases) assert.throws(() => parseMemorySettings(raw, {}), pattern, JSON.stringify(raw));
 	assert.throws(() => parseMemorySettings("local", {}), /memory must be an object/);
 	const dir = tempDir();
@@ -63,4 +77,26 @@ test("the token may be a $ENV reference; unset is an error; views always redact 
 	const view = JSON.stringify(redactedSettings(resolved));
 	assert.ok(!view.includes("tok-abc-123"));
 	assert.match(view, /"remoteApiToken":"\[REDACTED\]"/);
+});
+
+test("blank or null text means unset, and repeated recall types collapse", () => {
+	const settings = parseMemorySettings({ remoteBankId: "  ", remoteBankMission: null, remoteRetainMission: " keep facts ", remoteRecallTypes: ["world", "world"] }, {});
+	assert.equal(settings.remoteBankId, "rpi");
+	assert.equal(settings.remoteBankMission, undefined);
+	assert.equal(settings.remoteRetainMission, "keep facts");
+	assert.deepEqual(settings.remoteRecallTypes, ["world"]);
+	assert.notEqual(parseMemorySettings({}, {}).remoteRecallTypes, parseMemorySettings({}, {}).remoteRecallTypes, "no shared default list");
+});
+
+test("the schema documents every key: a description, and what it allows in words", () => {
+	for (const [key, schema] of Object.entries(MEMORY_SETTING_SCHEMAS)) {
+		assert.ok(schema.description, `${key} has a description`);
+		assert.doesNotMatch(requirement(schema), /undefined/, key);
+		if (schema.default !== undefined) assert.deepEqual(schema.default, DEFAULT_MEMORY_SETTINGS[key as keyof MemorySettings], key);
+	}
+	assert.deepEqual(Object.keys(MEMORY_SETTING_SCHEMAS), Object.keys(MemorySettingsSchema.properties));
+	assert.equal(requirement(MEMORY_SETTING_SCHEMAS.remoteScoping), "be one of global, per-project, per-project-tagged");
+	assert.equal(requirement(MEMORY_SETTING_SCHEMAS.remoteRecallTimeoutMs), "be an integer from 1 to 600000");
+	assert.equal(requirement(MEMORY_SETTING_SCHEMAS.remoteRecallTypes), "be a non-empty list of world, experience, observation");
+	assert.equal(MEMORY_SETTING_SCHEMAS.remoteApiToken.writeOnly, true);
 });
