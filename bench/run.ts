@@ -246,6 +246,7 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 		for (let i = 1; i < WARM_UP_PROMPTS; i++) await side.prompt("REPLY warm up");
 		const run = await side.prompt(`BENCH ${DELTAS}`);
 		await sleep(SETTLE_AFTER_REPLY_MS);
+		const settledRssMiB = processTreeRssMiB(side.pid);
 		return {
 			readyMs,
 			idleRssMiB,
@@ -255,7 +256,7 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 			deltas: run.deltas,
 			bytes: run.bytes,
 			endRssMiB: run.endRssMiB,
-			settledRssMiB: processTreeRssMiB(side.pid),
+			settledRssMiB,
 		};
 	} finally {
 		await side.stop();
