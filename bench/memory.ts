@@ -1,21 +1,21 @@
 /**
  * Memory latency: learn and recall on a local store holding 100 entries, and a remote recall against the
  * fake Hindsight server over loopback, against the cost of the same HTTP round trip to a bare loopback
- * server (the baseline). Usage: npm run bench:memory [-- --write]
+ * server (the baseline). Prints medians with p25–p75. Usage: npm run bench:memory [-- --rounds 200 --write]
  */
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { LocalMemoryStore } from "../src/memory/local-store.js";
 import { RemoteMemoryClient } from "../src/memory/remote-client.js";
 import { DEFAULT_MEMORY_SETTINGS } from "../src/memory/settings.js";
 import { startFakeHindsight } from "../test/support/fake-hindsight.js";
 import { tempDir } from "../test/support/skiff-process.js";
 import { writeBenchSection } from "./doc-section.js";
+import { readBenchOptions } from "./options.js";
+import { median, medianWithSpread } from "./stats.js";
 
-const { values } = parseArgs({ options: { rounds: { type: "string", default: "200" }, write: { type: "boolean", default: false } } });
-const ROUNDS = Number(values.rounds);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const options = readBenchOptions();
+const ROUNDS = options.rounds;
 
 async function time(action: () => Promise<unknown>): Promise<number[]> {
 	const samples: number[] = [];
@@ -45,14 +45,15 @@ const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/`
 const roundTrip = await time(() => fetch(bareUrl, { method: "POST", body: "{}" }).then((r) => r.text()));
 bare.close();
 
+const spread = (samples: number[], digits: number) => medianWithSpread(samples, digits, "p25–p75");
 const table = [
-	`Measured ${new Date().toISOString().slice(0, 10)}, ${ROUNDS} rounds each, medians.`,
+	`Measured ${new Date().toISOString().slice(0, 10)}, ${ROUNDS} rounds each; median (p25–p75) over the rounds.`,
 	"",
-	"| metric | value (ms) | baseline (ms) | ratio |",
+	"| metric | value (ms) | baseline (ms) | ratio (medians) |",
 	"|---|---|---|---|",
-	`| local learn at 100 entries (lock, read, write, fsync, rename) | ${median(learn).toFixed(2)} | – | – |`,
-	`| local recall at 100 entries | ${median(recall).toFixed(3)} | – | – |`,
-	`| remote recall against the fake over loopback | ${median(remote).toFixed(2)} | ${median(roundTrip).toFixed(2)} (bare loopback POST) | ${(median(remote) / median(roundTrip)).toFixed(2)} |`,
+	`| local learn at 100 entries (lock, read, write, fsync, rename) | ${spread(learn, 2)} | – | – |`,
+	`| local recall at 100 entries | ${spread(recall, 3)} | – | – |`,
+	`| remote recall against the fake over loopback | ${spread(remote, 2)} | ${spread(roundTrip, 2)}, bare loopback POST | ${(median(remote) / median(roundTrip)).toFixed(2)} |`,
 ].join("\n");
 console.log(table);
-if (values.write) writeBenchSection("memory", table);
+if (options.write) writeBenchSection("memory", table);

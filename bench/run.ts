@@ -1,43 +1,59 @@
 /**
  * Streaming benchmark: one 20,000-delta reply through skiff's listener to a WebSocket client, and the same
  * reply through `pi --mode rpc` over stdio (pi's own CLI from node_modules), interleaved in one run against
- * the in-repo fake model server. Prints medians and skiff/pi ratios; `--write` also updates
- * docs/benchmarks.md. Usage: npm run bench [-- --iterations 5 --deltas 20000 --write]
+ * the in-repo fake model server; which side goes first alternates from one iteration to the next. Also
+ * start-up time and resident memory of each process. Prints medians with min–max, skiff/pi ratios, and
+ * skiff against the best peer of docs/peer-baselines.md; `--write` also updates docs/benchmarks.md.
+ * Usage: node --import tsx bench/run.ts [--iterations 5] [--deltas 20000] [--write]
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { arch, cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { writeBenchSection } from "./doc-section.js";
+import { readBenchOptions } from "./options.js";
+import { bestPeer, PEER_BASELINES, PEER_REPLY_DELTAS, type PeerMetric } from "./peer-baselines.js";
+import { processTreeRssMiB } from "./process-rss.js";
+import { median, medianWithSpread } from "./stats.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
 
-const { values } = parseArgs({
-	options: { iterations: { type: "string", default: "5" }, deltas: { type: "string", default: "20000" }, write: { type: "boolean", default: false } },
-});
-const ITERATIONS = Number(values.iterations);
-const DELTAS = Number(values.deltas);
+const options = readBenchOptions();
+const DELTAS = options.deltas;
+/** The peer comparison only makes sense for the reply length the peers were measured with. */
+const COMPARE_WITH_PEERS = DELTAS === PEER_REPLY_DELTAS;
+if (options.write && !COMPARE_WITH_PEERS) {
+	throw new Error(`--write needs --deltas ${PEER_REPLY_DELTAS} (the reply docs/benchmarks.md and the peer baselines describe), got ${DELTAS}`);
+}
 /** Prompts before the measured one, so lazy module loading and JIT warm-up are not measured. */
 const WARM_UP_PROMPTS = 3;
-/** Idle time between "ready" and the first prompt, as in the peer baselines. */
+/** Idle time between "ready" and the first prompt, as in the peer baselines (idle RSS is read at its end). */
 const IDLE_BEFORE_FIRST_PROMPT_MS = 2000;
+/** Time after the measured reply before resident memory is read again, as in the peer baselines. */
+const SETTLE_AFTER_REPLY_MS = 2000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const now = () => performance.timeOrigin + performance.now();
 
-/** One measured reply. */
+/** One iteration of one side: a fresh process, warm-up prompts, then the measured reply. */
 interface Sample {
-	/** The first prompt after start (2 s after ready, as in the peer baselines): prompt → first text delta. */
+	/** Process spawned → first answer to `get_state`. */
+	readyMs: number;
+	/** Resident memory of the process tree 2 s after ready (MiB). */
+	idleRssMiB: number;
+	/** The first prompt after start (2 s after ready): prompt → first text delta, minus the fake's first-chunk time. */
 	firstPromptMs: number;
-	/** prompt sent → first text delta at the client, minus the fake server's own request → first chunk time. */
+	/** The measured prompt: prompt → first text delta at the client, minus the fake's request → first chunk time. */
 	firstDeltaMs: number;
-	/** prompt sent → end-of-run event at the client. */
+	/** The measured prompt: prompt sent → end-of-run event at the client. */
 	totalMs: number;
 	deltas: number;
 	bytes: number;
+	/** Resident memory of the process tree when the client receives the measured reply's end-of-run event (MiB). */
+	endRssMiB: number;
+	/** Resident memory 2 s after that (MiB). */
+	settledRssMiB: number;
 }
-
-const now = () => performance.timeOrigin + performance.now();
 
 interface RequestTiming {
 	receivedAt: number;
@@ -48,7 +64,6 @@ interface RequestTiming {
 /** The fake model server, in a child process (see fake-model-process.ts). */
 interface FakeModel {
 	url: string;
-	requests: RequestTiming[];
 	/** Resolves with the timing of request number `index` once it has been answered. */
 	timing(index: number): Promise<RequestTiming>;
 	close(): void;
@@ -73,7 +88,6 @@ async function startFakeModel(): Promise<FakeModel> {
 	});
 	return {
 		url,
-		requests,
 		timing: async (index) => {
 			while (requests.length <= index) await new Promise<void>((resolve) => (wake = resolve));
 			return requests[index]!;
@@ -85,74 +99,107 @@ async function startFakeModel(): Promise<FakeModel> {
 /** Model requests issued so far: every benchmark prompt makes exactly one (no tool calls). */
 let requestsIssued = 0;
 
-/** The fake's own request → first chunk time, subtracted from time to first delta. */
-async function fakeFirstChunkMs(model: FakeModel, index: number): Promise<number> {
-	const t = await model.timing(index);
-	return (t.firstChunkAt ?? t.receivedAt) - t.receivedAt;
+/** What a side reports for one prompt; times are epoch ms on the same clock as the fake's. */
+interface PromptResult {
+	sentAt: number;
+	firstDeltaAt: number;
+	endedAt: number;
+	deltas: number;
+	bytes: number;
+	endRssMiB: number;
+	/** Which request to the fake model this prompt made. */
+	requestIndex: number;
 }
 
-/** skiff: WebSocket client, events of the session it prompted. */
-async function measureSkiff(model: FakeModel, agentDir: string): Promise<Sample[]> {
+/** A started agent process that the benchmark drives. */
+interface Side {
+	pid: number;
+	prompt(message: string): Promise<PromptResult>;
+	stop(): Promise<void>;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+	return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
+}
+
+/** skiff: a WebSocket client following the primary session. Resolves once `get_state` is answered. */
+async function startSkiffSide(agentDir: string): Promise<Side> {
 	const skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
-	const client = await TestClient.connect(skiff.wsUrl);
-	await client.ok({ type: "get_state" }); // follow the primary session
-	const samples: Sample[] = [];
+	const pid = skiff.child.pid!;
+	let client: TestClient;
 	try {
-		await sleep(IDLE_BEFORE_FIRST_PROMPT_MS);
-		const first = await runSkiffPrompt(client, model, "REPLY warm up");
-		for (let i = 1; i < WARM_UP_PROMPTS; i++) await runSkiffPrompt(client, model, "REPLY warm up");
-		samples.push({ ...(await runSkiffPrompt(client, model, `BENCH ${DELTAS}`)), firstPromptMs: first.firstDeltaMs });
-	} finally {
-		client.close();
+		client = await TestClient.connect(skiff.wsUrl);
+		await client.ok({ type: "get_state" });
+	} catch (error) {
 		await skiff.stop();
+		throw error;
 	}
-	return samples;
-}
-
-async function runSkiffPrompt(client: TestClient, model: FakeModel, message: string): Promise<Omit<Sample, "firstPromptMs">> {
-	const frameStart = client.frames.length;
-	const eventStart = client.events.length;
-	const requestCount = requestsIssued++;
-	let firstDeltaAt = 0;
-	let deltas = 0;
-	const done = new Promise<number>((resolve) => {
-		client.socket.on("message", function onFrame(data) {
-			const text = data.toString();
-			if (text.includes('"text_delta"')) {
-				deltas++;
-				if (!firstDeltaAt) firstDeltaAt = now();
-			} else if (text.startsWith('{"type":"agent_end"')) {
-				client.socket.off("message", onFrame);
-				resolve(now());
-			}
+	const prompt = async (message: string): Promise<PromptResult> => {
+		const frameStart = client.frames.length;
+		const eventStart = client.events.length;
+		const requestIndex = requestsIssued++;
+		let firstDeltaAt = 0;
+		let deltas = 0;
+		const done = new Promise<{ endedAt: number; endRssMiB: number }>((resolve) => {
+			client.socket.on("message", function onFrame(data) {
+				const text = data.toString();
+				if (text.includes('"text_delta"')) {
+					deltas++;
+					if (!firstDeltaAt) firstDeltaAt = now();
+				} else if (text.startsWith('{"type":"agent_end"')) {
+					const endedAt = now();
+					client.socket.off("message", onFrame);
+					resolve({ endedAt, endRssMiB: processTreeRssMiB(pid) });
+				}
+			});
 		});
-	});
-	const sentAt = now();
-	client.socket.send(JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message }));
-	const endedAt = await done;
-	const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
-	client.events.splice(eventStart);
-	client.frames.splice(frameStart);
-	const fakeTtfc = await fakeFirstChunkMs(model, requestCount);
-	return { firstDeltaMs: firstDeltaAt - sentAt - fakeTtfc, totalMs: endedAt - sentAt, deltas, bytes };
+		const sentAt = now();
+		client.socket.send(JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message }));
+		const { endedAt, endRssMiB } = await done;
+		const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
+		client.events.splice(eventStart);
+		client.frames.splice(frameStart);
+		return { sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB, requestIndex };
+	};
+	return {
+		pid,
+		prompt,
+		stop: async () => {
+			client.close();
+			await skiff.stop();
+		},
+	};
 }
 
-/** pi: `pi --mode rpc`, JSONL over stdio. */
-async function measurePi(model: FakeModel, agentDir: string): Promise<Sample[]> {
+/** pi: `pi --mode rpc`, JSONL over stdio. Resolves once the `get_state` sent at spawn is answered. */
+async function startPiSide(agentDir: string): Promise<Side> {
 	const cli = fileURLToPath(new URL("../node_modules/@mariozechner/pi-coding-agent/dist/cli.js", import.meta.url));
 	const child = spawn(process.execPath, [cli, "--mode", "rpc", "--provider", "fake", "--model", "fake-model", "--no-session"], {
 		cwd: tempDir(),
 		env: { ...process.env, PI_CODING_AGENT_DIR: agentDir, PI_OFFLINE: "1" },
 		stdio: ["pipe", "pipe", "ignore"],
 	});
-	const samples: Sample[] = [];
+	const pid = child.pid!;
 	let lineListener: ((line: string, bytes: number) => void) | undefined;
 	child.stdout.setEncoding("utf8");
 	const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
 	lines.on("line", (line) => lineListener?.(line, Buffer.byteLength(line) + 1));
-	const prompt = (message: string) =>
-		new Promise<Omit<Sample, "firstDeltaMs" | "firstPromptMs"> & { firstDeltaAt: number; sentAt: number; requestIndex: number }>((resolve) => {
-			const requestCount = requestsIssued++;
+	// An exit before stop() fails the benchmark instead of leaving it waiting for lines that never come.
+	const died = new Promise<never>((_, reject) => child.once("exit", (code, signal) => reject(new Error(`pi --mode rpc exited (${signal ?? `code ${code}`})`))));
+	died.catch(() => undefined);
+	const ready = new Promise<void>((resolve) => {
+		lineListener = (line) => {
+			if (line.includes('"command":"get_state"')) {
+				lineListener = undefined;
+				resolve();
+			}
+		};
+		child.stdin.write(`${JSON.stringify({ type: "get_state", id: "ready" })}\n`);
+	});
+	await Promise.race([ready, died]);
+	const prompt = (message: string) => {
+		const result = new Promise<PromptResult>((resolve) => {
+			const requestIndex = requestsIssued++;
 			let firstDeltaAt = 0;
 			let deltas = 0;
 			let bytes = 0;
@@ -163,84 +210,142 @@ async function measurePi(model: FakeModel, agentDir: string): Promise<Sample[]> 
 					deltas++;
 					if (!firstDeltaAt) firstDeltaAt = now();
 				} else if (line.startsWith('{"type":"agent_end"')) {
+					const endedAt = now();
 					lineListener = undefined;
-					resolve({ firstDeltaAt, sentAt, requestIndex: requestCount, totalMs: now() - sentAt, deltas, bytes });
+					resolve({ sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB: processTreeRssMiB(pid), requestIndex });
 				}
 			};
 			child.stdin.write(`${JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message })}\n`);
 		});
-	const ready = () =>
-		new Promise<void>((resolve) => {
-			lineListener = (line) => {
-				if (line.includes('"command":"get_state"')) {
-					lineListener = undefined;
-					resolve();
-				}
-			};
-			child.stdin.write(`${JSON.stringify({ type: "get_state", id: "ready" })}\n`);
-		});
-	try {
-		await ready(); // the first answer to get_state, as in the peer baselines
-		await sleep(IDLE_BEFORE_FIRST_PROMPT_MS);
-		const first = await prompt("REPLY warm up");
-		const firstTtfc = await fakeFirstChunkMs(model, first.requestIndex);
-		for (let i = 1; i < WARM_UP_PROMPTS; i++) await prompt("REPLY warm up");
-		const run = await prompt(`BENCH ${DELTAS}`);
-		const fakeTtfc = await fakeFirstChunkMs(model, run.requestIndex);
-		samples.push({
-			firstPromptMs: first.firstDeltaAt - first.sentAt - firstTtfc,
-			firstDeltaMs: run.firstDeltaAt - run.sentAt - fakeTtfc,
-			totalMs: run.totalMs,
-			deltas: run.deltas,
-			bytes: run.bytes,
-		});
-	} finally {
-		child.kill("SIGTERM");
-	}
-	return samples;
+		return Promise.race([result, died]);
+	};
+	return {
+		pid,
+		prompt,
+		stop: async () => {
+			child.kill("SIGTERM");
+			await exited(child);
+		},
+	};
 }
 
-const median = (xs: number[]) => {
-	const s = [...xs].sort((a, b) => a - b);
-	return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
+/** One iteration of one side: start, idle, warm-up prompts, the measured reply, settle, stop. */
+async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sample> {
+	const spawnedAt = now();
+	const side = await start();
+	const readyMs = now() - spawnedAt;
+	/** prompt → first delta, minus the fake's own request → first chunk time. */
+	const firstDeltaMs = async (result: PromptResult) => {
+		const t = await model.timing(result.requestIndex);
+		return result.firstDeltaAt - result.sentAt - ((t.firstChunkAt ?? t.receivedAt) - t.receivedAt);
+	};
+	try {
+		await sleep(IDLE_BEFORE_FIRST_PROMPT_MS);
+		const idleRssMiB = processTreeRssMiB(side.pid);
+		const first = await side.prompt("REPLY warm up");
+		for (let i = 1; i < WARM_UP_PROMPTS; i++) await side.prompt("REPLY warm up");
+		const run = await side.prompt(`BENCH ${DELTAS}`);
+		await sleep(SETTLE_AFTER_REPLY_MS);
+		const settledRssMiB = processTreeRssMiB(side.pid);
+		return {
+			readyMs,
+			idleRssMiB,
+			firstPromptMs: await firstDeltaMs(first),
+			firstDeltaMs: await firstDeltaMs(run),
+			totalMs: run.endedAt - run.sentAt,
+			deltas: run.deltas,
+			bytes: run.bytes,
+			endRssMiB: run.endRssMiB,
+			settledRssMiB,
+		};
+	} finally {
+		await side.stop();
+	}
+}
+
+/** A row of the tables: how to read it off a sample, and its decimals. */
+interface Metric {
+	key: PeerMetric;
+	label: string;
+	digits: number;
+	value(sample: Sample): number;
+}
+
+const METRICS: Metric[] = [
+	{ key: "readyMs", label: "cold start: spawn → first answer to get_state (ms)", digits: 0, value: (s) => s.readyMs },
+	{ key: "idleRssMiB", label: "idle RSS, 2 s after ready (MiB)", digits: 1, value: (s) => s.idleRssMiB },
+	{ key: "firstPromptMs", label: "first prompt after start (2 s after ready) → first text delta (ms)", digits: 1, value: (s) => s.firstPromptMs },
+	{ key: "firstDeltaMs", label: "warm prompt (the measured one) → first text delta (ms)", digits: 1, value: (s) => s.firstDeltaMs },
+	{ key: "totalMs", label: `${DELTAS.toLocaleString("en")}-delta reply: prompt → end of run (ms)`, digits: 0, value: (s) => s.totalMs },
+	{ key: "deltasPerSecond", label: "text-delta events per second at the client", digits: 0, value: (s) => s.deltas / (s.totalMs / 1000) },
+	{ key: "bytesPerDelta", label: "bytes on the wire per delta (B)", digits: 1, value: (s) => s.bytes / s.deltas },
+	{ key: "endRssMiB", label: "RSS when the client sees the end of that reply (MiB)", digits: 1, value: (s) => s.endRssMiB },
+	{ key: "settledRssMiB", label: "RSS 2 s after that reply (MiB)", digits: 1, value: (s) => s.settledRssMiB },
+];
+
+/** skiff against pi, both measured in this run. */
+function streamingTable(skiff: Sample[], pi: Sample[]): string {
+	return [
+		`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
+			`Node ${process.version}; ${options.iterations} iterations, skiff first in odd ones and pi first in even ones; median (min–max) over the iterations. ` +
+			`Each iteration starts a fresh process per side, waits ${IDLE_BEFORE_FIRST_PROMPT_MS / 1000} s after ready, sends ${WARM_UP_PROMPTS} warm-up prompts, then the measured one.`,
+		"",
+		"| metric | skiff (WebSocket) | pi --mode rpc (stdio) | skiff / pi (medians) |",
+		"|---|---|---|---|",
+		...METRICS.map(({ label, digits, value }) => {
+			const a = skiff.map(value);
+			const b = pi.map(value);
+			return `| ${label} | ${medianWithSpread(a, digits, "min–max")} | ${medianWithSpread(b, digits, "min–max")} | ${(median(a) / median(b)).toFixed(3)} |`;
+		}),
+	].join("\n");
+}
+
+/** skiff against the best peer per row of docs/peer-baselines.md (a different run and harness). */
+function peersTable(skiff: Sample[]): string {
+	return [
+		`skiff: the run above (${options.iterations} iterations). Peers: [peer-baselines.md](peer-baselines.md), the best of the three medians per row (n = 9 each, measured 2026-11-22).`,
+		"",
+		"| metric | better is | best peer | skiff | skiff / best peer (medians) |",
+		"|---|---|---|---|---|",
+		...METRICS.map(({ key, label, digits, value }) => {
+			const best = bestPeer(key);
+			const samples = skiff.map(value);
+			return `| ${label} | ${PEER_BASELINES[key].better} | ${best.peer}: ${best.median.toLocaleString("en")} | ${medianWithSpread(samples, digits, "min–max")} | ${(median(samples) / best.median).toFixed(2)} |`;
+		}),
+	].join("\n");
+}
 
 async function main(): Promise<void> {
 	const model = await startFakeModel();
 	const agentDir = tempDir("skiff-bench-");
 	writeFakeModelsJson(agentDir, model.url);
-	const skiff: Sample[] = [];
-	const pi: Sample[] = [];
-	for (let i = 0; i < ITERATIONS; i++) {
-		skiff.push(...(await measureSkiff(model, agentDir)));
-		pi.push(...(await measurePi(model, agentDir)));
-		process.stderr.write(`iteration ${i + 1}/${ITERATIONS} done\n`);
+	const samples = { skiff: [] as Sample[], pi: [] as Sample[] };
+	const starters = { skiff: () => startSkiffSide(agentDir), pi: () => startPiSide(agentDir) };
+	try {
+		for (let i = 0; i < options.iterations; i++) {
+			// Alternate the order, so that neither side always runs right after the other's burst.
+			const order = i % 2 === 0 ? (["skiff", "pi"] as const) : (["pi", "skiff"] as const);
+			for (const name of order) samples[name].push(await measure(model, starters[name]));
+			process.stderr.write(`iteration ${i + 1}/${options.iterations} done (${order.join(" first, then ")})\n`);
+		}
+	} finally {
+		model.close();
 	}
-	model.close();
-	for (const [name, samples] of [["skiff", skiff], ["pi", pi]] as const) {
-		for (const s of samples) if (s.deltas !== DELTAS) throw new Error(`${name} delivered ${s.deltas} of ${DELTAS} deltas`);
+	for (const [name, list] of Object.entries(samples)) {
+		for (const s of list) if (s.deltas !== DELTAS) throw new Error(`${name} delivered ${s.deltas} of ${DELTAS} deltas`);
 	}
-	const rows: Array<[string, (s: Sample[]) => number, number]> = [
-		[`${DELTAS.toLocaleString("en")}-delta reply: prompt → end of run (ms)`, (s) => median(s.map((x) => x.totalMs)), 0],
-		["text-delta events per second at the client", (s) => median(s.map((x) => x.deltas / (x.totalMs / 1000))), 0],
-		["bytes on the wire per delta (B)", (s) => median(s.map((x) => x.bytes / x.deltas)), 1],
-		["prompt → first text delta, warm, minus the fake's own first-chunk time (ms)", (s) => median(s.map((x) => x.firstDeltaMs)), 1],
-		["first prompt after start (2 s after ready) → first text delta (ms)", (s) => median(s.map((x) => x.firstPromptMs)), 1],
-	];
-	const table = [
-		`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}; ` +
-			`${ITERATIONS} interleaved iterations, medians. Each iteration starts a fresh process, sends ${WARM_UP_PROMPTS} warm-up prompts, then the measured one.`,
-		"",
-		"| metric | skiff (WebSocket) | pi --mode rpc (stdio) | skiff / pi |",
-		"|---|---|---|---|",
-		...rows.map(([label, f, digits]) => {
-			const a = f(skiff);
-			const b = f(pi);
-			return `| ${label} | ${a.toFixed(digits)} | ${b.toFixed(digits)} | ${(a / b).toFixed(3)} |`;
-		}),
-	].join("\n");
-	console.log(table);
-	if (values.write) writeBenchSection("streaming", table);
+	const streaming = streamingTable(samples.skiff, samples.pi);
+	console.log(streaming);
+	if (!COMPARE_WITH_PEERS) {
+		console.log(`\n(no comparison with the peer baselines: they were measured with ${PEER_REPLY_DELTAS.toLocaleString("en")}-delta replies)`);
+		return;
+	}
+	const peers = peersTable(samples.skiff);
+	console.log(`\n${peers}`);
+	if (options.write) {
+		writeBenchSection("streaming", streaming);
+		writeBenchSection("peers", peers);
+	}
 }
 
 await main();
