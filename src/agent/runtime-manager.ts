@@ -42,6 +42,12 @@ export interface RuntimeManagerOptions {
 	thinkingLevel?: ThinkingLevel;
 }
 
+/** Where a session sits among others: its parent session, its persona. */
+interface SessionOriginRecord {
+	parentSessionId?: string;
+	personaRoot?: string;
+}
+
 /** A session held in memory. */
 export interface LoadedSession {
 	readonly id: string;
@@ -53,6 +59,14 @@ export class RuntimeManager {
 	private readonly loaded = new Map<string, LoadedSession>();
 	private readonly unsubscribers = new Map<string, () => void>();
 	private readonly observers = new Set<SessionObserver>();
+	/**
+	 * How to load again each session that was unloaded: its file (even one outside the sessions folder, opened
+	 * from the command line), or, for a session with nothing recorded yet, how to create it again with the
+	 * same id. An id that once worked keeps working.
+	 */
+	private readonly unloaded = new Map<string, { source: SessionSource; origin: SessionOriginRecord }>();
+	/** How each loaded session was created, for `unloaded`. */
+	private readonly origins = new Map<string, SessionOriginRecord>();
 	private primaryId: string | undefined;
 	/** Serializes opens so two requests for one file never create two recorders for it. */
 	private openQueue: Promise<unknown> = Promise.resolve();
@@ -94,7 +108,7 @@ export class RuntimeManager {
 				source = { kind: "memory", cwd };
 				break;
 			case "open":
-				source = { kind: "file", path: catalog.resolve(choice.reference, cwd).path };
+				source = { kind: "file", path: catalog.resolve(choice.reference, cwd, { anywhere: true }).path };
 				break;
 			case "id": {
 				const existing = catalog.byId(choice.id);
@@ -122,6 +136,8 @@ export class RuntimeManager {
 		}
 		const session = this.loaded.get(sessionId);
 		if (session) return this.touch(session);
+		const unloaded = this.unloaded.get(sessionId);
+		if (unloaded) return this.load(unloaded.source, unloaded.origin);
 		const recorded = this.options.catalog.byId(sessionId);
 		if (!recorded) throw new Error(`Unknown session: ${sessionId}`);
 		return this.load({ kind: "file", path: recorded.path });
@@ -242,13 +258,13 @@ export class RuntimeManager {
 		for (const session of sessions) this.unload(session, "shutdown");
 	}
 
-	private load(source: SessionSource, origin: { parentSessionId?: string; personaRoot?: string } = {}): Promise<LoadedSession> {
+	private load(source: SessionSource, origin: SessionOriginRecord = {}): Promise<LoadedSession> {
 		const next = this.openQueue.then(() => this.loadNow(source, origin));
 		this.openQueue = next.catch(() => undefined);
 		return next;
 	}
 
-	private async loadNow(source: SessionSource, origin: { parentSessionId?: string; personaRoot?: string }): Promise<LoadedSession> {
+	private async loadNow(source: SessionSource, origin: SessionOriginRecord): Promise<LoadedSession> {
 		if (this.closed) throw new Error("The service is shutting down");
 		if (source.kind === "file") {
 			const existing = [...this.loaded.values()].find((s) => s.handle.sessionFile === source.path);
@@ -274,19 +290,25 @@ export class RuntimeManager {
 		features?.attach?.(handle.sessionId);
 		const session: LoadedSession = { id: handle.sessionId, handle, lastUsed: Date.now() };
 		this.loaded.set(session.id, session);
+		this.unloaded.delete(session.id);
+		this.origins.set(session.id, origin);
 		this.unsubscribers.set(session.id, handle.subscribe((event) => this.signal(session.id, { kind: "event", event })));
 		return session;
 	}
 
-	/** Unloads least recently used idle sessions until one more fits; never a busy one, never the primary. */
+	/**
+	 * Unloads least recently used idle sessions until one more fits; never a busy one, never the primary, never
+	 * one whose recording is failing (its unwritten entries would be lost).
+	 */
 	private makeRoom(): void {
 		while (this.loaded.size >= this.maxLoadedSessions) {
 			const victim = [...this.loaded.values()]
-				.filter((s) => s.id !== this.primaryId && !s.handle.isBusy)
+				.filter((s) => s.id !== this.primaryId && !s.handle.isBusy && s.handle.state().recordingError === undefined)
 				.sort((a, b) => a.lastUsed - b.lastUsed)[0];
 			if (!victim) {
 				throw new Error(
-					`All ${this.loaded.size} loaded sessions are busy (limit ${this.maxLoadedSessions}); wait for a run to finish`,
+					`All ${this.loaded.size} loaded sessions are busy (limit ${this.maxLoadedSessions}; see --max-sessions): ` +
+						"wait for a run to finish or close a session",
 				);
 			}
 			this.unload(victim, "evicted");
@@ -297,6 +319,17 @@ export class RuntimeManager {
 		this.unsubscribers.get(session.id)?.();
 		this.unsubscribers.delete(session.id);
 		this.loaded.delete(session.id);
+		const origin = this.origins.get(session.id) ?? {};
+		this.origins.delete(session.id);
+		const { handle } = session;
+		const state = handle.state();
+		if (handle.sessionFile !== undefined && state.persisted) {
+			this.unloaded.set(session.id, { source: { kind: "file", path: handle.sessionFile }, origin });
+		} else if (handle.sessionFile !== undefined) {
+			// Nothing recorded yet: the same (empty) session is created again, under the same id, when asked for.
+			const parentSession = state.parentSession;
+			this.unloaded.set(session.id, { source: { kind: "new", cwd: handle.cwd, id: session.id, parentSession }, origin });
+		}
 		this.signal(session.id, { kind: "unloaded", reason });
 		session.handle.dispose();
 	}

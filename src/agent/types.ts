@@ -36,7 +36,10 @@ export interface AgentState {
 	messageCount: number;
 	pendingMessageCount: number;
 	autoCompactionEnabled: boolean;
+	/** The session file exists on disk (a new session is written with its first message). */
 	persisted: boolean;
+	/** The path of the session this one continues (a fork's or child's source), from its header. */
+	parentSession?: string;
 	/** Why the last write of the session file failed, while it keeps failing (a full or read-only disk). */
 	recordingError?: string;
 }
@@ -104,8 +107,11 @@ export interface SessionCatalog {
 	newestFor(cwd: string): SessionFileRef | undefined;
 	/** The session file with exactly this id, if recorded. */
 	byId(id: string): SessionFileRef | undefined;
-	/** A path, a full id or an unambiguous id prefix; throws an error saying what was not found or was ambiguous. */
-	resolve(reference: string, baseDir: string): SessionFileRef;
+	/**
+	 * A path, a full id or an unambiguous id prefix; throws an error saying what was not found or was ambiguous.
+	 * A path must lie in the sessions folder unless `anywhere` (the operator's own command line).
+	 */
+	resolve(reference: string, baseDir: string, options?: { anywhere?: boolean }): SessionFileRef;
 	/** Summaries of this project's sessions, or of all projects', newest first. */
 	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>>;
 }

@@ -80,8 +80,13 @@ export class MemoryService {
 		};
 	}
 
-	/** Remembers which binding a session uses (for its commands and its future children). */
+	/**
+	 * Remembers which binding a session uses (for its commands and its future children). A session loaded
+	 * again (after it was unloaded) keeps the configuration it had, not a fresh copy of its parent's.
+	 */
 	attach(sessionId: string, memory: SessionMemory): void {
+		const earlier = this.bindings.get(sessionId);
+		if (earlier && earlier !== memory.binding && memory.binding !== this.defaults) memory.binding.settings = earlier.settings;
 		this.bindings.set(sessionId, memory.binding);
 	}
 

@@ -1,5 +1,7 @@
 /** Several sessions in one process: create, switch, fork, clone, close, evict, and restore after restart. */
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
@@ -158,4 +160,22 @@ test("a client catches up by seq after reconnecting, without loss or repeats", a
 	assert.match((await rpc.json()).error, /\/ws/);
 	for (const c of [other, back, stale]) c.close();
 	await skiff.stop();
+});
+
+test("new sessions beyond the bound stay usable by id; a path outside the sessions folder is refused", async () => {
+	const { client } = await start();
+	const ids: string[] = [];
+	for (let i = 0; i < 9; i++) ids.push((await client.ok({ type: "new_session" })).sessionId);
+	// The first one was evicted before anything was said in it: it comes back under the same id.
+	const first = await client.ok({ type: "get_state", sessionId: ids[0] });
+	assert.equal(first.sessionId, ids[0]);
+	await say(client, "REPLY still here\nhello", ids[0]);
+	// A file that looks like a session but lies outside the sessions folder is never opened (nor appended to).
+	const outside = join(tempDir(), "outside.jsonl");
+	const header = `${JSON.stringify({ type: "session", version: 3, id: "outside", timestamp: new Date().toISOString(), cwd })}\n`;
+	writeFileSync(outside, header);
+	const refused = await client.request({ type: "switch_session", sessionPath: outside });
+	assert.equal(refused.success, false);
+	assert.match(refused.error!, /outside the sessions folder/);
+	assert.equal(readFileSync(outside, "utf8"), header);
 });

@@ -18,6 +18,8 @@ import type {
 export class FakeAgentHandle implements AgentHandle {
 	busy = false;
 	disposed = false;
+	/** Whether the session file exists (a new session has none until its first message). */
+	persisted = true;
 	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 
 	constructor(
@@ -48,7 +50,7 @@ export class FakeAgentHandle implements AgentHandle {
 			messageCount: 0,
 			pendingMessageCount: 0,
 			autoCompactionEnabled: true,
-			persisted: this.sessionFile !== undefined,
+			persisted: this.persisted && this.sessionFile !== undefined,
 		};
 	}
 	messages(): JsonObject[] {
@@ -123,7 +125,7 @@ export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; 
 	const handles: FakeAgentHandle[] = [];
 	let counter = 0;
 	const openSession: SessionOpener = async (source) => {
-		const id = source.kind === "file" ? catalog.resolve(source.path).id : `s${++counter}`;
+		const id = source.kind === "file" ? idOfPath(source.path) : source.kind === "new" && source.id ? source.id : `s${++counter}`;
 		const path = `/sessions/${id}.jsonl`;
 		catalog.files.set(id, { id, path, modifiedMs: 0 });
 		const handle = new FakeAgentHandle(id, path);
@@ -131,4 +133,9 @@ export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; 
 		return handle;
 	};
 	return { openSession, handles };
+}
+
+/** The id in a pretend file's name (`/sessions/<id>.jsonl`). */
+function idOfPath(path: string): string {
+	return path.slice(path.lastIndexOf("/") + 1, -".jsonl".length);
 }

@@ -100,7 +100,8 @@ export class PiAgentHandle implements AgentHandle {
 			messageCount: s.messages.length,
 			pendingMessageCount: s.pendingMessageCount,
 			autoCompactionEnabled: s.autoCompactionEnabled,
-			persisted: this.manager.isPersisted(),
+			persisted: this.recorder.onDisk,
+			parentSession: this.manager.getHeader()?.parentSession,
 			recordingError: this.recorder.lastFailure?.message,
 		};
 	}

@@ -120,6 +120,11 @@ export class SessionRecorder {
 		if (internals.persist && internals.sessionFile && !internals.flushed && this.hasMessage()) this.rewrite();
 	}
 
+	/** Whether the session file exists: written at least once (an opened file always is). */
+	get onDisk(): boolean {
+		return this.internals.persist && this.internals.flushed;
+	}
+
 	/** The current failure, if the last write did not succeed. */
 	get lastFailure(): RecordingError | undefined {
 		return this.failure;

@@ -1,64 +1,140 @@
 /**
  * Finds recorded sessions on disk: pi's layout `<agent-dir>/sessions/<encoded-cwd>/<timestamp>_<id>.jsonl`.
- * Resolving an id or prefix reads only directory listings (and a header line for foreign file names), so
- * it stays fast however long the sessions are.
+ * An index of every session file is kept in memory and refreshed incrementally: a lookup stats the sessions
+ * folder and each project folder, and lists again only the folders that changed, so an unknown id costs a
+ * few stat calls however many sessions there are. Files are never parsed for a lookup (only a header line
+ * for a foreign file name).
  */
-import { closeSync, existsSync, openSync, readdirSync, readSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionCatalog, SessionFileRef, SessionSummary } from "../types.js";
 
-export class PiSessionCatalog implements SessionCatalog {
-	constructor(private readonly sessionsDir: string) {}
+/**
+ * File systems stamp changes with a coarse clock (a few milliseconds): a folder changed this recently may
+ * change again without its time moving, so it is listed again on the next lookup.
+ */
+const SETTLED_AFTER_NS = 1_000_000_000n;
 
-	/** Every recorded session file, newest first. */
-	files(): SessionFileRef[] {
-		const refs: SessionFileRef[] = [];
-		for (const dir of subdirectories(this.sessionsDir)) {
-			for (const name of safeReaddir(dir)) {
-				if (!name.endsWith(".jsonl")) continue;
-				const path = join(dir, name);
-				const id = idFromFileName(name) ?? idFromHeader(path);
-				if (!id) continue;
-				refs.push({ id, path, modifiedMs: safeMtime(path) });
-			}
-		}
-		return refs.sort((a, b) => b.modifiedMs - a.modifiedMs);
+/** One project folder as last listed: its change time and its session files by name. */
+interface IndexedFolder {
+	changed: bigint;
+	files: Map<string, { id: string; path: string }>;
+}
+
+/** How the catalog reads folders; tests count the listings. */
+export interface FolderReader {
+	/** The folder's last change, in nanoseconds (-1 when it cannot be read). */
+	changed(dir: string): bigint;
+	/** The names in the folder ([] when it cannot be read). */
+	list(dir: string): string[];
+}
+
+export const REAL_FOLDERS: FolderReader = { changed: changeTime, list: safeReaddir };
+
+export class PiSessionCatalog implements SessionCatalog {
+	private readonly folders = new Map<string, IndexedFolder>();
+	private rootChanged = -1n;
+
+	constructor(
+		private readonly sessionsDir: string,
+		private readonly reader: FolderReader = REAL_FOLDERS,
+	) {}
+
+	/** Every recorded session file (unsorted; see newestFor for recency). */
+	files(): Array<{ id: string; path: string }> {
+		this.refresh();
+		return [...this.folders.values()].flatMap((folder) => [...folder.files.values()]);
 	}
 
 	/** The newest recorded session whose folder belongs to `cwd`, if any (for --continue). */
 	newestFor(cwd: string): SessionFileRef | undefined {
-		const folder = projectFolderName(cwd);
-		return this.files().find((f) => f.path.startsWith(join(this.sessionsDir, folder) + "/"));
+		this.refresh();
+		const folder = this.folders.get(join(this.sessionsDir, projectFolderName(cwd)));
+		const refs = [...(folder?.files.values() ?? [])].map((f) => ({ ...f, modifiedMs: safeMtime(f.path) }));
+		return refs.sort((a, b) => b.modifiedMs - a.modifiedMs)[0];
 	}
 
 	/** The session file with exactly this id, if recorded. */
 	byId(id: string): SessionFileRef | undefined {
-		return this.files().find((f) => f.id === id);
+		const hit = this.files().find((f) => f.id === id);
+		return hit && { ...hit, modifiedMs: safeMtime(hit.path) };
 	}
 
 	/**
-	 * Resolves what a user typed: a path to a session file, a full id, or an unambiguous id prefix.
-	 * Throws an error that says what was not found or which sessions a prefix matched.
+	 * Resolves what a user typed: a path to a session file, a full id, or an unambiguous id prefix. A path must
+	 * lie in the sessions folder unless `anywhere` (the operator's own command line). Throws an error that says
+	 * what was not found, which sessions a prefix matched, or that a path is outside the sessions folder.
 	 */
-	resolve(reference: string, baseDir: string): SessionFileRef {
+	resolve(reference: string, baseDir: string, options: { anywhere?: boolean } = {}): SessionFileRef {
 		const trimmed = reference.trim();
 		if (!trimmed) throw new Error("Session reference is empty: give an id, an id prefix or a path");
 		if (looksLikePath(trimmed)) {
 			const path = isAbsolute(trimmed) ? trimmed : resolve(baseDir, trimmed);
 			if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`No session file at ${path}`);
+			if (!options.anywhere && !this.holds(path)) {
+				throw new Error(`${path} is outside the sessions folder ${this.sessionsDir}: open sessions there by path, id or id prefix`);
+			}
 			const id = idFromHeader(path);
 			if (!id) throw new Error(`${path} is not a session file (no session header)`);
 			return { id, path, modifiedMs: safeMtime(path) };
 		}
 		const files = this.files();
 		const exact = files.find((f) => f.id === trimmed);
-		if (exact) return exact;
+		if (exact) return { ...exact, modifiedMs: safeMtime(exact.path) };
 		const matches = files.filter((f) => f.id.startsWith(trimmed));
-		if (matches.length === 1) return matches[0]!;
+		if (matches.length === 1) return { ...matches[0]!, modifiedMs: safeMtime(matches[0]!.path) };
 		if (matches.length === 0) throw new Error(`No recorded session matches "${trimmed}"`);
 		const sample = matches.slice(0, 5).map((m) => m.id).join(", ");
 		throw new Error(`Session prefix "${trimmed}" is ambiguous: ${matches.length} sessions match (${sample})`);
+	}
+
+	/** The project folders: every entry of the sessions folder that is a folder. */
+	private subdirectories(): string[] {
+		return this.reader
+			.list(this.sessionsDir)
+			.map((name) => join(this.sessionsDir, name))
+			.filter((path) => {
+				try {
+					return statSync(path).isDirectory();
+				} catch {
+					return false;
+				}
+			});
+	}
+
+	/** Whether a file's real location (symbolic links resolved) is inside the sessions folder. */
+	private holds(path: string): boolean {
+		try {
+			const root = realpathSync(this.sessionsDir);
+			return realpathSync(path).startsWith(root + sep);
+		} catch {
+			return false;
+		}
+	}
+
+	/** Brings the index up to date, listing again only the folders whose change time moved. */
+	private refresh(): void {
+		const rootChanged = this.reader.changed(this.sessionsDir);
+		if (rootChanged !== this.rootChanged) {
+			this.rootChanged = settled(rootChanged);
+			const present = new Set(this.subdirectories());
+			for (const dir of this.folders.keys()) if (!present.has(dir)) this.folders.delete(dir);
+			for (const dir of present) if (!this.folders.has(dir)) this.folders.set(dir, { changed: -1n, files: new Map() });
+		}
+		for (const [dir, folder] of this.folders) {
+			const changed = this.reader.changed(dir);
+			if (changed === folder.changed) continue;
+			folder.changed = settled(changed);
+			const names = new Set(this.reader.list(dir).filter((name) => name.endsWith(".jsonl")));
+			for (const name of folder.files.keys()) if (!names.has(name)) folder.files.delete(name);
+			for (const name of names) {
+				if (folder.files.has(name)) continue;
+				const path = join(dir, name);
+				const id = idFromFileName(name) ?? idFromHeader(path);
+				if (id) folder.files.set(name, { id, path });
+			}
+		}
 	}
 
 	/** Summaries of this project's sessions, or of all projects'. Parses the files (pi's listing). */
@@ -112,21 +188,25 @@ function idFromHeader(path: string): string | undefined {
 	}
 }
 
-function subdirectories(dir: string): string[] {
-	try {
-		return readdirSync(dir, { withFileTypes: true })
-			.filter((e) => e.isDirectory())
-			.map((e) => join(dir, e.name));
-	} catch {
-		return [];
-	}
-}
-
 function safeReaddir(dir: string): string[] {
 	try {
 		return readdirSync(dir);
 	} catch {
 		return [];
+	}
+}
+
+/** The change time to remember: -1 (list again next time) while it is too recent to be final. */
+function settled(changed: bigint): bigint {
+	return BigInt(Date.now()) * 1_000_000n - changed < SETTLED_AFTER_NS ? -1n : changed;
+}
+
+/** A folder's last change, in nanoseconds (-1 when it cannot be read). */
+function changeTime(path: string): bigint {
+	try {
+		return statSync(path, { bigint: true }).mtimeNs;
+	} catch {
+		return -1n;
 	}
 }
 

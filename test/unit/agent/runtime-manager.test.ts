@@ -10,7 +10,7 @@ function setup(maxLoadedSessions: number) {
 	const runtime = new RuntimeManager({ cwd: "/p", catalog, openSession, maxLoadedSessions });
 	const signals: Array<[string, SessionSignal]> = [];
 	runtime.observe((sessionId, signal) => signals.push([sessionId, signal]));
-	return { runtime, handles, signals };
+	return { runtime, handles, signals, catalog };
 }
 
 test("the bound unloads the least recently used idle session, never a busy one or the primary", async () => {
@@ -26,7 +26,7 @@ test("the bound unloads the least recently used idle session, never a busy one o
 	assert.deepEqual(runtime.loadedSessions().map((s) => s.id).sort(), [primary.id, a.id, c.id].sort());
 	assert.equal(handles[2]!.disposed, true, "b was unloaded");
 	handles[3]!.busy = true;
-	await assert.rejects(runtime.create(), /busy \(limit 3\)/);
+	await assert.rejects(runtime.create(), /busy \(limit 3;/);
 });
 
 test("an unloaded session comes back on demand; observers see its events and its unloading in order", async () => {
@@ -62,4 +62,35 @@ test("close refuses the primary and busy sessions; open returns the loaded sessi
 	assert.equal(reopened.id, a.id);
 	await runtime.shutdown();
 	assert.ok(handles.every((h) => h.disposed));
+});
+
+test("a session with nothing recorded is not evicted into nothing: its id keeps working", async () => {
+	const { runtime, handles, catalog } = setup(2);
+	await runtime.start({ kind: "new" });
+	const a = await runtime.create();
+	handles[1]!.persisted = false; // nothing said yet: no file, so no catalog finds it
+	catalog.files.delete(a.id);
+	await runtime.create(); // evicts a
+	assert.equal(runtime.peek(a.id), undefined);
+	const again = await runtime.get(a.id);
+	assert.equal(again.id, a.id, "created again under the same id");
+});
+
+test("a session opened from a path outside the catalog stays reachable by id after eviction", async () => {
+	const catalog = new FakeCatalog();
+	const { openSession } = fakeOpener(catalog);
+	const runtime = new RuntimeManager({ cwd: "/p", catalog, openSession, maxLoadedSessions: 2 });
+	await runtime.start({ kind: "new" });
+	const a = await runtime.create();
+	catalog.files.delete(a.id); // the catalog cannot find it (a file outside the sessions folder)
+	await runtime.create(); // evicts a
+	assert.equal((await runtime.get(a.id)).id, a.id);
+});
+
+test("when every other session is busy the documented error says so", async () => {
+	const { runtime, handles } = setup(2);
+	await runtime.start({ kind: "new" });
+	await runtime.create();
+	handles[1]!.busy = true;
+	await assert.rejects(runtime.create(), /All 2 loaded sessions are busy \(limit 2; see --max-sessions\)/);
 });

@@ -1,0 +1,61 @@
+/** The session index: lookups of unknown ids list no folder that did not change; new files are found. */
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { PiSessionCatalog, REAL_FOLDERS } from "../../../../src/agent/pi/session-catalog.js";
+
+function sessionsWith(count: number) {
+	const root = mkdtempSync(join(tmpdir(), "skiff-catalog-"));
+	const sessions = join(root, "sessions");
+	const folder = join(sessions, "--p--");
+	mkdirSync(folder, { recursive: true });
+	for (let i = 0; i < count; i++) {
+		writeFileSync(join(folder, `2026-01-01T00-00-00-000Z_id${i}.jsonl`), `${JSON.stringify({ type: "session", version: 3, id: `id${i}`, cwd: "/p" })}\n`);
+	}
+	// Settle the folders' change times (a change in the last second is not trusted to be final).
+	const past = new Date(Date.now() - 60_000);
+	utimesSync(folder, past, past);
+	utimesSync(sessions, past, past);
+	const listings: string[] = [];
+	const catalog = new PiSessionCatalog(sessions, { ...REAL_FOLDERS, list: (dir) => (listings.push(dir), REAL_FOLDERS.list(dir)) });
+	return { root, sessions, folder, catalog, listings };
+}
+
+test("unknown ids cost no folder listing once the index is built", () => {
+	const { catalog, listings } = sessionsWith(500);
+	assert.equal(catalog.byId("id42")?.id, "id42");
+	const built = listings.length;
+	for (let i = 0; i < 128; i++) assert.equal(catalog.byId(`bogus${i}`), undefined);
+	assert.equal(listings.length, built, "no folder was listed again");
+});
+
+test("a file added or removed later is seen by the next lookup", () => {
+	const { catalog, folder } = sessionsWith(3);
+	assert.equal(catalog.byId("late"), undefined);
+	writeFileSync(join(folder, "2026-01-02T00-00-00-000Z_late.jsonl"), `${JSON.stringify({ type: "session", version: 3, id: "late", cwd: "/p" })}\n`);
+	assert.equal(catalog.byId("late")?.id, "late");
+	assert.equal(catalog.resolve("lat", "/").id, "late", "prefixes too");
+});
+
+test("switch by path stays in the sessions folder unless the operator asked (command line)", () => {
+	const { catalog, root, folder } = sessionsWith(1);
+	const outside = join(root, "outside.jsonl");
+	writeFileSync(outside, `${JSON.stringify({ type: "session", version: 3, id: "out", cwd: "/p" })}\n`);
+	assert.throws(() => catalog.resolve(outside, "/"), /outside the sessions folder/);
+	assert.throws(() => catalog.resolve(join(folder, "..", "..", "outside.jsonl"), "/"), /outside the sessions folder/);
+	const link = join(folder, "2026-01-03T00-00-00-000Z_link.jsonl");
+	symlinkSync(outside, link);
+	assert.throws(() => catalog.resolve(link, "/"), /outside the sessions folder/, "a link inside pointing outside is refused");
+	assert.equal(catalog.resolve(outside, "/", { anywhere: true }).id, "out");
+	assert.equal(catalog.resolve(join(folder, "2026-01-01T00-00-00-000Z_id0.jsonl"), "/").id, "id0");
+});
+
+test("a session file with a byte-order mark is found by path as by id", () => {
+	const { catalog, folder } = sessionsWith(0);
+	const path = join(folder, "foreign-name.jsonl");
+	writeFileSync(path, `\uFEFF${JSON.stringify({ type: "session", version: 3, id: "bom", cwd: "/p" })}\n`);
+	assert.equal(catalog.resolve(path, "/").id, "bom");
+	assert.equal(catalog.byId("bom")?.path, path);
+});
