@@ -34,8 +34,15 @@ export class EventHub {
 		readonly sessionId: string,
 		private readonly limits: ReplayLimits = { maxEvents: REPLAY_MAX_EVENTS, maxBytes: REPLAY_MAX_BYTES },
 		startSeq = 0,
+		/** Called when the last listener leaves. */
+		private readonly onUnfollowed?: () => void,
 	) {
 		this.lastSeq = startSeq;
+	}
+
+	/** How many listeners follow this session now. */
+	get listenerCount(): number {
+		return this.listeners.size;
 	}
 
 	/** The seq of the newest event (0 before the first). */
@@ -69,7 +76,9 @@ export class EventHub {
 
 	subscribe(listener: EventListener): () => void {
 		this.listeners.add(listener);
-		return () => this.listeners.delete(listener);
+		return () => {
+			if (this.listeners.delete(listener) && this.listeners.size === 0) this.onUnfollowed?.();
+		};
 	}
 
 	/** Drops the replay window (the session was unloaded); the seq keeps counting when it comes back. */

@@ -1,7 +1,9 @@
 /**
  * The wire side of every session's events: each runtime signal is shaped (deltas only), numbered per
  * session, serialized once and fanned out to the clients following it, with a bounded replay window.
- * A session's numbering outlives its unloading, so a session that comes back keeps counting.
+ * A session's numbering outlives its unloading, so a session that comes back keeps counting; the hub of an
+ * unloaded session that nobody follows is dropped (only its seq is kept), so sessions that come and go do
+ * not accumulate.
  */
 import { randomUUID } from "node:crypto";
 import type { SessionObserver, SessionSignal } from "../agent/types.js";
@@ -18,6 +20,10 @@ export class EventStreams {
 	readonly epoch = randomUUID();
 	private readonly hubs = new Map<string, EventHub>();
 	private readonly shapers = new Map<string, EventShaper>();
+	/** Sessions unloaded since their last event. */
+	private readonly unloaded = new Set<string>();
+	/** The last seq of each dropped hub, so a session that comes back keeps counting. */
+	private readonly droppedSeq = new Map<string, number>();
 
 	constructor(
 		runtime: SignalSource,
@@ -30,10 +36,23 @@ export class EventStreams {
 	hub(sessionId: string): EventHub {
 		let hub = this.hubs.get(sessionId);
 		if (!hub) {
-			hub = new EventHub(sessionId, this.replayLimits);
+			hub = new EventHub(sessionId, this.replayLimits, this.droppedSeq.get(sessionId) ?? 0, () => this.dropIfIdle(sessionId));
+			this.droppedSeq.delete(sessionId);
 			this.hubs.set(sessionId, hub);
 		}
 		return hub;
+	}
+
+	/** How many hubs are held (for tests of the bound). */
+	get hubCount(): number {
+		return this.hubs.size;
+	}
+
+	private dropIfIdle(sessionId: string): void {
+		const hub = this.hubs.get(sessionId);
+		if (!hub || hub.listenerCount > 0 || !this.unloaded.has(sessionId)) return;
+		this.droppedSeq.set(sessionId, hub.seq);
+		this.hubs.delete(sessionId);
 	}
 
 	private receive(sessionId: string, signal: SessionSignal): void {
@@ -42,8 +61,11 @@ export class EventStreams {
 			hub.publish({ type: "session_unloaded", reason: signal.reason });
 			hub.forgetReplay();
 			this.shapers.delete(sessionId);
+			this.unloaded.add(sessionId);
+			this.dropIfIdle(sessionId);
 			return;
 		}
+		this.unloaded.delete(sessionId);
 		let shape = this.shapers.get(sessionId);
 		if (!shape) this.shapers.set(sessionId, (shape = createEventShaper()));
 		const shaped = shape(signal.event);

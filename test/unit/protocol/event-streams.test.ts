@@ -36,3 +36,22 @@ test("runtime signals become numbered wire events: shaped, per session, with ses
 	assert.equal(streams.hub("b").seq, 1);
 	assert.equal(streams.hub("a").since(2), undefined, "the replay window is dropped with the session");
 });
+
+test("the hub of an unloaded session nobody follows is dropped; the session keeps counting when it comes back", () => {
+	const runtime = runtimeStub();
+	const streams = new EventStreams(runtime);
+	for (let i = 0; i < 1000; i++) {
+		runtime.send(`s${i}`, { kind: "event", event: { type: "agent_start" } });
+		runtime.send(`s${i}`, { kind: "unloaded", reason: "evicted" });
+	}
+	assert.equal(streams.hubCount, 0, "nothing is held for sessions that are gone");
+	runtime.send("s7", { kind: "event", event: { type: "agent_start" } });
+	assert.equal(streams.hub("s7").seq, 3);
+
+	const followed = streams.hub("f");
+	const unfollow = followed.subscribe(() => undefined);
+	runtime.send("f", { kind: "unloaded", reason: "closed" });
+	assert.equal(streams.hub("f"), followed, "a followed hub stays while someone listens");
+	unfollow();
+	assert.equal(streams.hubCount, 1, "and goes when the last follower leaves");
+});
