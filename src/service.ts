@@ -1,30 +1,24 @@
 /**
- * The composition root: builds the pi environment, the runtime manager, the command registry and the
- * listener, and owns their shutdown. The CLI and the tests start the service through here.
+ * The composition root. It starts the listener first, so the service answers (and prints its banner) at
+ * once, then loads the core (pi, memory, runtime, commands) in the background: commands that arrive
+ * meanwhile wait for it. The CLI and the tests start the service through here.
  */
-import { createPiRuntime } from "./agent/pi/index.js";
-import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
-import type { ThinkingLevel } from "./agent/types.js";
+import type { AddressInfo } from "node:net";
+import type { RuntimeManager } from "./agent/runtime-manager.js";
+import type { CoreConfig } from "./core.js";
 import type { AuthPolicy } from "./listener/auth.js";
 import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
-import { createCommandRegistry } from "./command-registry.js";
-import { MemoryService } from "./memory/memory-service.js";
-import { loadMemorySettings } from "./memory/settings.js";
-import { createDispatcher } from "./protocol/dispatch.js";
-import { EventStreams } from "./protocol/event-streams.js";
+import { deferredDispatcher } from "./protocol/deferred-dispatcher.js";
+import type { Dispatcher } from "./protocol/dispatch.js";
 
-export interface ServiceConfig {
-	agentDir: string;
-	cwd: string;
+export interface ServiceConfig extends CoreConfig {
 	host: string;
 	port: number;
 	auth: AuthPolicy;
 	web: WebPageSource;
-	session: StartupSession;
-	model?: string;
-	thinking?: ThinkingLevel;
-	maxSessions?: number;
+	/** Called as soon as the listener is bound, before the core is loaded (the CLI prints its banner here). */
+	onListening?: (address: AddressInfo) => void;
 }
 
 export interface Service {
@@ -37,45 +31,38 @@ export interface Service {
 }
 
 export async function startService(config: ServiceConfig): Promise<Service> {
-	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
-	const warnings = [...pi.warnings];
-	// Invalid memory settings stop start-up with a message naming the key.
-	const memory = new MemoryService(config.agentDir, loadMemorySettings(config.agentDir), {
-		log: (line) => process.stderr.write(`${line}\n`),
+	let coreReady!: (dispatcher: Dispatcher) => void;
+	let coreFailed!: (error: unknown) => void;
+	const ready = new Promise<Dispatcher>((resolve, reject) => {
+		coreReady = resolve;
+		coreFailed = reject;
 	});
-	const runtime = new RuntimeManager({
-		cwd: config.cwd,
-		catalog: pi.catalog,
-		openSession: pi.openSession,
-		sessionFeatures: (origin) => {
-			const features = memory.forSession(origin);
-			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
-		},
-		maxLoadedSessions: config.maxSessions,
-		thinkingLevel: config.thinking,
+	ready.catch(() => undefined); // the failure is reported by startService itself
+	const listener = await startListener({
+		host: config.host,
+		port: config.port,
+		auth: config.auth,
+		dispatcher: deferredDispatcher(ready),
+		web: config.web,
 	});
-	const streams = new EventStreams(runtime); // observes from the first session on
-	await runtime.start(config.session);
-	const dispatcher = createDispatcher(createCommandRegistry({ memory }), { runtime, streams });
-	let listener: Listener;
+	config.onListening?.(listener.address);
+	let core;
 	try {
-		listener = await startListener({
-			host: config.host,
-			port: config.port,
-			auth: config.auth,
-			dispatcher,
-			web: config.web,
-		});
+		const { loadCore } = await import("./core.js");
+		core = await loadCore(config);
 	} catch (error) {
-		await runtime.shutdown();
+		coreFailed(error);
+		await listener.close();
 		throw error;
 	}
-	pi.warmUp();
+	coreReady(core.dispatcher);
+	core.warmUp();
+	const { runtime } = core;
 	let closing: Promise<void> | undefined;
 	return {
 		listener,
 		runtime,
-		warnings,
+		warnings: core.warnings,
 		close: () => {
 			closing ??= (async () => {
 				await listener.close();

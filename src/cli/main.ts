@@ -11,7 +11,7 @@ import { bannerLine, decideBindPolicy } from "../listener/bind-policy.js";
 import { readTokenFile, tokenFileWarnings } from "../listener/token-file.js";
 import type { WebPageSource } from "../listener/web-route.js";
 import { redactSecrets } from "../shared/redact.js";
-import { startService } from "../service.js";
+import { type Service, startService } from "../service.js";
 import { parseCliArgs, UsageError } from "./args.js";
 import { HELP_TEXT } from "./help.js";
 import { embeddedWebPage } from "./web-page.js";
@@ -57,7 +57,30 @@ async function main(argv: string[]): Promise<void> {
 	const agentDir = resolve(process.env.SKIFF_AGENT_DIR || join(homedir(), ".skiff", "agent"));
 	mkdirSync(agentDir, { recursive: true });
 	const cwd = resolve(options.cwd ?? process.cwd());
-	const service = await startService({
+	const announce = (port: number) => {
+		const url = `http://${formatHostPort(address.host, port)}`;
+		process.stdout.write(`${bannerLine(url, policy)}\n`);
+		process.stdout.write(`Web UI: ${url}/web\n`);
+	};
+	// Signals are handled from the start: one that arrives while the core is still loading stops the service
+	// as soon as it has started (its sessions are then recorded like any other).
+	let stopping: NodeJS.Signals | undefined;
+	let service: Service | undefined;
+	const stop = (signal: NodeJS.Signals) => {
+		if (stopping) {
+			process.stderr.write(`${signal} again: exiting without waiting\n`);
+			process.exit(EXIT_FAILURE);
+		}
+		stopping = signal;
+		process.stderr.write(`${signal}: stopping runs, recording sessions, closing the listener\n`);
+		if (service) shutDown(service);
+	};
+	process.on("SIGINT", stop);
+	process.on("SIGTERM", stop);
+
+	const loadStarted = performance.now();
+	service = await startService({
+		onListening: (bound) => announce(bound.port),
 		agentDir,
 		cwd,
 		host: address.host,
@@ -70,28 +93,21 @@ async function main(argv: string[]): Promise<void> {
 		maxSessions: options.maxSessions,
 	});
 	for (const warning of service.warnings) process.stderr.write(`warning: ${redactSecrets(warning)}\n`);
-	const url = `http://${formatHostPort(address.host, service.listener.address.port)}`;
-	process.stdout.write(`${bannerLine(url, policy)}\n`);
-	process.stdout.write(`Web UI: ${url}/web\n`);
+	process.stdout.write(`${READY_LINE} (agent runtime loaded in ${Math.round(performance.now() - loadStarted)} ms)\n`);
+	if (stopping) shutDown(service);
+}
 
-	let stopping = false;
-	const stop = (signal: NodeJS.Signals) => {
-		if (stopping) {
-			process.stderr.write(`${signal} again: exiting without waiting\n`);
+/** Printed once the agent runtime is loaded and the primary session is open (after the banner). */
+const READY_LINE = "Ready";
+
+function shutDown(service: Service): void {
+	service.close().then(
+		() => process.exit(0),
+		(error) => {
+			process.stderr.write(`shutdown failed: ${redactSecrets(String(error))}\n`);
 			process.exit(EXIT_FAILURE);
-		}
-		stopping = true;
-		process.stderr.write(`${signal}: stopping runs, recording sessions, closing the listener\n`);
-		service.close().then(
-			() => process.exit(0),
-			(error) => {
-				process.stderr.write(`shutdown failed: ${redactSecrets(String(error))}\n`);
-				process.exit(EXIT_FAILURE);
-			},
-		);
-	};
-	process.on("SIGINT", stop);
-	process.on("SIGTERM", stop);
+		},
+	);
 }
 
 function webPageSource(): WebPageSource {

@@ -84,6 +84,7 @@ test("loopback banners say whether authentication is on; bad token files are ref
 test("without any credentials the service starts and a prompt explains how to configure a model", async () => {
 	const agentDir = tempDir();
 	const skiff = await startSkiff({ agentDir });
+	await skiff.ready;
 	assert.match(skiff.stderr(), /No model/);
 	const client = await TestClient.connect(skiff.wsUrl);
 	const response = await client.request({ type: "prompt", message: "hello" });
@@ -115,4 +116,24 @@ test("SIGTERM during a run records the partial reply and exits 0 (stdin closed a
 	const reply = messages.find((m) => m.role === "assistant");
 	assert.equal(reply?.stopReason, "aborted");
 	await model.close();
+});
+
+test("the banner comes before the agent runtime loads; commands sent meanwhile wait for it and succeed", async () => {
+	const agentDir = tempDir();
+	const skiff = await startSkiff({ agentDir });
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sentBeforeReady = !/^Ready\b/m.test(skiff.stdout());
+	const [state, pong] = await Promise.all([client.ok({ type: "get_state" }), client.ok({ type: "ping" })]);
+	assert.ok(sentBeforeReady, "the commands were sent before the runtime was ready");
+	assert.equal(typeof state.sessionId, "string");
+	assert.equal(pong.pong, true);
+	await skiff.ready;
+	assert.ok(skiff.stdout().indexOf("Control plane listening") < skiff.stdout().indexOf("Ready"));
+	client.close();
+	assert.equal(await skiff.stop(), 0);
+});
+
+test("SIGTERM while the runtime is still loading exits 0 once it has started", async () => {
+	const skiff = await startSkiff({ agentDir: tempDir() });
+	assert.equal(await skiff.stop("SIGTERM"), 0);
 });

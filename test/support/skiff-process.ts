@@ -13,6 +13,8 @@ export interface SkiffProcess {
 	/** e.g. ws://127.0.0.1:PORT/ws */
 	wsUrl: string;
 	banner: string;
+	/** Resolves once the agent runtime is loaded (the `Ready` line after the banner; warnings come before it). */
+	ready: Promise<void>;
 	child: ChildProcess;
 	stdout(): string;
 	stderr(): string;
@@ -74,6 +76,15 @@ export function startSkiff(options: StartOptions): Promise<SkiffProcess> {
 				child,
 				stdout: () => stdout,
 				stderr: () => stderr,
+				ready: new Promise<void>((ready) => {
+					const check = () => {
+						if (!/^Ready\b/m.test(stdout)) return;
+						child.stdout!.off("data", check);
+						ready();
+					};
+					child.stdout!.on("data", check);
+					check();
+				}),
 				stop: (signal = "SIGTERM") => {
 					if (child.exitCode === null) child.kill(signal);
 					return exited;

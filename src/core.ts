@@ -1,0 +1,55 @@
+/**
+ * The heavy half of the composition root, loaded after the listener is up: pi, the memory subsystem, the
+ * runtime manager, the event streams, every command and the dispatcher. Loading pi takes about a second;
+ * nothing here is imported before the start-up banner.
+ */
+import { createPiRuntime } from "./agent/pi/index.js";
+import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
+import type { ThinkingLevel } from "./agent/types.js";
+import { createCommandRegistry } from "./command-registry.js";
+import { MemoryService } from "./memory/memory-service.js";
+import { loadMemorySettings } from "./memory/settings.js";
+import { createDispatcher, type Dispatcher } from "./protocol/dispatch.js";
+import { EventStreams } from "./protocol/event-streams.js";
+
+export interface CoreConfig {
+	agentDir: string;
+	cwd: string;
+	session: StartupSession;
+	model?: string;
+	thinking?: ThinkingLevel;
+	maxSessions?: number;
+}
+
+export interface Core {
+	readonly runtime: RuntimeManager;
+	readonly dispatcher: Dispatcher;
+	/** Problems worth telling the operator at start-up (never secrets). */
+	readonly warnings: string[];
+	/** Loads provider SDKs in the background (see provider-warmup). */
+	warmUp(): void;
+}
+
+export async function loadCore(config: CoreConfig): Promise<Core> {
+	// Invalid memory settings stop start-up with a message naming the key.
+	const memorySettings = loadMemorySettings(config.agentDir);
+	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
+	const memory = new MemoryService(config.agentDir, memorySettings, {
+		log: (line) => process.stderr.write(`${line}\n`),
+	});
+	const runtime = new RuntimeManager({
+		cwd: config.cwd,
+		catalog: pi.catalog,
+		openSession: pi.openSession,
+		sessionFeatures: (origin) => {
+			const features = memory.forSession(origin);
+			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
+		},
+		maxLoadedSessions: config.maxSessions,
+		thinkingLevel: config.thinking,
+	});
+	const streams = new EventStreams(runtime); // observes from the first session on
+	await runtime.start(config.session);
+	const dispatcher = createDispatcher(createCommandRegistry({ memory }), { runtime, streams });
+	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
+}

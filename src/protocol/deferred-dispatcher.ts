@@ -1,0 +1,51 @@
+/**
+ * A dispatcher for the moments before the runtime is loaded: the listener accepts connections at once, and
+ * every command waits until the real dispatcher is ready (nothing is refused or lost), or fails with the
+ * reason start-up failed.
+ */
+import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
+import type { Dispatcher } from "./dispatch.js";
+import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope } from "./envelope.js";
+
+export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
+	let dispatcher: Dispatcher | undefined;
+	let failure: string | undefined;
+	ready.then(
+		(d) => (dispatcher = d),
+		(error: unknown) => (failure = `The service failed to start: ${errorMessage(error)}`),
+	);
+	const whenReady = async <T>(use: (d: Dispatcher) => Promise<T>, fallback: (reason: string) => T): Promise<T> => {
+		try {
+			return await use(dispatcher ?? (await ready));
+		} catch (error) {
+			if (dispatcher) throw error;
+			return fallback(failure ?? errorMessage(error));
+		}
+	};
+	const refused = (reason: string): ResponseEnvelope => errorResponse(PARSE_COMMAND, undefined, reason);
+	return {
+		dispatchText: (text, client) => whenReady((d) => d.dispatchText(text, client), refused),
+		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), refused),
+		eventClient: (send) => lazyEventClient(() => dispatcher?.eventClient(send)),
+	};
+}
+
+/**
+ * An event client made on first use: its methods are only called by command handlers, which run once the
+ * real dispatcher is ready.
+ */
+function lazyEventClient(make: () => EventClient | undefined): EventClient {
+	let client: EventClient | undefined;
+	const real = (): EventClient => {
+		client ??= make();
+		if (!client) throw new Error("The service is still starting");
+		return client;
+	};
+	return {
+		transport: "ws",
+		follow: (sessionId: string) => real().follow(sessionId),
+		subscribe: (sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult =>
+			real().subscribe(sessionId, sinceSeq, epoch),
+		close: () => client?.close(),
+	} satisfies EventClient & ClientLink;
+}
