@@ -32,12 +32,32 @@ function freePort(): Promise<number> {
 	});
 }
 
+/**
+ * An init script that records, in the page, each WebSocket it opens with the page's clock time (Playwright's fake
+ * clock where installed) at opening and at close, so a test can wait until the page has handled a close. The
+ * sockets themselves behave as before.
+ */
+function recordSockets(): void {
+	const Native = window.WebSocket;
+	const log: Array<{ openedAt: number; closedAt?: number }> = [];
+	(window as any).socketLog = log;
+	window.WebSocket = class extends Native {
+		constructor(url: string | URL, protocols?: string | string[]) {
+			super(url, protocols);
+			const entry: { openedAt: number; closedAt?: number } = { openedAt: Date.now() };
+			log.push(entry);
+			this.addEventListener("close", () => (entry.closedAt = Date.now()));
+		}
+	};
+}
+
 test("a token is typed, sent only as the subprotocol, and kept in sessionStorage only", async () => {
 	const dir = tempDir();
 	const token = "correct-horse-battery";
 	writeFileSync(join(dir, "token"), token, { mode: 0o600 });
 	const skiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(dir, "token")] });
 	const page = await browser.newPage();
+	await page.addInitScript(recordSockets);
 	const sockets: string[] = [];
 	page.on("websocket", (ws) => sockets.push(ws.url()));
 	try {
@@ -47,8 +67,10 @@ test("a token is typed, sent only as the subprotocol, and kept in sessionStorage
 
 		await page.fill("input[aria-label='Access token']", "wrong-token");
 		await page.click("button:has-text('Connect')");
+		// Once the page has handled the refused socket's close it stays offline: it never retries a socket that
+		// did not open.
+		await page.waitForFunction(() => (window as any).socketLog.length === 2 && (window as any).socketLog[1].closedAt !== undefined);
 		await page.waitForSelector('.pill[data-status="offline"]');
-		await page.waitForTimeout(300);
 		assert.equal(await page.textContent(".pill"), "offline", "a wrong token is refused");
 
 		await page.fill("input[aria-label='Access token']", token);
@@ -66,24 +88,6 @@ test("a token is typed, sent only as the subprotocol, and kept in sessionStorage
 		await skiff.stop();
 	}
 });
-
-/**
- * Records, in the page, each WebSocket it opens with the (fake) clock time it was opened and closed at, so a test
- * knows a close has been handled before it moves the clock. The page's own sockets are unchanged.
- */
-function recordSockets(): void {
-	const Native = window.WebSocket;
-	const log: Array<{ openedAt: number; closedAt?: number }> = [];
-	(window as any).socketLog = log;
-	window.WebSocket = class extends Native {
-		constructor(url: string | URL, protocols?: string | string[]) {
-			super(url, protocols);
-			const entry: { openedAt: number; closedAt?: number } = { openedAt: Date.now() };
-			log.push(entry);
-			this.addEventListener("close", () => (entry.closedAt = Date.now()));
-		}
-	};
-}
 
 test("after a listener restart mid-stream the page backs off, rebinds, and shows the transcript once", async () => {
 	const agentDir = tempDir();
