@@ -32,12 +32,32 @@ function freePort(): Promise<number> {
 	});
 }
 
+/**
+ * An init script that records, in the page, each WebSocket it opens with the page's clock time (Playwright's fake
+ * clock where installed) at opening and at close, so a test can wait until the page has handled a close. The
+ * sockets themselves behave as before.
+ */
+function recordSockets(): void {
+	const Native = window.WebSocket;
+	const log: Array<{ openedAt: number; closedAt?: number }> = [];
+	(window as any).socketLog = log;
+	window.WebSocket = class extends Native {
+		constructor(url: string | URL, protocols?: string | string[]) {
+			super(url, protocols);
+			const entry: { openedAt: number; closedAt?: number } = { openedAt: Date.now() };
+			log.push(entry);
+			this.addEventListener("close", () => (entry.closedAt = Date.now()));
+		}
+	};
+}
+
 test("a token is typed, sent only as the subprotocol, and kept in sessionStorage only", async () => {
 	const dir = tempDir();
 	const token = "correct-horse-battery";
 	writeFileSync(join(dir, "token"), token, { mode: 0o600 });
 	const skiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(dir, "token")] });
 	const page = await browser.newPage();
+	await page.addInitScript(recordSockets);
 	const sockets: string[] = [];
 	page.on("websocket", (ws) => sockets.push(ws.url()));
 	try {
@@ -47,8 +67,10 @@ test("a token is typed, sent only as the subprotocol, and kept in sessionStorage
 
 		await page.fill("input[aria-label='Access token']", "wrong-token");
 		await page.click("button:has-text('Connect')");
+		// Once the page has handled the refused socket's close it stays offline: it never retries a socket that
+		// did not open.
+		await page.waitForFunction(() => (window as any).socketLog.length === 2 && (window as any).socketLog[1].closedAt !== undefined);
 		await page.waitForSelector('.pill[data-status="offline"]');
-		await page.waitForTimeout(300);
 		assert.equal(await page.textContent(".pill"), "offline", "a wrong token is refused");
 
 		await page.fill("input[aria-label='Access token']", token);
@@ -76,8 +98,10 @@ test("after a listener restart mid-stream the page backs off, rebinds, and shows
 	const args = ["--model", "fake/fake-model", "--session-id", "restart-ui"];
 	let skiff = await startSkiff({ agentDir, cwd, listen, args });
 	const page = await browser.newPage();
-	const attempts: number[] = [];
-	page.on("websocket", () => attempts.push(Date.now()));
+	// The page's timers run on Playwright's clock, so the test moves time instead of waiting for it.
+	await page.clock.install();
+	await page.addInitScript(recordSockets);
+	const sockets = () => page.evaluate(() => (window as any).socketLog as Array<{ openedAt: number; closedAt?: number }>);
 	try {
 		await page.goto(`${skiff.url}/web`);
 		await page.waitForSelector('.pill[data-status="connected"]');
@@ -88,23 +112,32 @@ test("after a listener restart mid-stream the page backs off, rebinds, and shows
 		await page.fill("textarea", "REPLY one two three four five six seven eight nine ten\nSLOW 300");
 		await page.keyboard.press("Enter");
 		await page.waitForSelector(".msg.assistant.streaming:has-text('two')");
+		// From here the page's time moves only when the test moves it (its frames too, so it renders then).
+		await page.clock.pauseAt(Date.now() + 1000);
 		assert.equal(await skiff.stop("SIGTERM"), 0);
-		await page.waitForSelector('.pill[data-status="reconnecting"]');
-		assert.ok((await page.locator(".toast").count()) > 0, "the lost connection is reported");
 
-		// Let the page retry against nothing for a while, then bring the listener back on the same port.
-		const stoppedAt = Date.now();
-		await page.waitForTimeout(7_800);
-		skiff = await startSkiff({ agentDir, cwd, listen, args });
-		await page.waitForSelector('.pill[data-status="connected"]', { timeout: 20_000 });
-
-		const retries = attempts.filter((t) => t > stoppedAt);
-		const gaps = retries.map((t, i) => t - (i === 0 ? stoppedAt : retries[i - 1]!));
-		// 1 s, 2 s, 4 s (then 8 s, capped at 15 s), allowing for a loaded machine.
-		assert.ok(gaps.length >= 3, `retries: ${gaps.join(", ")}`);
-		for (const [i, expected] of [1000, 2000, 4000].entries()) {
-			assert.ok(gaps[i]! >= expected - 150 && gaps[i]! <= expected + 1500, `gap ${i + 1} was ${gaps[i]} ms, expected about ${expected}`);
+		// Each retry comes exactly its backoff after the previous socket closed: 1 s, 2 s, 4 s, 8 s, then 15 s.
+		// The listener comes back on the same port before the last one, which connects.
+		const delays = [1000, 2000, 4000, 8000, 15_000, 15_000, 15_000];
+		for (const [i, delay] of delays.entries()) {
+			await page.waitForFunction(() => (window as any).socketLog.at(-1).closedAt !== undefined, undefined, { polling: 20 });
+			const before = await sockets();
+			await page.clock.runFor(delay - 1);
+			assert.equal((await sockets()).length, before.length, `no retry ${i + 1} before ${delay} ms`);
+			const detail = (await page.textContent(".connection .detail"))!;
+			assert.ok(detail.includes(`retrying in ${delay / 1000} s`), `the page says when it retries: ${detail}`);
+			if (i === 0) {
+				assert.equal(await page.getAttribute(".pill", "data-status"), "reconnecting");
+				assert.ok((await page.locator(".toast").count()) > 0, "the lost connection is reported");
+			}
+			if (i === delays.length - 1) skiff = await startSkiff({ agentDir, cwd, listen, args });
+			await page.clock.runFor(1);
+			const after = await sockets();
+			assert.equal(after.length, before.length + 1, `retry ${i + 1} after ${delay} ms`);
+			assert.equal(after.at(-1)!.openedAt - before.at(-1)!.closedAt!, delay);
 		}
+		await page.clock.resume();
+		await page.waitForSelector('.pill[data-status="connected"]');
 
 		// The rebind read the snapshot: each message once, the interrupted reply kept as stopped.
 		await page.waitForSelector(".msg.assistant:has-text('Stopped')");

@@ -1,9 +1,10 @@
 /**
- * A fake Hindsight memory server (API v0.9.1) on loopback. Every request is checked against
- * `../shared/reference/hindsight-openapi.json` (route, method, body schema: required fields, enums, types;
- * a `null` enum is a 422 as on the real server). It stores retained items verbatim, answers recall with tag
- * and type filters, and can inject faults: statuses, slow headers, slow bodies, oversized or invalid bodies,
- * redirects, and a required API key. Optionally serves HTTPS with a throwaway self-signed certificate.
+ * A fake Hindsight memory server (API v0.9.1) on loopback. Every request is checked against Hindsight's own
+ * OpenAPI document, kept in this repository as `test/fixtures/hindsight-openapi.json` (route, method, body
+ * schema: required fields, enums, types; a `null` enum is a 422 as on the real server). It stores retained items
+ * verbatim, answers recall with tag and type filters, and can inject faults: statuses, slow headers, slow bodies,
+ * oversized or invalid bodies, redirects, and a required API key. Optionally serves HTTPS with a throwaway
+ * self-signed certificate.
  */
 import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
@@ -14,7 +15,8 @@ import { join } from "node:path";
 import { OpenApi, type ValidationError } from "./openapi.js";
 import { REPO_ROOT, tempDir } from "./skiff-process.js";
 
-export const OPENAPI_PATH = join(REPO_ROOT, "..", "shared", "reference", "hindsight-openapi.json");
+/** Hindsight's OpenAPI document (v0.9.1), a fixture in this repository; see test/fixtures/README.md. */
+export const OPENAPI_PATH = join(REPO_ROOT, "test", "fixtures", "hindsight-openapi.json");
 
 export interface LoggedRequest {
 	method: string;

@@ -11,8 +11,8 @@
  *                         (several RUN/CALL lines make parallel tool calls, in line order; a REPLY is streamed
  *                         before them, as models do when they announce what they are about to do)
  *   AFTER_TOOL <text>     the reply once the tool results are back (default: `Tool result received: <output>`)
- *   BENCH <n>             stream n one-character text deltas ("x"), one SSE event each, as fast as the socket
- *                         takes them
+ *   BENCH <n> [<chars>]   stream n text deltas of <chars> characters ("xxx…", default 1), one SSE event each,
+ *                         as fast as the socket takes them
  *   PAUSE <ms>            wait this long after the first delta
  *   SLOW <ms>             wait this long after every delta
  *   ERROR <status> <msg>  answer with this HTTP status and an OpenAI-style error body (with `x-should-retry:
@@ -93,6 +93,8 @@ interface Script {
 	afterTool?: string;
 	toolCalls: ToolCallScript[];
 	bench?: number;
+	/** Characters in each BENCH delta. */
+	benchChars: number;
 	pauseMs: number;
 	slowMs: number;
 	error?: { status: number; message: string };
@@ -112,7 +114,7 @@ function nonNegative(text: string): number {
 }
 
 export function parseScript(text: string): Script {
-	const script: Script = { toolCalls: [], pauseMs: 0, slowMs: 0 };
+	const script: Script = { toolCalls: [], benchChars: 1, pauseMs: 0, slowMs: 0 };
 	for (const line of text.split(/\r?\n/)) {
 		const match = DIRECTIVE.exec(line);
 		if (!match) continue;
@@ -139,9 +141,12 @@ export function parseScript(text: string): Script {
 				script.toolCalls.push({ name, arguments: args ?? "{}" });
 				break;
 			}
-			case "BENCH":
-				script.bench = Math.floor(nonNegative(rest));
+			case "BENCH": {
+				const [count, chars] = firstWord(rest);
+				script.bench = Math.floor(nonNegative(count));
+				if (chars !== undefined) script.benchChars = Math.max(1, Math.floor(nonNegative(chars)));
 				break;
+			}
 			case "PAUSE":
 				script.pauseMs = nonNegative(rest);
 				break;
@@ -209,7 +214,8 @@ function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: str
 	}
 	if (script.think) for (const word of words(script.think)) yield { reasoning_content: word };
 	if (script.bench !== undefined) {
-		for (let i = 0; i < script.bench; i++) yield { content: "x" };
+		const text = "x".repeat(script.benchChars);
+		for (let i = 0; i < script.bench; i++) yield { content: text };
 		return;
 	}
 	const reply = script.reply ?? (script.toolCalls.length ? undefined : `ok: ${lastUserText.slice(0, 80)}`);

@@ -171,6 +171,13 @@ test("BENCH streams n one-character deltas, each its own SSE event", async () =>
 	assert.ok(record.firstChunkAt! >= record.receivedAt && record.lastByteAt! >= record.firstChunkAt!);
 });
 
+test("BENCH with a size streams deltas of that many characters", async () => {
+	const r = await chat("BENCH 30 5000");
+	assert.equal(r.textDeltas, 30);
+	assert.equal(r.text, "x".repeat(30 * 5000));
+	assert.ok(r.chunks.every((c) => c.choices.length !== 1 || [0, 5000].includes((c.choices[0]!.delta.content ?? "").length)));
+});
+
 test("ERROR answers with the status and an OpenAI-style error body, telling the SDK not to retry", async () => {
 	for (const [status, type] of [[400, "invalid_request_error"], [429, "rate_limit_error"], [503, "server_error"]] as const) {
 		const response = await post(userMessage(`ERROR ${status} the model refused this request`));

@@ -15,6 +15,14 @@ test("listen addresses", () => {
 	for (const bad of ["999.1.1.1:1", "127.0.0.1", ":8787", "::1:8787", "[::1]8787", "host:65536", "host:-1", "host:abc", " 127.0.0.1:1", "a b:1", "[zz]:1"]) {
 		assert.throws(() => parseListenAddress(bad), new RegExp(`--listen "${bad.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}"`), bad);
 	}
+	const reasons: Array<[string, RegExp]> = [
+		["nonsense", /the port is missing/],
+		["127.0.0.1:99999", /the port 99999 is out of range/],
+		["127.0.0.1:port", /the port "port" is not a number/],
+		["::1:8787", /must be bracketed/],
+		["[zz]:1", /"zz" is not an IPv6 address/],
+	];
+	for (const [bad, reason] of reasons) assert.throws(() => parseListenAddress(bad), reason, bad);
 	for (const host of ["127.0.0.1", "127.9.9.9", "::1", "[::1]", "localhost", "::ffff:127.0.0.1", "::ffff:7f00:1", "0:0:0:0:0:0:0:1"]) {
 		assert.equal(isLoopbackHost(host), true, host);
 	}
@@ -30,8 +38,11 @@ test("advertised origins are strict", () => {
 	const cases: Array<[string, RegExp]> = [
 		["ftp://host", /scheme/],
 		["http://u:p@host", /credentials/],
+		["http://user:pw@host:1", /credentials/],
 		["http://host/path", /path/],
+		["http://host:1/path", /path/],
 		["http://host?x=1", /query/],
+		["http://host/?x=1", /query/],
 		["http://host#f", /fragment/],
 		["http://host:0", /port/],
 		["http://host:70000", /port/],
@@ -42,7 +53,9 @@ test("advertised origins are strict", () => {
 		["http://host:", /port is missing/],
 		["http://ho st", /whitespace/],
 	];
-	for (const [text, pattern] of cases) assert.throws(() => parseAdvertisedOrigin(text), pattern, text);
+	for (const [text, pattern] of cases) {
+		assert.throws(() => parseAdvertisedOrigin(text), (error: Error) => pattern.test(error.message) && error.message.startsWith(`--listen-advertised-origin "${text}"`), text);
+	}
 });
 
 test("bind policy and banners", () => {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Readable } from "node:stream";
 import { test } from "node:test";
 import { LocalMemoryStore, MAX_ENTRIES, personaStorePath, projectStorePath } from "../../../src/memory/local-store.js";
 import { createLocalMemoryTool } from "../../../src/memory/local-tool.js";
@@ -82,15 +83,32 @@ test("unreadable lines are kept, not dropped", async () => {
 	assert.equal(store.list().length, 2);
 });
 
+/** A process that learns `count` notes into the store at `path`, printing one line after each. */
 const WRITER = `
 import { LocalMemoryStore } from ${JSON.stringify(join(REPO_ROOT, "src/memory/local-store.ts"))};
 const [path, name, count] = process.argv.slice(2);
 const store = new LocalMemoryStore(path);
-for (let i = 0; i < Number(count); i++) await store.learn(name + " note " + i, [name], "proc");
+for (let i = 0; i < Number(count); i++) {
+	await store.learn(name + " note " + i, [name], "proc");
+	process.stdout.write("learned\\n");
+}
 `;
 
-function runWriter(path: string, name: string, count: number, script: string): ReturnType<typeof spawn> {
-	return spawn(process.execPath, ["--import", "tsx", script, path, name, String(count)], { stdio: "ignore", cwd: REPO_ROOT });
+function runWriter(path: string, name: string, count: number, script: string): ChildProcessByStdio<null, Readable, null> {
+	return spawn(process.execPath, ["--import", "tsx", script, path, name, String(count)], { stdio: ["ignore", "pipe", "ignore"], cwd: REPO_ROOT });
+}
+
+/** Resolves once `writer` has reported `count` notes learned (it goes on writing). */
+function learned(writer: ChildProcessByStdio<null, Readable, null>, count: number): Promise<void> {
+	return new Promise((resolve, reject) => {
+		let seen = 0;
+		writer.stdout.setEncoding("utf8");
+		writer.stdout.on("data", (chunk: string) => {
+			seen += chunk.split("\n").length - 1;
+			if (seen >= count) resolve();
+		});
+		writer.on("close", () => reject(new Error(`the writer exited after ${seen} notes, before ${count}`)));
+	});
 }
 
 test("two processes writing the same store at once lose nothing", async () => {
@@ -99,7 +117,7 @@ test("two processes writing the same store at once lose nothing", async () => {
 	writeFileSync(script, WRITER);
 	const path = join(dir, "store", "entries.jsonl");
 	const writers = [runWriter(path, "alpha", 40, script), runWriter(path, "beta", 40, script)];
-	await Promise.all(writers.map((w) => new Promise((resolve) => w.on("exit", resolve))));
+	await Promise.all(writers.map((w) => learned(w, 40)));
 	const store = new LocalMemoryStore(path);
 	assert.equal(store.list("alpha").length, 40);
 	assert.equal(store.list("beta").length, 40);
@@ -112,9 +130,11 @@ test("a crash in the middle of writing leaves a readable store, and the next wri
 	const path = join(dir, "store", "entries.jsonl");
 	for (let attempt = 0; attempt < 3; attempt++) {
 		const writer = runWriter(path, `crash${attempt}`, 10_000, script);
-		await new Promise((resolve) => setTimeout(resolve, 900 + attempt * 150));
+		const exited = new Promise((resolve) => writer.on("exit", resolve));
+		// Killed while it keeps writing, after a different number of notes each time.
+		await learned(writer, 5 + attempt * 7);
 		writer.kill("SIGKILL");
-		await new Promise((resolve) => writer.on("exit", resolve));
+		await exited;
 		const text = readFileSync(path, "utf8");
 		for (const line of text.split("\n").filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), "every line is whole");
 	}

@@ -1,13 +1,12 @@
 /**
  * The page's WebSocket to /ws: opens it (offering the token only as the `skiff-auth.<token>` subprotocol),
  * matches responses to requests by id, hands events on, and reconnects after an unexpected close with
- * exponential backoff from 1 s, capped at 15 s.
+ * the backoff of `backoff.ts` (from 1 s, doubling, capped at 15 s).
  */
+import { backoffDelay } from "./backoff";
 
 export type ConnectionStatus = "connecting" | "connected" | "reconnecting" | "offline";
 
-export const BACKOFF_START_MS = 1000;
-export const BACKOFF_CAP_MS = 15_000;
 /** A command unanswered for this long fails (compaction can take minutes, so it is generous). */
 const REQUEST_TIMEOUT_MS = 10 * 60_000;
 
@@ -32,11 +31,6 @@ export class CommandError extends Error {
 	) {
 		super(message);
 	}
-}
-
-/** Delay before reconnect attempt `attempt` (0-based): 1 s, 2 s, 4 s, 8 s, 15 s, 15 s, ... */
-export function backoffDelay(attempt: number): number {
-	return Math.min(BACKOFF_START_MS * 2 ** attempt, BACKOFF_CAP_MS);
 }
 
 export class Connection {
