@@ -47,6 +47,8 @@ export function constantTimeEqual(a: string, b: string): boolean {
  */
 export function authorizeRequest(policy: AuthPolicy, request: RequestHeaders, options: { websocket: boolean }): AuthDecision {
 	if (count(request, "host") > 1) return { ok: false, status: 400, reason: "bad request: repeated Host header" };
+	// node keeps the first of repeated Authorization headers; which credential counts must not be a guess.
+	if (count(request, "authorization") > 1) return { ok: false, status: 400, reason: "bad request: repeated Authorization header" };
 	const browser = checkBrowserOrigin(policy, request);
 	if (browser) return browser;
 	const offered = options.websocket ? offeredProtocols(request) : [];

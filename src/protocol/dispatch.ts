@@ -6,15 +6,41 @@
 import type { CommandRegistry } from "./command.js";
 import type { ClientLink, CommandContext, EventClient, ProtocolServices } from "./context.js";
 import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope, successResponse } from "./envelope.js";
+import type { PublishedEvent } from "./event-hub.js";
 import { EventSubscriptions } from "./subscriptions.js";
+
+/**
+ * Longest client-supplied text (`type`, `sessionId`, a field name) echoed back in a response; longer text is
+ * cut to this many characters and "…", so an error never carries a client's megabytes back.
+ */
+export const MAX_ECHO_CHARS = 64;
+/** Longest `id`: one up to this length is echoed exactly in every response; a longer one is refused. */
+export const MAX_ID_CHARS = 256;
+/** Longest `sessionId` accepted (session ids are UUIDs); a longer one is refused without being echoed. */
+export const MAX_SESSION_ID_CHARS = 256;
+/** Longest error message a handler's failure is reported with; the rest is cut. */
+export const MAX_ERROR_CHARS = 2048;
+
+/** `text` as it may be echoed: whole when short, else its first MAX_ECHO_CHARS characters and "…". */
+export function echo(text: string): string {
+	return cut(text, MAX_ECHO_CHARS);
+}
 
 export interface Dispatcher {
 	/** Handles one command given as JSON text. */
 	dispatchText(text: string, client: ClientLink): Promise<ResponseEnvelope>;
 	/** Handles one already-parsed command value. */
 	dispatchValue(value: unknown, client: ClientLink): Promise<ResponseEnvelope>;
-	/** The link of a client with an event stream: the events it follows are sent as JSON text through `send`. */
-	eventClient(send: (json: string) => void): EventClient;
+	/**
+	 * The link of a client with an event stream: the events it follows are handed to `deliver` (which can
+	 * send `published.json`, or merge `published.event` with its neighbours when the client is behind).
+	 */
+	eventClient(deliver: (published: PublishedEvent) => void): EventClient;
+	/**
+	 * The error response to a frame the transport refuses before handling it (e.g. too many commands in
+	 * flight), with the frame's `type` and `id` echoed when they can be read.
+	 */
+	refuse(text: string, message: string): ResponseEnvelope;
 }
 
 export function createDispatcher(registry: CommandRegistry, services: ProtocolServices): Dispatcher {
@@ -24,18 +50,25 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 			return errorResponse(PARSE_COMMAND, undefined, "A command must be a JSON object with a string field `type`");
 		}
 		const { type, id, sessionId, ...fields } = value as Record<string, unknown>;
-		const echoId = typeof id === "string" ? id : undefined;
+		const echoId = echoableId(id);
 		if (typeof type !== "string" || type.length === 0) {
 			return errorResponse(PARSE_COMMAND, echoId, "Missing string field `type`");
 		}
+		const command = registry.get(type);
+		const name = command ? type : echo(type);
 		if (id !== undefined && typeof id !== "string") {
-			return errorResponse(type, undefined, "Invalid command: `id` must be a string");
+			return errorResponse(name, undefined, "Invalid command: `id` must be a string");
+		}
+		if (typeof id === "string" && echoId === undefined) {
+			return errorResponse(name, undefined, `Invalid command: \`id\` is longer than ${MAX_ID_CHARS} characters`);
 		}
 		if (sessionId !== undefined && typeof sessionId !== "string") {
-			return errorResponse(type, echoId, "Invalid command: `sessionId` must be a string");
+			return errorResponse(name, echoId, "Invalid command: `sessionId` must be a string");
 		}
-		const command = registry.get(type);
-		if (!command) return errorResponse(type, echoId, `Unknown command: ${type}`);
+		if (typeof sessionId === "string" && sessionId.length > MAX_SESSION_ID_CHARS) {
+			return errorResponse(name, echoId, `Invalid command: \`sessionId\` is longer than ${MAX_SESSION_ID_CHARS} characters`);
+		}
+		if (!command) return errorResponse(name, echoId, `Unknown command: ${name}`);
 		if (client.transport === "rpc" && command.definition.rpc === false) {
 			return errorResponse(type, echoId, `${type} needs an event stream: use the /ws WebSocket`);
 		}
@@ -55,12 +88,23 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		try {
 			return successResponse(type, echoId, await command.definition.handler(fields as never, context));
 		} catch (error) {
-			return errorResponse(type, echoId, errorMessage(error));
+			return errorResponse(type, echoId, cut(errorMessage(error), MAX_ERROR_CHARS));
 		}
 	};
 	return {
 		dispatchValue,
-		eventClient: (send) => new EventSubscriptions(services.streams, send),
+		eventClient: (deliver) => new EventSubscriptions(services.streams, deliver),
+		refuse: (text, message) => {
+			let value: unknown;
+			try {
+				value = JSON.parse(text);
+			} catch {
+				return errorResponse(PARSE_COMMAND, undefined, message);
+			}
+			const { type, id } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+			const name = typeof type === "string" && type.length > 0 ? echo(type) : PARSE_COMMAND;
+			return errorResponse(name, echoableId(id), message);
+		},
 		dispatchText: async (text, client) => {
 			let value: unknown;
 			try {
@@ -73,20 +117,30 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 	};
 }
 
+/** The `id` to echo: a string within MAX_ID_CHARS, else none. */
+function echoableId(id: unknown): string | undefined {
+	return typeof id === "string" && id.length <= MAX_ID_CHARS ? id : undefined;
+}
+
+/** `text` cut to `limit` characters and "…" when longer. */
+function cut(text: string, limit: number): string {
+	return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
 /** The first few schema errors as `field: problem`, unknown fields named as such. */
 function describeErrors(errors: Array<{ instancePath: string; message: string; params?: unknown }>): string {
 	const parts: string[] = [];
 	for (const error of errors) {
 		const params = error.params as { additionalProperties?: string[]; requiredProperties?: string[] } | undefined;
 		if (params?.additionalProperties) {
-			parts.push(`unknown field${params.additionalProperties.length > 1 ? "s" : ""} ${params.additionalProperties.map((f) => `\`${f}\``).join(", ")}`);
+			parts.push(`unknown field${params.additionalProperties.length > 1 ? "s" : ""} ${params.additionalProperties.map((f) => `\`${echo(f)}\``).join(", ")}`);
 		} else if (params?.requiredProperties) {
 			parts.push(`missing field${params.requiredProperties.length > 1 ? "s" : ""} ${params.requiredProperties.map((f) => `\`${f}\``).join(", ")}`);
 		} else if (error.message === "schema is false") {
 			continue; // the additionalProperties error above already names the field
 		} else {
 			const field = error.instancePath.replace(/^\//, "").replace(/\//g, ".");
-			parts.push(field ? `\`${field}\` ${error.message}` : error.message);
+			parts.push(field ? `\`${echo(field)}\` ${error.message}` : error.message);
 		}
 	}
 	return [...new Set(parts)].slice(0, 3).join("; ") || "fields do not match the schema";

@@ -1,9 +1,11 @@
 /**
  * Which sessions' events one connection receives. A connection follows a session from the first command
  * that addresses it, or from an explicit `subscribe`, which can first replay what the client missed.
- * Events are sent in seq order with no gap and no repeat: a replay only happens before live delivery starts.
+ * Events are delivered in seq order with no gap and no repeat: a replay only happens before live delivery
+ * starts. (The transport may then merge consecutive deltas for a client that is behind: see coalesce.ts.)
  */
 import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
+import type { PublishedEvent } from "./event-hub.js";
 import type { EventStreams } from "./event-streams.js";
 
 interface Following {
@@ -18,13 +20,13 @@ export class EventSubscriptions implements EventClient {
 
 	constructor(
 		private readonly streams: EventStreams,
-		private readonly send: (json: string) => void,
+		private readonly deliver: (published: PublishedEvent) => void,
 	) {}
 
 	follow(sessionId: string): void {
 		if (this.following.has(sessionId)) return;
 		const hub = this.streams.hub(sessionId);
-		const unsubscribe = hub.subscribe((published) => this.send(published.json));
+		const unsubscribe = hub.subscribe(this.deliver);
 		this.following.set(sessionId, { from: hub.seq, unsubscribe });
 	}
 
@@ -47,7 +49,7 @@ export class EventSubscriptions implements EventClient {
 			return result(0, staleEpoch);
 		}
 		const missed = staleEpoch || sinceSeq > hub.seq ? undefined : hub.since(sinceSeq);
-		for (const published of missed ?? []) this.send(published.json);
+		for (const published of missed ?? []) this.deliver(published);
 		this.follow(sessionId);
 		return result(missed?.length ?? 0, missed === undefined);
 	}

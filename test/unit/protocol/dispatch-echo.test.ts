@@ -1,0 +1,63 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { RuntimeManager } from "../../../src/agent/runtime-manager.js";
+import { CommandRegistry, defineCommand, NoFields } from "../../../src/protocol/command.js";
+import { streamCommands } from "../../../src/protocol/commands/stream.js";
+import { createDispatcher, echo, MAX_ECHO_CHARS, MAX_ERROR_CHARS, MAX_ID_CHARS, MAX_SESSION_ID_CHARS } from "../../../src/protocol/dispatch.js";
+import { EventStreams } from "../../../src/protocol/event-streams.js";
+import { NO_EVENT_STREAM } from "../../../src/protocol/subscriptions.js";
+
+const failing = defineCommand({
+	name: "fail_loudly",
+	summary: "Throws a long message (tests only).",
+	params: NoFields,
+	result: "never",
+	handler: () => {
+		throw new Error("e".repeat(1024 * 1024));
+	},
+});
+
+const streams = new EventStreams({ observe: () => () => undefined });
+const runtime = { get: async () => ({ id: "s" }) } as unknown as RuntimeManager;
+const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands, failing), { runtime, streams });
+const HUGE = "h".repeat(1024 * 1024);
+const send = (value: object) => dispatcher.dispatchValue(value, NO_EVENT_STREAM);
+
+test("echo keeps short text and cuts long text to a prefix", () => {
+	assert.equal(echo("ping"), "ping");
+	assert.equal(echo("x".repeat(MAX_ECHO_CHARS)), "x".repeat(MAX_ECHO_CHARS));
+	assert.equal(echo("x".repeat(MAX_ECHO_CHARS + 1)), `${"x".repeat(MAX_ECHO_CHARS)}…`);
+});
+
+test("no response carries a client's megabytes back", async () => {
+	const responses = [
+		await send({ type: HUGE, id: "a" }),
+		await send({ type: "ping", id: "b", sessionId: HUGE }),
+		await send({ type: "ping", id: "c", [HUGE]: 1 }),
+		await send({ type: "fail_loudly", id: "d" }),
+		await send({ type: "ping", id: HUGE }),
+	];
+	for (const response of responses) {
+		assert.equal(response.success, false);
+		assert.ok(JSON.stringify(response).length < MAX_ERROR_CHARS + 200, JSON.stringify(response).slice(0, 200));
+	}
+	assert.deepEqual(responses.map((r) => r.id), ["a", "b", "c", "d", undefined]);
+	assert.match(responses[1]!.error!, new RegExp(`\`sessionId\` is longer than ${MAX_SESSION_ID_CHARS} characters`));
+	assert.match(responses[2]!.error!, /unknown field `h+…`/);
+	assert.match(responses[4]!.error!, new RegExp(`\`id\` is longer than ${MAX_ID_CHARS} characters`));
+});
+
+test("an id up to the limit is echoed exactly, on success and failure alike", async () => {
+	const id = "é".repeat(MAX_ID_CHARS);
+	assert.equal((await send({ type: "ping", id })).id, id);
+	assert.equal((await send({ type: "nope", id })).id, id);
+	assert.equal((await send({ type: "ping", id, extra: 1 })).id, id);
+});
+
+test("refuse() answers a frame refused before dispatch with its type and id when readable", () => {
+	assert.deepEqual(dispatcher.refuse('{"type":"ping","id":"p1"}', "busy"), { id: "p1", type: "response", command: "ping", success: false, error: "busy" });
+	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE, id: "x".repeat(MAX_ID_CHARS + 1) }), "busy").id, undefined);
+	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE }), "busy").command, echo(HUGE));
+	assert.equal(dispatcher.refuse("{broken", "busy").command, "parse");
+	assert.equal(dispatcher.refuse("[1]", "busy").command, "parse");
+});
