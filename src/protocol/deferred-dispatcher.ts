@@ -4,8 +4,9 @@
  * reason start-up failed.
  */
 import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
-import type { Dispatcher } from "./dispatch.js";
-import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope } from "./envelope.js";
+import { type Dispatcher, refusal, refusalOf } from "./dispatch.js";
+import { errorMessage } from "./envelope.js";
+import type { PublishedEvent } from "./event-hub.js";
 
 export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
 	let dispatcher: Dispatcher | undefined;
@@ -22,11 +23,11 @@ export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
 			return fallback(failure ?? errorMessage(error));
 		}
 	};
-	const refused = (reason: string): ResponseEnvelope => errorResponse(PARSE_COMMAND, undefined, reason);
 	return {
-		dispatchText: (text, client) => whenReady((d) => d.dispatchText(text, client), refused),
-		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), refused),
-		eventClient: (send) => lazyEventClient(() => dispatcher?.eventClient(send)),
+		dispatchText: (text, client) => whenReady((d) => d.dispatchText(text, client), (reason) => refusal(text, reason)),
+		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), (reason) => refusalOf(value, reason)),
+		eventClient: (deliver: (published: PublishedEvent) => void) => lazyEventClient(() => dispatcher?.eventClient(deliver)),
+		refuse: refusal,
 	};
 }
 

@@ -26,6 +26,22 @@ export function echo(text: string): string {
 	return cut(text, MAX_ECHO_CHARS);
 }
 
+/** The error response to a command value refused before it is handled, echoing its `type` and `id` when it has them. */
+export function refusalOf(value: unknown, message: string): ResponseEnvelope {
+	const { type, id } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+	const name = typeof type === "string" && type.length > 0 ? echo(type) : PARSE_COMMAND;
+	return errorResponse(name, echoableId(id), message);
+}
+
+/** The error response to a frame refused before it is handled (see refusalOf); unreadable JSON echoes nothing. */
+export function refusal(text: string, message: string): ResponseEnvelope {
+	try {
+		return refusalOf(JSON.parse(text), message);
+	} catch {
+		return errorResponse(PARSE_COMMAND, undefined, message);
+	}
+}
+
 export interface Dispatcher {
 	/** Handles one command given as JSON text. */
 	dispatchText(text: string, client: ClientLink): Promise<ResponseEnvelope>;
@@ -94,17 +110,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 	return {
 		dispatchValue,
 		eventClient: (deliver) => new EventSubscriptions(services.streams, deliver),
-		refuse: (text, message) => {
-			let value: unknown;
-			try {
-				value = JSON.parse(text);
-			} catch {
-				return errorResponse(PARSE_COMMAND, undefined, message);
-			}
-			const { type, id } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
-			const name = typeof type === "string" && type.length > 0 ? echo(type) : PARSE_COMMAND;
-			return errorResponse(name, echoableId(id), message);
-		},
+		refuse: refusal,
 		dispatchText: async (text, client) => {
 			let value: unknown;
 			try {

@@ -65,6 +65,7 @@ test("the page imports nothing of the service but shared helpers", () => {
 });
 
 test("the checker sees imports (a guard against a regex that matches nothing)", () => {
-	assert.ok(importsOf("src/service.ts").includes("src/agent/pi/index.js"));
+	assert.ok(importsOf("src/core.ts").includes("src/agent/pi/index.js"));
+	assert.ok(importsOf("src/service.ts").includes("src/core.js"), "dynamic imports count");
 	assert.ok(importsOf("src/agent/pi/open-session.ts").includes("@mariozechner/pi-coding-agent"));
 });
