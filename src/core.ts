@@ -6,7 +6,7 @@
 import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
-import { createCommandRegistry } from "./command-registry.js";
+import { createCommandRegistry } from "./contract.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { loadMemorySettings } from "./memory/settings.js";
 import { createDispatcher, type Dispatcher } from "./protocol/dispatch.js";

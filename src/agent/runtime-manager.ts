@@ -3,6 +3,7 @@
  * clone, close) and a bound on loaded sessions that unloads idle ones instead of refusing new ones.
  * It knows nothing of transports or of the wire: sessions' events leave through its observers.
  */
+import { CodedError } from "../shared/errors.js";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
@@ -131,7 +132,7 @@ export class RuntimeManager {
 	async get(sessionId?: string): Promise<LoadedSession> {
 		if (sessionId === undefined) {
 			const primary = this.primary;
-			if (!primary) throw new Error("No primary session is loaded; name a session with sessionId");
+			if (!primary) throw new CodedError("unavailable", "No primary session is loaded; name a session with sessionId");
 			return this.touch(primary);
 		}
 		const session = this.loaded.get(sessionId);
@@ -139,7 +140,7 @@ export class RuntimeManager {
 		const unloaded = this.unloaded.get(sessionId);
 		if (unloaded) return this.load(unloaded.source, unloaded.origin);
 		const recorded = this.options.catalog.byId(sessionId);
-		if (!recorded) throw new Error(`Unknown session: ${sessionId}`);
+		if (!recorded) throw new CodedError("unknown_session", `Unknown session: ${sessionId}`);
 		return this.load({ kind: "file", path: recorded.path });
 	}
 
@@ -171,7 +172,7 @@ export class RuntimeManager {
 		const parent = options.parentSessionId === undefined ? undefined : await this.get(options.parentSessionId);
 		const cwd = options.cwd === undefined ? (parent?.handle.cwd ?? this.options.cwd) : resolve(this.options.cwd, options.cwd);
 		for (const [name, dir] of [["cwd", options.cwd === undefined ? undefined : cwd], ["personaRoot", options.personaRoot]] as const) {
-			if (dir !== undefined && !isDirectory(dir)) throw new Error(`${name} is not an existing directory: ${dir}`);
+			if (dir !== undefined && !isDirectory(dir)) throw new CodedError("invalid_command", `${name} is not an existing directory: ${dir}`);
 		}
 		return this.load(
 			{ kind: "new", cwd, parentSession: options.parentSession ?? parent?.handle.sessionFile },
@@ -187,7 +188,7 @@ export class RuntimeManager {
 		const source = await this.get(sessionId);
 		const file = this.recordedFile(source, "fork");
 		const point = source.handle.forkPoints().find((p) => p.entryId === entryId);
-		if (!point) throw new Error(`Entry ${entryId} is not a user message of session ${source.id}; see get_fork_messages`);
+		if (!point) throw new CodedError("not_found", `Entry ${entryId} is not a user message of session ${source.id}; see get_fork_messages`);
 		const leafId = source.handle.parentEntryId(entryId);
 		const session = await this.load({ kind: "branch", path: file, leafId }, { parentSessionId: source.id });
 		return { session, text: point.text };
@@ -198,17 +199,22 @@ export class RuntimeManager {
 		const source = await this.get(sessionId);
 		const file = this.recordedFile(source, "clone");
 		const leaf = source.handle.leafEntryId();
-		if (!leaf || source.handle.state().messageCount === 0) throw new Error(`Session ${source.id} has nothing to clone yet`);
+		if (!leaf || source.handle.state().messageCount === 0) throw new CodedError("conflict", `Session ${source.id} has nothing to clone yet`);
 		return this.load({ kind: "branch", path: file, leafId: leaf }, { parentSessionId: source.id });
 	}
 
 	/** Unloads an idle session; its recording stays on disk and it can be opened again. */
-	async close(sessionId: string): Promise<void> {
+	/** Returns whether it was loaded: a known session that is not loaded is already closed (nothing to unload). */
+	async close(sessionId: string): Promise<boolean> {
 		const session = this.loaded.get(sessionId);
-		if (!session) throw new Error(`Session ${sessionId} is not loaded`);
-		if (sessionId === this.primaryId) throw new Error("The primary session cannot be closed");
-		if (session.handle.isBusy) throw new Error(`Session ${sessionId} is busy: abort its run first`);
+		if (!session) {
+			if (this.unloaded.has(sessionId) || this.options.catalog.byId(sessionId)) return false;
+			throw new CodedError("unknown_session", `Unknown session: ${sessionId}`);
+		}
+		if (sessionId === this.primaryId) throw new CodedError("conflict", "The primary session cannot be closed");
+		if (session.handle.isBusy) throw new CodedError("busy", `Session ${sessionId} is busy: abort its run first`);
 		this.unload(session, "closed");
+		return true;
 	}
 
 	/** Full state of a loaded session. */
@@ -265,7 +271,7 @@ export class RuntimeManager {
 	}
 
 	private async loadNow(source: SessionSource, origin: SessionOriginRecord): Promise<LoadedSession> {
-		if (this.closed) throw new Error("The service is shutting down");
+		if (this.closed) throw new CodedError("unavailable", "The service is shutting down");
 		if (source.kind === "file") {
 			const existing = [...this.loaded.values()].find((s) => s.handle.sessionFile === source.path);
 			if (existing) return this.touch(existing);
@@ -283,7 +289,7 @@ export class RuntimeManager {
 		if (duplicate) {
 			handle.dispose();
 			if (duplicate.handle.sessionFile !== handle.sessionFile) {
-				throw new Error(`Session id ${handle.sessionId} is already loaded from another file`);
+				throw new CodedError("conflict", `Session id ${handle.sessionId} is already loaded from another file`);
 			}
 			return this.touch(duplicate);
 		}
@@ -306,7 +312,8 @@ export class RuntimeManager {
 				.filter((s) => s.id !== this.primaryId && !s.handle.isBusy && s.handle.state().recordingError === undefined)
 				.sort((a, b) => a.lastUsed - b.lastUsed)[0];
 			if (!victim) {
-				throw new Error(
+				throw new CodedError(
+					"limit",
 					`All ${this.loaded.size} loaded sessions are busy (limit ${this.maxLoadedSessions}; see --max-sessions): ` +
 						"wait for a run to finish or close a session",
 				);
@@ -345,7 +352,7 @@ export class RuntimeManager {
 
 	private recordedFile(session: LoadedSession, action: string): string {
 		const file = session.handle.sessionFile;
-		if (!file) throw new Error(`Cannot ${action} session ${session.id}: it is not recorded (--no-session)`);
+		if (!file) throw new CodedError("conflict", `Cannot ${action} session ${session.id}: it is not recorded (--no-session)`);
 		return file;
 	}
 }

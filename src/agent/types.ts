@@ -4,6 +4,7 @@
  */
 
 import type { FeatureTool } from "../features/feature-tool.js";
+import { CodedError } from "../shared/errors.js";
 
 /** A JSON-safe object as it travels on the wire (messages, events, models). */
 export type JsonObject = Record<string, unknown>;
@@ -11,6 +12,38 @@ export type JsonObject = Record<string, unknown>;
 /** Thinking levels pi understands, from none to most. */
 export const THINKING_LEVELS = ["off", "minimal", "low", "medium", "high", "xhigh"] as const;
 export type ThinkingLevel = (typeof THINKING_LEVELS)[number];
+
+/** How queued steering or follow-up messages are delivered: all at once, or one per turn. */
+export type QueueMode = "all" | "one-at-a-time";
+
+/** Counts, tokens and cost of a session (pi's session statistics) and how full its context window is. */
+export interface SessionStats {
+	sessionId: string;
+	sessionFile?: string;
+	userMessages: number;
+	assistantMessages: number;
+	toolCalls: number;
+	toolResults: number;
+	totalMessages: number;
+	tokens: { input: number; output: number; cacheRead: number; cacheWrite: number; total: number };
+	cost: number;
+	contextUsage?: { tokens: number | null; contextWindow: number; percent: number | null };
+}
+
+/** What compaction did: the summary that replaced older messages, and the context size before. */
+export interface CompactionReport {
+	summary: string;
+	firstKeptEntryId: string;
+	tokensBefore: number;
+	details?: unknown;
+}
+
+/** A slash command a prompt may start with. */
+export interface SlashCommand {
+	name: string;
+	description?: string;
+	source: "extension" | "prompt" | "skill";
+}
 
 /** A model as shown to clients: pi's model description without request headers (they may hold secrets). */
 export interface ModelInfo extends JsonObject {
@@ -33,9 +66,12 @@ export interface AgentState {
 	/** A run is active: from the run's start until its end (see AgentHandle.isBusy). */
 	isStreaming: boolean;
 	isCompacting: boolean;
+	steeringMode: QueueMode;
+	followUpMode: QueueMode;
 	messageCount: number;
 	pendingMessageCount: number;
 	autoCompactionEnabled: boolean;
+	autoRetryEnabled: boolean;
 	/** The session file exists on disk (a new session is written with its first message). */
 	persisted: boolean;
 	/** The path of the session this one continues (a fork's or child's source), from its header. */
@@ -79,8 +115,11 @@ export type SessionSignal = { kind: "event"; event: RuntimeEvent } | { kind: "un
 export type SessionObserver = (sessionId: string, signal: SessionSignal) => void;
 
 /** A recorded session file could not be opened because it is damaged beyond repair (it was set aside). */
-export class DamagedSessionFileError extends Error {
-	override name = "DamagedSessionFileError";
+export class DamagedSessionFileError extends CodedError {
+	constructor(message: string) {
+		super("io_error", message);
+		this.name = "DamagedSessionFileError";
+	}
 }
 
 /** Ids a user may choose with --session-id: safe as part of a file name. */
@@ -157,10 +196,10 @@ export interface AgentHandle {
 	setModel(provider: string, modelId: string): Promise<ModelInfo>;
 	availableThinkingLevels(): ThinkingLevel[];
 	setThinkingLevel(level: ThinkingLevel): ThinkingLevel;
-	commands(): JsonObject[];
+	commands(): SlashCommand[];
 	setName(name: string): void;
-	stats(): JsonObject;
-	compact(customInstructions?: string): Promise<JsonObject>;
+	stats(): SessionStats;
+	compact(customInstructions?: string): Promise<CompactionReport>;
 	/** The entry id of the conversation's current leaf, if any. */
 	leafEntryId(): string | undefined;
 	/** The entry before `entryId` in the conversation tree (null at the root); throws for an unknown entry. */

@@ -25,13 +25,15 @@ export async function serveRpc(request: IncomingMessage, response: ServerRespons
 	const body = await readBody(request, MAX_RPC_BODY_BYTES);
 	if (body === undefined) return sendText(response, 413, `request body too large (limit ${MAX_RPC_BODY_BYTES} bytes)`);
 
+	// application/json is one JSON document (pretty-printed or not); JSONL is one command per line.
+	if (mediaType === "application/json") {
+		if (body.trim() === "") return sendJson(response, 400, JSON.stringify(errorResponse(PARSE_COMMAND, undefined, "Empty body: send one JSON command", "parse_error")));
+		const reply = await dispatcher.dispatchText(body, NO_EVENT_STREAM);
+		return sendJson(response, reply.success ? 200 : 400, JSON.stringify(reply));
+	}
 	const lines = body.split("\n").map((l) => l.replace(/\r$/, "")).filter((l) => l.trim().length > 0);
 	if (lines.length === 0) {
-		return sendJson(response, 400, JSON.stringify(errorResponse(PARSE_COMMAND, undefined, "Empty body: send one JSON command")));
-	}
-	if (lines.length === 1 && mediaType === "application/json") {
-		const reply = await dispatcher.dispatchText(lines[0]!, NO_EVENT_STREAM);
-		return sendJson(response, reply.success ? 200 : 400, JSON.stringify(reply));
+		return sendJson(response, 400, JSON.stringify(errorResponse(PARSE_COMMAND, undefined, "Empty body: send one JSON command per line", "parse_error")));
 	}
 	if (lines.length > MAX_RPC_LINES) return sendText(response, 413, `too many JSONL lines (limit ${MAX_RPC_LINES})`);
 	response.writeHead(200, { "Content-Type": "application/x-ndjson; charset=utf-8", "Cache-Control": "no-store" });

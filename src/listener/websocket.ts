@@ -57,7 +57,7 @@ export class ControlConnection {
 			const text = data.toString();
 			if (inFlight >= MAX_CONCURRENT_COMMANDS) {
 				const message = `Too many commands in flight on this socket (limit ${MAX_CONCURRENT_COMMANDS})`;
-				this.queue.push(JSON.stringify(dispatcher.refuse(text, message)));
+				this.queue.push(JSON.stringify(dispatcher.refuse(text, message, "limit")));
 				return;
 			}
 			if (inFlight++ === 0) this.queue.pauseMerging(true);

@@ -3,11 +3,18 @@ import { Type } from "typebox";
 import { defineCommand, NoFields } from "../protocol/command.js";
 import { REDACTED } from "../shared/redact.js";
 import type { MemoryService } from "./memory-service.js";
-import { BACKENDS } from "./settings.js";
+import { BACKENDS, MemorySettingsSchema } from "./settings.js";
 
-const SETTINGS_RESULT =
-	`the session's memory settings \`{backend, remoteApiUrl?, remoteApiToken?: ${JSON.stringify(REDACTED)}, …, activeTools, shared}\` ` +
-	"(`shared`: the session uses the live defaults rather than its own copy)";
+/** The memory configuration of a session as clients see it: every setting, secrets as the redaction marker. */
+export const MemoryViewSchema = Type.Object(
+	{
+		...MemorySettingsSchema.properties,
+		remoteApiToken: Type.Optional(Type.Literal(REDACTED, { description: "Set (shown only as the redaction marker) or absent." })),
+		activeTools: Type.Array(Type.String(), { description: "The memory tools the agent has now." }),
+		shared: Type.Boolean({ description: "The session uses the live defaults rather than its own copy (children have their own)." }),
+	},
+	{ title: "MemoryView" },
+);
 
 export function memoryCommands(memory: MemoryService) {
 	return [
@@ -15,7 +22,7 @@ export function memoryCommands(memory: MemoryService) {
 			name: "memory_get_settings",
 			summary: "The memory configuration a session uses. The remote token is always shown as a redaction marker.",
 			params: NoFields,
-			result: SETTINGS_RESULT,
+			result: MemoryViewSchema,
 			handler: async (_params, context) => memory.view(memory.binding((await context.session()).id)),
 		}),
 		defineCommand({
@@ -24,8 +31,8 @@ export function memoryCommands(memory: MemoryService) {
 				"Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's " +
 				"configuration: the live defaults (every top-level session, and future ones) or a child's own copy. Not " +
 				"written to settings.json; nothing is migrated or deleted.",
-			params: Type.Object({ backend: Type.Union(BACKENDS.map((b) => Type.Literal(b))) }, { additionalProperties: false }),
-			result: SETTINGS_RESULT,
+			params: Type.Object({ backend: Type.Enum(BACKENDS) }, { additionalProperties: false }),
+			result: MemoryViewSchema,
 			handler: async ({ backend }, context) => {
 				const binding = memory.binding((await context.session()).id);
 				memory.setBackend(binding, backend);

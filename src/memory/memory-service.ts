@@ -11,7 +11,11 @@ import { createLocalMemoryTool } from "./local-tool.js";
 import { RemoteMemoryClient } from "./remote-client.js";
 import { remoteScope } from "./remote-scope.js";
 import { createRemoteMemoryTools } from "./remote-tools.js";
+import { REDACTED } from "../shared/redact.js";
 import { type Backend, type MemorySettings, redactedSettings } from "./settings.js";
+
+/** A session's memory configuration as clients see it (see MemoryViewSchema in commands.ts). */
+export type MemoryView = Omit<MemorySettings, "remoteApiToken"> & { remoteApiToken?: typeof REDACTED; activeTools: string[]; shared: boolean };
 
 /** Turn-start injection: its own short deadline (it must never hold up a turn), and the query bound. */
 export const INJECTION_DEADLINE_MS = 5_000;
@@ -104,8 +108,10 @@ export class MemoryService {
 	}
 
 	/** What settings views show: never the token. */
-	view(binding: MemoryBinding): Record<string, unknown> {
-		return { ...redactedSettings(binding.settings), activeTools: TOOLS_BY_BACKEND[binding.settings.backend], shared: binding === this.defaults };
+	view(binding: MemoryBinding): MemoryView {
+		// Every secret key of the schema (not only the token) is masked by redactedSettings.
+		const visible = redactedSettings(binding.settings) as Omit<MemoryView, "activeTools" | "shared">;
+		return { ...visible, activeTools: TOOLS_BY_BACKEND[binding.settings.backend], shared: binding === this.defaults };
 	}
 
 	/**

@@ -18,6 +18,13 @@ export interface ClientLink {
 	readonly transport: "ws" | "rpc";
 	/** Starts sending this session's events to the client, from now on (no-op without an event stream). */
 	follow(sessionId: string): void;
+	/**
+	 * Makes this session the one the client's commands address when they name none (`--mode rpc`, as in pi:
+	 * lifecycle commands switch the current session). Absent on links where the primary stays the default.
+	 */
+	adopt?(sessionId: string): void;
+	/** The session this client's commands address when they name none (undefined: the primary). */
+	readonly defaultSessionId?: string;
 	/** Re-sends events after `sinceSeq` (when still kept), then follows. See docs/protocol.md. */
 	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult;
 }

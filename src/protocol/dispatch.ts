@@ -3,17 +3,15 @@
  * command's schema, run the handler. Every failure becomes a response naming what was wrong; nothing
  * thrown here escapes to the transport.
  */
+import { codeOf, type ErrorCode } from "../shared/errors.js";
 import type { CommandRegistry } from "./command.js";
+import { cut, echo } from "./echo.js";
+import { describeSchemaErrors } from "./schema-errors.js";
 import type { ClientLink, CommandContext, EventClient, ProtocolServices } from "./context.js";
 import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope, successResponse } from "./envelope.js";
 import type { PublishedEvent } from "./event-hub.js";
 import { EventSubscriptions } from "./subscriptions.js";
 
-/**
- * Longest client-supplied text (`type`, `sessionId`, a field name) echoed back in a response; longer text is
- * cut to this many characters and "…", so an error never carries a client's megabytes back.
- */
-export const MAX_ECHO_CHARS = 64;
 /** Longest `id`: one up to this length is echoed exactly in every response; a longer one is refused. */
 export const MAX_ID_CHARS = 256;
 /** Longest `sessionId` accepted (session ids are UUIDs); a longer one is refused without being echoed. */
@@ -21,24 +19,19 @@ export const MAX_SESSION_ID_CHARS = 256;
 /** Longest error message a handler's failure is reported with; the rest is cut. */
 export const MAX_ERROR_CHARS = 2048;
 
-/** `text` as it may be echoed: whole when short, else its first MAX_ECHO_CHARS characters and "…". */
-export function echo(text: string): string {
-	return cut(text, MAX_ECHO_CHARS);
-}
-
 /** The error response to a command value refused before it is handled, echoing its `type` and `id` when it has them. */
-export function refusalOf(value: unknown, message: string): ResponseEnvelope {
+export function refusalOf(value: unknown, message: string, code: ErrorCode): ResponseEnvelope {
 	const { type, id } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
 	const name = typeof type === "string" && type.length > 0 ? echo(type) : PARSE_COMMAND;
-	return errorResponse(name, echoableId(id), message);
+	return errorResponse(name, echoableId(id), message, code);
 }
 
 /** The error response to a frame refused before it is handled (see refusalOf); unreadable JSON echoes nothing. */
-export function refusal(text: string, message: string): ResponseEnvelope {
+export function refusal(text: string, message: string, code: ErrorCode): ResponseEnvelope {
 	try {
-		return refusalOf(JSON.parse(text), message);
+		return refusalOf(JSON.parse(text), message, code);
 	} catch {
-		return errorResponse(PARSE_COMMAND, undefined, message);
+		return errorResponse(PARSE_COMMAND, undefined, message, code);
 	}
 }
 
@@ -56,47 +49,48 @@ export interface Dispatcher {
 	 * The error response to a frame the transport refuses before handling it (e.g. too many commands in
 	 * flight), with the frame's `type` and `id` echoed when they can be read.
 	 */
-	refuse(text: string, message: string): ResponseEnvelope;
+	refuse(text: string, message: string, code: ErrorCode): ResponseEnvelope;
 }
 
 export function createDispatcher(registry: CommandRegistry, services: ProtocolServices): Dispatcher {
 	const { runtime } = services;
 	const dispatchValue = async (value: unknown, client: ClientLink): Promise<ResponseEnvelope> => {
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {
-			return errorResponse(PARSE_COMMAND, undefined, "A command must be a JSON object with a string field `type`");
+			return errorResponse(PARSE_COMMAND, undefined, "A command must be a JSON object with a string field `type`", "parse_error");
 		}
 		const { type, id, sessionId, ...fields } = value as Record<string, unknown>;
 		const echoId = echoableId(id);
 		if (typeof type !== "string" || type.length === 0) {
-			return errorResponse(PARSE_COMMAND, echoId, "Missing string field `type`");
+			return errorResponse(PARSE_COMMAND, echoId, "Missing string field `type`", "parse_error");
 		}
 		const command = registry.get(type);
 		const name = command ? type : echo(type);
 		if (id !== undefined && typeof id !== "string") {
-			return errorResponse(name, undefined, "Invalid command: `id` must be a string");
+			return errorResponse(name, undefined, "Invalid command: `id` must be a string", "invalid_command");
 		}
 		if (typeof id === "string" && echoId === undefined) {
-			return errorResponse(name, undefined, `Invalid command: \`id\` is longer than ${MAX_ID_CHARS} characters`);
+			return errorResponse(name, undefined, `Invalid command: \`id\` is longer than ${MAX_ID_CHARS} characters`, "invalid_command");
 		}
 		if (sessionId !== undefined && typeof sessionId !== "string") {
-			return errorResponse(name, echoId, "Invalid command: `sessionId` must be a string");
+			return errorResponse(name, echoId, "Invalid command: `sessionId` must be a string", "invalid_command");
 		}
 		if (typeof sessionId === "string" && sessionId.length > MAX_SESSION_ID_CHARS) {
-			return errorResponse(name, echoId, `Invalid command: \`sessionId\` is longer than ${MAX_SESSION_ID_CHARS} characters`);
+			return errorResponse(name, echoId, `Invalid command: \`sessionId\` is longer than ${MAX_SESSION_ID_CHARS} characters`, "invalid_command");
 		}
-		if (!command) return errorResponse(name, echoId, `Unknown command: ${name}`);
+		if (!command) return errorResponse(name, echoId, `Unknown command: ${name}`, "unknown_command");
 		if (client.transport === "rpc" && command.definition.rpc === false) {
-			return errorResponse(type, echoId, `${type} needs an event stream: use the /ws WebSocket`);
+			return errorResponse(type, echoId, `${type} needs an event stream: use the /ws WebSocket`, "forbidden");
 		}
 		if (!command.check(fields)) {
-			return errorResponse(type, echoId, `Invalid command: ${describeErrors(command.errors(fields))}`);
+			return errorResponse(type, echoId, `Invalid command: ${describeSchemaErrors(command.errors(fields), fields)}`, "invalid_command");
 		}
+		const addressed = sessionId ?? client.defaultSessionId;
 		const context: CommandContext = {
 			...services,
-			sessionId,
+			sessionId: addressed,
 			client,
 			session: async () => {
-				const session = await runtime.get(sessionId);
+				const session = await runtime.get(addressed);
 				client.follow(session.id);
 				return session;
 			},
@@ -104,7 +98,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		try {
 			return successResponse(type, echoId, await command.definition.handler(fields as never, context));
 		} catch (error) {
-			return errorResponse(type, echoId, cut(errorMessage(error), MAX_ERROR_CHARS));
+			return errorResponse(type, echoId, cut(errorMessage(error), MAX_ERROR_CHARS), codeOf(error));
 		}
 	};
 	return {
@@ -116,7 +110,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 			try {
 				value = JSON.parse(text);
 			} catch (error) {
-				return errorResponse(PARSE_COMMAND, undefined, `Failed to parse command: ${errorMessage(error)}`);
+				return errorResponse(PARSE_COMMAND, undefined, `Failed to parse command: ${errorMessage(error)}`, "parse_error");
 			}
 			return dispatchValue(value, client);
 		},
@@ -126,28 +120,4 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 /** The `id` to echo: a string within MAX_ID_CHARS, else none. */
 function echoableId(id: unknown): string | undefined {
 	return typeof id === "string" && id.length <= MAX_ID_CHARS ? id : undefined;
-}
-
-/** `text` cut to `limit` characters and "…" when longer. */
-function cut(text: string, limit: number): string {
-	return text.length > limit ? `${text.slice(0, limit)}…` : text;
-}
-
-/** The first few schema errors as `field: problem`, unknown fields named as such. */
-function describeErrors(errors: Array<{ instancePath: string; message: string; params?: unknown }>): string {
-	const parts: string[] = [];
-	for (const error of errors) {
-		const params = error.params as { additionalProperties?: string[]; requiredProperties?: string[] } | undefined;
-		if (params?.additionalProperties) {
-			parts.push(`unknown field${params.additionalProperties.length > 1 ? "s" : ""} ${params.additionalProperties.map((f) => `\`${echo(f)}\``).join(", ")}`);
-		} else if (params?.requiredProperties) {
-			parts.push(`missing field${params.requiredProperties.length > 1 ? "s" : ""} ${params.requiredProperties.map((f) => `\`${f}\``).join(", ")}`);
-		} else if (error.message === "schema is false") {
-			continue; // the additionalProperties error above already names the field
-		} else {
-			const field = error.instancePath.replace(/^\//, "").replace(/\//g, ".");
-			parts.push(field ? `\`${echo(field)}\` ${error.message}` : error.message);
-		}
-	}
-	return [...new Set(parts)].slice(0, 3).join("; ") || "fields do not match the schema";
 }

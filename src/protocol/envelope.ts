@@ -3,6 +3,7 @@
  * response is `{id, type:"response", command, success, data | error}`, and anything else the server sends
  * is an event `{type, sessionId, seq, ...}`.
  */
+import type { ErrorCode } from "../shared/errors.js";
 import { redactSecrets } from "../shared/redact.js";
 
 export interface ResponseEnvelope {
@@ -12,6 +13,8 @@ export interface ResponseEnvelope {
 	success: boolean;
 	data?: unknown;
 	error?: string;
+	/** On failure: what kind of failure (see ERROR_CODES). */
+	code?: ErrorCode;
 }
 
 /** The `command` name used when a frame could not be read as a command at all. */
@@ -24,8 +27,8 @@ export function successResponse(command: string, id: string | undefined, data: u
 }
 
 /** A failure response; the message passes through secret redaction so no credential leaves in an error. */
-export function errorResponse(command: string, id: string | undefined, message: string): ResponseEnvelope {
-	return { id, type: "response", command, success: false, error: redactSecrets(message) };
+export function errorResponse(command: string, id: string | undefined, message: string, code: ErrorCode): ResponseEnvelope {
+	return { id, type: "response", command, success: false, error: redactSecrets(message), code };
 }
 
 /** The message of anything thrown, for an error response. */

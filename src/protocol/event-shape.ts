@@ -30,23 +30,22 @@ export function createEventShaper(): EventShaper {
 	};
 }
 
-/** Streaming sub-events: deltas keep `{type, contentIndex, delta}`; none keeps the partial message. */
+/**
+ * Streaming sub-events keep only what is new. A block's start carries no content (what pi's partial message
+ * holds by the time the event is shaped may already include text the next deltas carry); a tool call's start
+ * carries its id and name, which never change.
+ */
 function slimAssistantEvent(raw: unknown): Record<string, unknown> {
 	const event = raw as Record<string, unknown>;
 	const type = String(event.type);
-	if (type.endsWith("_delta")) return { type, contentIndex: event.contentIndex, delta: event.delta };
-	const { partial, message: _message, error, ...rest } = event;
-	if (type.endsWith("_start") && type !== "start") {
-		// The block being started (a tool call's id and name, an empty text): small, and all a client needs.
-		const content = (partial as { content?: unknown[] } | undefined)?.content;
-		const block = content?.[event.contentIndex as number];
-		return block === undefined ? rest : { ...rest, block };
+	const { contentIndex } = event;
+	if (type.endsWith("_delta")) return { type, contentIndex, delta: event.delta };
+	if (type === "toolcall_start") {
+		const block = (event.partial as { content?: Array<{ id?: unknown; name?: unknown }> } | undefined)?.content?.[contentIndex as number];
+		return { type, contentIndex, id: block?.id, name: block?.name };
 	}
-	if (type === "error") {
-		// The failed message itself arrives in message_end; keep its reason and text only.
-		const failed = error as { errorMessage?: unknown } | undefined;
-		return { ...rest, errorMessage: failed?.errorMessage };
-	}
+	if (type.endsWith("_start")) return { type, contentIndex };
+	const { partial: _partial, ...rest } = event;
 	return rest;
 }
 

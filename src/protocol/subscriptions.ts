@@ -4,6 +4,7 @@
  * Events are delivered in seq order with no gap and no repeat: a replay only happens before live delivery
  * starts. (The transport may then merge consecutive deltas for a client that is behind: see coalesce.ts.)
  */
+import { CodedError } from "../shared/errors.js";
 import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
 import type { PublishedEvent } from "./event-hub.js";
 import type { EventStreams } from "./event-streams.js";
@@ -30,9 +31,15 @@ export class EventSubscriptions implements EventClient {
 		this.following.set(sessionId, { from: hub.seq, unsubscribe });
 	}
 
+	/**
+	 * Follows a session, first replaying what the client missed after `sinceSeq`. A replay needs the `epoch`
+	 * the client's seqs come from: without it, with another one (the service restarted), or with a `sinceSeq`
+	 * beyond the newest event (seqs from another numbering), nothing is replayed and `resync` asks the client
+	 * to reload its snapshot.
+	 */
 	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult {
 		const hub = this.streams.hub(sessionId);
-		const staleEpoch = epoch !== undefined && epoch !== this.streams.epoch;
+		const staleEpoch = sinceSeq !== undefined ? epoch !== this.streams.epoch : epoch !== undefined && epoch !== this.streams.epoch;
 		const result = (replayed: number, resync: boolean): SubscribeResult => ({
 			sessionId,
 			seq: hub.seq,
@@ -66,6 +73,6 @@ export const NO_EVENT_STREAM: ClientLink = {
 	transport: "rpc",
 	follow: () => undefined,
 	subscribe: () => {
-		throw new Error("subscribe needs an event stream: use the /ws WebSocket");
+		throw new CodedError("forbidden", "subscribe needs an event stream: use the /ws WebSocket");
 	},
 };

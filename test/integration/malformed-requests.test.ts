@@ -5,7 +5,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { MAX_ECHO_CHARS, MAX_ID_CHARS } from "../../src/protocol/dispatch.js";
+import { MAX_ID_CHARS } from "../../src/protocol/dispatch.js";
+import { MAX_ECHO_CHARS } from "../../src/protocol/echo.js";
 import { MAX_CONCURRENT_COMMANDS, MAX_HEADER_BYTES } from "../../src/listener/limits.js";
 import { type ListenerHarness, startHarness } from "../support/listener-harness.js";
 import { rawRequest, statusOf } from "../support/raw-http.js";

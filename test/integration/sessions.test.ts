@@ -82,7 +82,7 @@ test("switch, new, fork, clone, close and list sessions; each answers with a sna
 	assert.equal(refuse.success, false);
 	assert.match(refuse.error!, /primary/);
 	const closed = await client.ok({ type: "close_session", sessionId: created.sessionId });
-	assert.deepEqual(closed, { closed: true, sessionId: created.sessionId });
+	assert.deepEqual(closed, { closed: true, sessionId: created.sessionId, wasLoaded: true });
 	const switched = await client.ok({ type: "switch_session", sessionPath: created.sessionId.slice(0, 18) });
 	assert.equal(switched.sessionId, created.sessionId);
 	assert.equal(switched.messages.length, 2);

@@ -5,13 +5,16 @@
 import type {
 	AgentHandle,
 	AgentState,
+	CompactionReport,
 	JsonObject,
 	ModelInfo,
 	RuntimeEvent,
 	SessionCatalog,
 	SessionFileRef,
 	SessionOpener,
+	SessionStats,
 	SessionSummary,
+	SlashCommand,
 	ThinkingLevel,
 } from "../../src/agent/types.js";
 
@@ -47,6 +50,9 @@ export class FakeAgentHandle implements AgentHandle {
 			thinkingLevel: "off",
 			isStreaming: this.busy,
 			isCompacting: false,
+			steeringMode: "one-at-a-time",
+			followUpMode: "one-at-a-time",
+			autoRetryEnabled: true,
 			messageCount: 0,
 			pendingMessageCount: 0,
 			autoCompactionEnabled: true,
@@ -68,12 +74,13 @@ export class FakeAgentHandle implements AgentHandle {
 	setThinkingLevel(): ThinkingLevel {
 		return "off";
 	}
-	commands(): JsonObject[] {
+	commands(): SlashCommand[] {
 		return [];
 	}
 	setName(): void {}
-	stats(): JsonObject {
-		return {};
+	stats(): SessionStats {
+		const tokens = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 };
+		return { sessionId: this.sessionId, userMessages: 0, assistantMessages: 0, toolCalls: 0, toolResults: 0, totalMessages: 0, tokens, cost: 0 };
 	}
 	leafEntryId(): string | undefined {
 		return undefined;
@@ -91,7 +98,7 @@ export class FakeAgentHandle implements AgentHandle {
 	async setModel(): Promise<ModelInfo> {
 		throw new Error("the fake agent has no models");
 	}
-	async compact(): Promise<JsonObject> {
+	async compact(): Promise<CompactionReport> {
 		throw new Error("the fake agent does not compact");
 	}
 	async settle(): Promise<void> {}

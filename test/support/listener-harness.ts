@@ -8,7 +8,7 @@ import type { SessionObserver } from "../../src/agent/types.js";
 import type { AuthPolicy } from "../../src/listener/auth.js";
 import type { ListenerLimits } from "../../src/listener/limits.js";
 import { type Listener, startListener } from "../../src/listener/server.js";
-import { CommandRegistry, defineCommand, NoFields } from "../../src/protocol/command.js";
+import { CommandRegistry, defineCommand, NoFields, NoResult } from "../../src/protocol/command.js";
 import { streamCommands } from "../../src/protocol/commands/stream.js";
 import { createDispatcher } from "../../src/protocol/dispatch.js";
 import { EventStreams } from "../../src/protocol/event-streams.js";
@@ -21,7 +21,7 @@ const hang = defineCommand({
 	name: "hang",
 	summary: "Never answers (tests only).",
 	params: NoFields,
-	result: "never",
+	result: NoResult,
 	handler: () => new Promise<never>(() => undefined),
 });
 

@@ -15,6 +15,7 @@ export interface Response {
 	success: boolean;
 	data?: any;
 	error?: string;
+	code?: string;
 }
 
 export class TestClient {

@@ -2,8 +2,20 @@
  * One pi AgentSession as the runtime's AgentHandle: prompts are acknowledged once recorded, and one busy
  * flag says whether a run (or a compaction) is in progress. Nothing above src/agent/ sees pi.
  */
+import { CodedError } from "../../shared/errors.js";
 import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
-import type { AgentHandle, AgentState, ImageAttachment, JsonObject, ModelInfo, RuntimeEvent, ThinkingLevel } from "../types.js";
+import type {
+	AgentHandle,
+	AgentState,
+	CompactionReport,
+	ImageAttachment,
+	JsonObject,
+	ModelInfo,
+	RuntimeEvent,
+	SessionStats,
+	SlashCommand,
+	ThinkingLevel,
+} from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
@@ -15,6 +27,8 @@ export class PiAgentHandle implements AgentHandle {
 	 * `isBusy` and the state's `isStreaming` report.
 	 */
 	private running = false;
+	/** Listeners of the events this adapter adds to pi's (model changes, recording failures). */
+	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 
 	constructor(
 		private readonly env: PiEnvironment,
@@ -27,6 +41,9 @@ export class PiAgentHandle implements AgentHandle {
 			if (event.type === "agent_start") this.running = true;
 			else if (event.type === "agent_end") this.running = false;
 		});
+		recorder.onChange((failure) =>
+			this.emit(failure ? { type: "recording_failed", code: failure.systemCode, error: failure.message } : { type: "recording_restored" }),
+		);
 	}
 
 	get sessionId(): string {
@@ -44,7 +61,7 @@ export class PiAgentHandle implements AgentHandle {
 
 	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
 		const model = this.session.model;
-		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new Error(noModelMessage(this.env.agentDir));
+		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
 		// Right after agent_end pi is still settling: a prompt sent then waits for it instead of being refused.
 		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
 		const before = this.recorder.userMessages();
@@ -97,9 +114,12 @@ export class PiAgentHandle implements AgentHandle {
 			thinkingLevel: s.thinkingLevel as ThinkingLevel,
 			isStreaming: this.running,
 			isCompacting: s.isCompacting,
+			steeringMode: s.steeringMode,
+			followUpMode: s.followUpMode,
 			messageCount: s.messages.length,
 			pendingMessageCount: s.pendingMessageCount,
 			autoCompactionEnabled: s.autoCompactionEnabled,
+			autoRetryEnabled: s.autoRetryEnabled,
 			persisted: this.recorder.onDisk,
 			parentSession: this.manager.getHeader()?.parentSession,
 			recordingError: this.recorder.lastFailure?.message,
@@ -122,14 +142,14 @@ export class PiAgentHandle implements AgentHandle {
 		const model = this.env.modelRegistry.getAvailable().find((m) => m.provider === provider && m.id === modelId);
 		if (!model) {
 			const known = this.env.modelRegistry.find(provider, modelId);
-			throw new Error(
-				known
-					? `Model ${provider}/${modelId} has no credentials configured`
-					: `Model not found: ${provider}/${modelId}`,
-			);
+			throw known
+				? new CodedError("unavailable", `Model ${provider}/${modelId} has no credentials configured`)
+				: new CodedError("not_found", `Model not found: ${provider}/${modelId}`);
 		}
 		await this.session.setModel(model);
-		return toModelInfo(model);
+		const info = toModelInfo(model);
+		this.emit({ type: "model_changed", model: info });
+		return info;
 	}
 
 	availableThinkingLevels(): ThinkingLevel[] {
@@ -141,19 +161,19 @@ export class PiAgentHandle implements AgentHandle {
 		return this.session.thinkingLevel as ThinkingLevel;
 	}
 
-	commands(): JsonObject[] {
+	commands(): SlashCommand[] {
 		const s = this.session;
 		return [
 			...s.extensionRunner.getRegisteredCommands().map((c) => ({
 				name: c.invocationName,
 				description: c.description,
-				source: "extension",
+				source: "extension" as const,
 			})),
-			...s.promptTemplates.map((t) => ({ name: t.name, description: t.description, source: "prompt" })),
+			...s.promptTemplates.map((t) => ({ name: t.name, description: t.description, source: "prompt" as const })),
 			...s.resourceLoader.getSkills().skills.map((k) => ({
 				name: `skill:${k.name}`,
 				description: k.description,
-				source: "skill",
+				source: "skill" as const,
 			})),
 		];
 	}
@@ -162,12 +182,12 @@ export class PiAgentHandle implements AgentHandle {
 		this.session.setSessionName(name);
 	}
 
-	stats(): JsonObject {
-		return { ...this.session.getSessionStats(), contextUsage: this.session.getContextUsage() } as JsonObject;
+	stats(): SessionStats {
+		return { ...this.session.getSessionStats(), contextUsage: this.session.getContextUsage() };
 	}
 
-	async compact(customInstructions?: string): Promise<JsonObject> {
-		return (await this.session.compact(customInstructions)) as unknown as JsonObject;
+	async compact(customInstructions?: string): Promise<CompactionReport> {
+		return this.session.compact(customInstructions);
 	}
 
 	leafEntryId(): string | undefined {
@@ -176,7 +196,7 @@ export class PiAgentHandle implements AgentHandle {
 
 	parentEntryId(entryId: string): string | null {
 		const entry = this.manager.getEntry(entryId);
-		if (!entry) throw new Error(`Unknown entry ${entryId}`);
+		if (!entry) throw new CodedError("not_found", `Unknown entry ${entryId}`);
 		return entry.parentId;
 	}
 
@@ -184,16 +204,18 @@ export class PiAgentHandle implements AgentHandle {
 		return this.session.getUserMessagesForForking();
 	}
 
-	/** pi's session events, plus the recorder's: `recording_failed {code, error}` and `recording_restored`. */
+	/** pi's session events, plus the adapter's: `model_changed`, `recording_failed`, `recording_restored`. */
 	subscribe(listener: (event: RuntimeEvent) => void): () => void {
 		const offAgent = this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
-		const offRecorder = this.recorder.onChange((failure) =>
-			listener(failure ? { type: "recording_failed", code: failure.code, error: failure.message } : { type: "recording_restored" }),
-		);
+		this.listeners.add(listener);
 		return () => {
 			offAgent();
-			offRecorder();
+			this.listeners.delete(listener);
 		};
+	}
+
+	private emit(event: RuntimeEvent): void {
+		for (const listener of this.listeners) listener(event);
 	}
 
 	async settle(): Promise<void> {

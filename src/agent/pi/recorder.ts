@@ -6,6 +6,7 @@
  * stays in a backlog that the next write retries, after cutting any half-written line off the file, so the
  * file never holds a torn line followed by more entries.
  */
+import { CodedError } from "../../shared/errors.js";
 import { closeSync, fsyncSync, openSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -27,13 +28,14 @@ interface StampedMessage {
 }
 
 /** Why the recording of a session failed, in words a user can act on (never file contents). */
-export class RecordingError extends Error {
+export class RecordingError extends CodedError {
 	constructor(
-		readonly code: string,
+		/** The system error code (ENOSPC, EROFS, ...); the wire code is `io_error`. */
+		readonly systemCode: string,
 		readonly file: string,
 		cause: unknown,
 	) {
-		super(`Could not record the session to ${file}: ${describeWriteError(code, cause)}`);
+		super("io_error", `Could not record the session to ${file}: ${describeWriteError(systemCode, cause)}`);
 		this.name = "RecordingError";
 	}
 }
@@ -244,9 +246,9 @@ export class SessionRecorder {
 	}
 
 	private fail(file: string, error: unknown): void {
-		const code = (error as NodeJS.ErrnoException).code ?? "EIO";
+		const systemCode = (error as NodeJS.ErrnoException).code ?? "EIO";
 		const first = this.failure === undefined;
-		this.failure = new RecordingError(code, file, error);
+		this.failure = new RecordingError(systemCode, file, error);
 		if (first) for (const listener of this.listeners) listener(this.failure);
 	}
 
@@ -271,7 +273,7 @@ export class SessionRecorder {
 				else if (this.failure) finish(this.failure);
 			};
 			const timer = setTimeout(
-				() => finish(new Error(`The prompt was not handed to the session recorder within ${RECORD_WAIT_LIMIT_MS / 1000} s`)),
+				() => finish(new CodedError("io_error", `The prompt was not handed to the session recorder within ${RECORD_WAIT_LIMIT_MS / 1000} s`)),
 				RECORD_WAIT_LIMIT_MS,
 			);
 			this.checks.add(check);

@@ -5,6 +5,7 @@
  * few stat calls however many sessions there are. Files are never parsed for a lookup (only a header line
  * for a foreign file name).
  */
+import { CodedError } from "../../shared/errors.js";
 import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -68,15 +69,15 @@ export class PiSessionCatalog implements SessionCatalog {
 	 */
 	resolve(reference: string, baseDir: string, options: { anywhere?: boolean } = {}): SessionFileRef {
 		const trimmed = reference.trim();
-		if (!trimmed) throw new Error("Session reference is empty: give an id, an id prefix or a path");
+		if (!trimmed) throw new CodedError("invalid_command", "Session reference is empty: give an id, an id prefix or a path");
 		if (looksLikePath(trimmed)) {
 			const path = isAbsolute(trimmed) ? trimmed : resolve(baseDir, trimmed);
-			if (!existsSync(path) || !statSync(path).isFile()) throw new Error(`No session file at ${path}`);
+			if (!existsSync(path) || !statSync(path).isFile()) throw new CodedError("not_found", `No session file at ${path}`);
 			if (!options.anywhere && !this.holds(path)) {
-				throw new Error(`${path} is outside the sessions folder ${this.sessionsDir}: open sessions there by path, id or id prefix`);
+				throw new CodedError("forbidden", `${path} is outside the sessions folder ${this.sessionsDir}: open sessions there by path, id or id prefix`);
 			}
 			const id = idFromHeader(path);
-			if (!id) throw new Error(`${path} is not a session file (no session header)`);
+			if (!id) throw new CodedError("invalid_command", `${path} is not a session file (no session header)`);
 			return { id, path, modifiedMs: safeMtime(path) };
 		}
 		const files = this.files();
@@ -84,9 +85,9 @@ export class PiSessionCatalog implements SessionCatalog {
 		if (exact) return { ...exact, modifiedMs: safeMtime(exact.path) };
 		const matches = files.filter((f) => f.id.startsWith(trimmed));
 		if (matches.length === 1) return { ...matches[0]!, modifiedMs: safeMtime(matches[0]!.path) };
-		if (matches.length === 0) throw new Error(`No recorded session matches "${trimmed}"`);
+		if (matches.length === 0) throw new CodedError("unknown_session", `No recorded session matches "${trimmed}"`);
 		const sample = matches.slice(0, 5).map((m) => m.id).join(", ");
-		throw new Error(`Session prefix "${trimmed}" is ambiguous: ${matches.length} sessions match (${sample})`);
+		throw new CodedError("invalid_command", `Session prefix "${trimmed}" is ambiguous: ${matches.length} sessions match (${sample})`);
 	}
 
 	/** The project folders: every entry of the sessions folder that is a folder. */

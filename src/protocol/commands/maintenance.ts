@@ -1,6 +1,18 @@
 /** Context maintenance. */
 import { Type } from "typebox";
+import { CodedError } from "../../shared/errors.js";
 import { defineCommand } from "../command.js";
+
+/** pi's compaction result. */
+export const CompactionResultSchema = Type.Object(
+	{
+		summary: Type.String(),
+		firstKeptEntryId: Type.String(),
+		tokensBefore: Type.Number(),
+		details: Type.Optional(Type.Unknown()),
+	},
+	{ additionalProperties: true, title: "CompactionResult" },
+);
 
 export const compact = defineCommand({
 	name: "compact",
@@ -9,10 +21,10 @@ export const compact = defineCommand({
 		{ customInstructions: Type.Optional(Type.String({ description: "What the summary should focus on." })) },
 		{ additionalProperties: false },
 	),
-	result: "pi's compaction result `{summary, firstKeptEntryId, tokensBefore, details?}`",
+	result: CompactionResultSchema,
 	handler: async ({ customInstructions }, context) => {
 		const session = await context.session();
-		if (session.handle.isBusy) throw new Error("Cannot compact during a run: abort it or wait for it to finish");
+		if (session.handle.isBusy) throw new CodedError("busy", "Cannot compact during a run: abort it or wait for it to finish");
 		return session.handle.compact(customInstructions);
 	},
 });

@@ -1,25 +1,24 @@
 /** Model and thinking level of a session. */
 import { Type } from "typebox";
-import { THINKING_LEVELS } from "../../agent/types.js";
 import { defineCommand, NoFields } from "../command.js";
-
+import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
 
 export const getAvailableModels = defineCommand({
 	name: "get_available_models",
 	summary: "Models that have credentials configured (environment, auth.json or models.json).",
 	params: NoFields,
-	result: "`{models: Model[]}` (pi model descriptions without request headers)",
+	result: Type.Object({ models: Type.Array(ModelInfoSchema) }),
 	handler: async (_params, context) => ({ models: (await context.session()).handle.availableModels() }),
 });
 
 export const setModel = defineCommand({
 	name: "set_model",
-	summary: "Switches the session's model for its next turns.",
+	summary: "Switches the session's model for its next turns; every client following the session gets `model_changed`.",
 	params: Type.Object(
 		{ provider: Type.String({ minLength: 1 }), modelId: Type.String({ minLength: 1 }) },
 		{ additionalProperties: false },
 	),
-	result: "the selected Model",
+	result: ModelInfoSchema,
 	handler: async ({ provider, modelId }, context) => (await context.session()).handle.setModel(provider, modelId),
 });
 
@@ -27,7 +26,7 @@ export const getAvailableThinkingLevels = defineCommand({
 	name: "get_available_thinking_levels",
 	summary: "Thinking levels the session's model supports, and the current one.",
 	params: NoFields,
-	result: "`{levels: string[], current}`",
+	result: Type.Object({ levels: Type.Array(ThinkingLevelSchema), current: ThinkingLevelSchema }),
 	handler: async (_params, context) => {
 		const { handle } = await context.session();
 		return { levels: handle.availableThinkingLevels(), current: handle.state().thinkingLevel };
@@ -37,11 +36,12 @@ export const getAvailableThinkingLevels = defineCommand({
 export const setThinkingLevel = defineCommand({
 	name: "set_thinking_level",
 	summary: "Sets the thinking level; it is clamped to what the model supports.",
-	params: Type.Object(
-		{ level: Type.Union(THINKING_LEVELS.map((l) => Type.Literal(l))) },
-		{ additionalProperties: false },
-	),
-	result: "`{requested, level, clamped}`",
+	params: Type.Object({ level: ThinkingLevelSchema }, { additionalProperties: false }),
+	result: Type.Object({
+		requested: ThinkingLevelSchema,
+		level: ThinkingLevelSchema,
+		clamped: Type.Boolean({ description: "The model does not support the requested level; `level` is the one set." }),
+	}),
 	handler: async ({ level }, context) => {
 		const applied = (await context.session()).handle.setThinkingLevel(level);
 		return { requested: level, level: applied, clamped: applied !== level };

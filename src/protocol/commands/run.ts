@@ -1,6 +1,8 @@
 /** Run control: start a run, add to it, stop it. */
 import { Type } from "typebox";
-import { defineCommand, NoFields } from "../command.js";
+import { CodedError } from "../../shared/errors.js";
+import { defineCommand, NoFields, NoResult } from "../command.js";
+import { checkImages, IMAGE_TYPES } from "../image-check.js";
 
 const Message = Type.String({ minLength: 1, description: "The user's text." });
 
@@ -11,8 +13,8 @@ const Images = Type.Optional(
 		Type.Object(
 			{
 				type: Type.Literal("image"),
-				data: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9+/]+={0,2}$", description: "Base64 image data." }),
-				mimeType: Type.Union(["image/png", "image/jpeg", "image/gif", "image/webp"].map((m) => Type.Literal(m))),
+				data: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9+/]+={0,2}$", description: "Base64 image data (checked against mimeType)." }),
+				mimeType: Type.Enum(IMAGE_TYPES),
 			},
 			{ additionalProperties: false },
 		),
@@ -24,13 +26,27 @@ export const prompt = defineCommand({
 	name: "prompt",
 	summary:
 		"Starts a run with a user message. Acknowledged once the prompt is accepted and recorded on disk; the run " +
-		"streams as events. Rejected while a run is active: use `steer` (or `follow_up`) then.",
-	params: Type.Object({ message: Message, images: Images }, { additionalProperties: false }),
-	result: "none",
-	handler: async ({ message, images }, context) => {
+		"streams as events. While a run is active it is refused (`busy`), unless `streamingBehavior` says to steer " +
+		"or queue it as a follow-up instead (as in pi).",
+	params: Type.Object(
+		{
+			message: Message,
+			images: Images,
+			streamingBehavior: Type.Optional(
+				Type.Enum(["steer", "followUp"], { description: "What to do with the message if a run is active: `steer` it, or `followUp` after it." }),
+			),
+		},
+		{ additionalProperties: false },
+	),
+	result: NoResult,
+	handler: async ({ message, images, streamingBehavior }, context) => {
+		checkImages(images);
 		const session = await context.session();
 		if (session.handle.isBusy) {
-			throw new Error(
+			if (streamingBehavior === "steer") return session.handle.steer(message, images);
+			if (streamingBehavior === "followUp") return session.handle.followUp(message, images);
+			throw new CodedError(
+				"busy",
 				"A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it",
 			);
 		}
@@ -44,10 +60,11 @@ function queueingCommand(name: string, summary: string, queue: "steer" | "follow
 		name,
 		summary,
 		params: Type.Object({ message: Message, images: Images }, { additionalProperties: false }),
-		result: "none",
+		result: NoResult,
 		handler: async ({ message, images }, context) => {
+			checkImages(images);
 			const session = await context.session();
-			if (!session.handle.isBusy) throw new Error("No run is active in this session: send `prompt` instead");
+			if (!session.handle.isBusy) throw new CodedError("conflict", "No run is active in this session: send `prompt` instead");
 			await session.handle[queue](message, images);
 		},
 	});
@@ -55,17 +72,22 @@ function queueingCommand(name: string, summary: string, queue: "steer" | "follow
 
 export const steer = queueingCommand(
 	"steer",
-	"Adds a message to the active run; the agent sees it after the current tool call.",
+	"Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued " +
+		"(it is recorded when the agent takes it; `queue_update` shows what waits).",
 	"steer",
 );
 
-export const followUp = queueingCommand("follow_up", "Queues a message to be sent when the active run finishes.", "followUp");
+export const followUp = queueingCommand(
+	"follow_up",
+	"Queues a message to be sent when the active run finishes. Acknowledged once queued.",
+	"followUp",
+);
 
 export const abort = defineCommand({
 	name: "abort",
 	summary: "Stops the active run (the partial reply is kept, marked aborted). Succeeds when idle too.",
 	params: NoFields,
-	result: "none",
+	result: NoResult,
 	handler: async (_params, context) => {
 		const session = await context.session();
 		await session.handle.abort();

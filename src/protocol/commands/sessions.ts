@@ -1,18 +1,25 @@
 /** Session lifecycle: list, create, switch, fork, clone, close, rename. Lifecycle commands return a snapshot. */
 import { Type } from "typebox";
+import { CodedError } from "../../shared/errors.js";
 import { defineCommand, NoFields } from "../command.js";
+import { SessionSnapshotSchema, SessionSummarySchema } from "../schemas/session.js";
 import { presentSession } from "../snapshot.js";
 
-const SNAPSHOT = "the backend snapshot `{sessionId, state, messages}` of the target session";
+/** A lifecycle command's answer: the target session's snapshot, and pi's `cancelled` (always false here). */
+const lifecycleFields = {
+	...SessionSnapshotSchema.properties,
+	cancelled: Type.Literal(false, { description: "As in pi (an extension could cancel there); never true here." }),
+};
+const LifecycleResult = Type.Object(lifecycleFields);
 
 export const sessionList = defineCommand({
 	name: "session_list",
 	summary: "Recorded sessions of this project (the service's cwd), or of all projects, newest first; loaded ones marked.",
 	params: Type.Object(
-		{ scope: Type.Optional(Type.Union([Type.Literal("project"), Type.Literal("all")], { description: "Default `project`." })) },
+		{ scope: Type.Optional(Type.Enum(["project", "all"], { description: "Default `project`." })) },
 		{ additionalProperties: false },
 	),
-	result: "`{sessions: [{sessionId, path, cwd, name?, created, modified, messageCount, firstMessage, loaded, primary}]}`",
+	result: Type.Object({ sessions: Type.Array(SessionSummarySchema) }),
 	handler: async ({ scope }, context) => ({ sessions: await context.runtime.list(scope ?? "project") }),
 });
 
@@ -32,20 +39,16 @@ export const newSession = defineCommand({
 		},
 		{ additionalProperties: false },
 	),
-	result: SNAPSHOT,
-	handler: async (params, context) => {
-		return presentSession(context, await context.runtime.create(params));
-	},
+	result: LifecycleResult,
+	handler: async (params, context) => presentSession(context, await context.runtime.create(params)),
 });
 
 export const switchSession = defineCommand({
 	name: "switch_session",
 	summary: "Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded.",
 	params: Type.Object({ sessionPath: Type.String({ minLength: 1, description: "Path, id or id prefix." }) }, { additionalProperties: false }),
-	result: SNAPSHOT,
-	handler: async ({ sessionPath }, context) => {
-		return presentSession(context, await context.runtime.open(sessionPath));
-	},
+	result: LifecycleResult,
+	handler: async ({ sessionPath }, context) => presentSession(context, await context.runtime.open(sessionPath)),
 });
 
 export const fork = defineCommand({
@@ -54,7 +57,7 @@ export const fork = defineCommand({
 		"Creates a new session holding the conversation before one of this session's user messages (see " +
 		"`get_fork_messages`); that message's text is returned for editing. The source is untouched.",
 	params: Type.Object({ entryId: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
-	result: `${SNAPSHOT}, plus \`text\`: the user message forked at`,
+	result: Type.Object({ ...lifecycleFields, text: Type.String({ description: "The user message forked at, for editing." }) }),
 	handler: async ({ entryId }, context) => {
 		const { session, text } = await context.runtime.fork(context.sessionId, entryId);
 		return { ...presentSession(context, session), text };
@@ -65,23 +68,22 @@ export const clone = defineCommand({
 	name: "clone",
 	summary: "Copies this session's current conversation into a new session. The source is untouched.",
 	params: NoFields,
-	result: SNAPSHOT,
-	handler: async (_params, context) => {
-		return presentSession(context, await context.runtime.clone(context.sessionId));
-	},
+	result: LifecycleResult,
+	handler: async (_params, context) => presentSession(context, await context.runtime.clone(context.sessionId)),
 });
 
 export const closeSession = defineCommand({
 	name: "close_session",
 	summary:
 		"Unloads an idle session named by the envelope's `sessionId`; its recording stays on disk for `switch_session`. " +
-		"The primary session and busy sessions cannot be closed.",
+		"A recorded session that is not loaded is already closed (success, `wasLoaded: false`). The primary session and " +
+		"busy sessions cannot be closed.",
 	params: NoFields,
-	result: "`{closed: true, sessionId}`",
+	result: Type.Object({ closed: Type.Literal(true), sessionId: Type.String(), wasLoaded: Type.Boolean() }),
 	handler: async (_params, context) => {
-		if (context.sessionId === undefined) throw new Error("close_session needs the envelope field `sessionId`");
-		await context.runtime.close(context.sessionId);
-		return { closed: true, sessionId: context.sessionId };
+		if (context.sessionId === undefined) throw new CodedError("invalid_command", "close_session needs the envelope field `sessionId`");
+		const wasLoaded = await context.runtime.close(context.sessionId);
+		return { closed: true as const, sessionId: context.sessionId, wasLoaded };
 	},
 });
 
@@ -89,10 +91,10 @@ export const setSessionName = defineCommand({
 	name: "set_session_name",
 	summary: "Names the session (shown in lists and by get_state).",
 	params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }, { additionalProperties: false }),
-	result: "`{name}`",
+	result: Type.Object({ name: Type.String() }),
 	handler: async ({ name }, context) => {
 		const trimmed = name.trim();
-		if (!trimmed) throw new Error("Session name cannot be blank");
+		if (!trimmed) throw new CodedError("invalid_command", "Invalid command: `name` cannot be blank");
 		(await context.session()).handle.setName(trimmed);
 		return { name: trimmed };
 	},

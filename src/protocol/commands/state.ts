@@ -1,15 +1,15 @@
 /** Reading a session: state, transcript, statistics, commands. */
+import { Type } from "typebox";
 import { defineCommand, NoFields } from "../command.js";
-import { wireStateOf } from "../snapshot.js";
-
+import { MessageSchema } from "../schemas/messages.js";
+import { SessionStateSchema } from "../schemas/session.js";
+import { messagesOf, streamingOf, wireStateOf } from "../snapshot.js";
 
 export const getState = defineCommand({
 	name: "get_state",
 	summary: "The session's state: name, model, thinking level, whether a run is active, and its event position.",
 	params: NoFields,
-	result:
-		"`{sessionId, sessionFile?, sessionName?, cwd, model?, thinkingLevel, isStreaming, isCompacting, messageCount, " +
-		"pendingMessageCount, autoCompactionEnabled, primary, persisted, lastSeq, epoch}`",
+	result: SessionStateSchema,
 	handler: async (_params, context) => wireStateOf(context, await context.session()),
 });
 
@@ -17,20 +17,52 @@ export const getMessages = defineCommand({
 	name: "get_messages",
 	summary:
 		"The committed transcript (pi message objects; `display: false` markers kept), the assistant message being " +
-		"streamed if a run is active, and the seq they match.",
+		"streamed if a run is active, and the seq they match: events with a larger seq come after this transcript.",
 	params: NoFields,
-	result: "`{messages, streaming?, seq}`: events with a larger seq come after this transcript",
+	result: Type.Object({
+		messages: Type.Array(MessageSchema),
+		streaming: Type.Optional(MessageSchema),
+		seq: Type.Integer({ description: "The seq this transcript matches." }),
+	}),
 	handler: async (_params, context) => {
 		const session = await context.session();
-		return { messages: session.handle.messages(), streaming: session.handle.streamingMessage(), seq: context.streams.hub(session.id).seq };
+		return { messages: messagesOf(session), streaming: streamingOf(session), seq: context.streams.hub(session.id).seq };
 	},
 });
 
+export const SessionStatsSchema = Type.Object(
+	{
+		sessionId: Type.String(),
+		sessionFile: Type.Optional(Type.String()),
+		userMessages: Type.Integer(),
+		assistantMessages: Type.Integer(),
+		toolCalls: Type.Integer(),
+		toolResults: Type.Integer(),
+		totalMessages: Type.Integer(),
+		tokens: Type.Object(
+			{ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), total: Type.Number() },
+			{ additionalProperties: true },
+		),
+		cost: Type.Number(),
+		contextUsage: Type.Optional(
+			Type.Object(
+				{
+					tokens: Type.Union([Type.Number(), Type.Null()], { description: "Estimated tokens in context; null when unknown (right after compaction)." }),
+					contextWindow: Type.Number(),
+					percent: Type.Union([Type.Number(), Type.Null()]),
+				},
+				{ additionalProperties: true },
+			),
+		),
+	},
+	{ additionalProperties: true, title: "SessionStats" },
+);
+
 export const getSessionStats = defineCommand({
 	name: "get_session_stats",
-	summary: "Message and token counts of the session, and context usage.",
+	summary: "Message and token counts of the session, its cost, and how full the context window is.",
 	params: NoFields,
-	result: "`{sessionId, sessionFile?, userMessages, assistantMessages, toolCalls, toolResults, totalMessages, tokens, cost, contextUsage?}`",
+	result: SessionStatsSchema,
 	handler: async (_params, context) => (await context.session()).handle.stats(),
 });
 
@@ -38,7 +70,15 @@ export const getCommands = defineCommand({
 	name: "get_commands",
 	summary: "Slash commands available in prompts: prompt templates and skills.",
 	params: NoFields,
-	result: "`{commands: [{name, description, source}]}`",
+	result: Type.Object({
+		commands: Type.Array(
+			Type.Object({
+				name: Type.String(),
+				description: Type.Optional(Type.String()),
+				source: Type.Enum(["extension", "prompt", "skill"]),
+			}),
+		),
+	}),
 	handler: async (_params, context) => ({ commands: (await context.session()).handle.commands() }),
 });
 
@@ -46,7 +86,7 @@ export const getForkMessages = defineCommand({
 	name: "get_fork_messages",
 	summary: "The user messages a `fork` can start before.",
 	params: NoFields,
-	result: "`{messages: [{entryId, text}]}`",
+	result: Type.Object({ messages: Type.Array(Type.Object({ entryId: Type.String(), text: Type.String() })) }),
 	handler: async (_params, context) => ({ messages: (await context.session()).handle.forkPoints() }),
 });
 

@@ -57,7 +57,7 @@ test("close refuses the primary and busy sessions; open returns the loaded sessi
 	handles[1]!.busy = false;
 	assert.equal(await runtime.open(a.id), a);
 	await runtime.close(a.id);
-	await assert.rejects(runtime.close(a.id), /not loaded/);
+	assert.equal(await runtime.close(a.id), false, "a known session that is not loaded is already closed");
 	const reopened = await runtime.open(a.id);
 	assert.equal(reopened.id, a.id);
 	await runtime.shutdown();

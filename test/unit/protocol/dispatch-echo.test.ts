@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RuntimeManager } from "../../../src/agent/runtime-manager.js";
-import { CommandRegistry, defineCommand, NoFields } from "../../../src/protocol/command.js";
+import { CommandRegistry, defineCommand, NoFields, NoResult } from "../../../src/protocol/command.js";
 import { streamCommands } from "../../../src/protocol/commands/stream.js";
-import { createDispatcher, echo, MAX_ECHO_CHARS, MAX_ERROR_CHARS, MAX_ID_CHARS, MAX_SESSION_ID_CHARS } from "../../../src/protocol/dispatch.js";
+import { createDispatcher, MAX_ERROR_CHARS, MAX_ID_CHARS, MAX_SESSION_ID_CHARS } from "../../../src/protocol/dispatch.js";
+import { echo, MAX_ECHO_CHARS } from "../../../src/protocol/echo.js";
 import { EventStreams } from "../../../src/protocol/event-streams.js";
 import { NO_EVENT_STREAM } from "../../../src/protocol/subscriptions.js";
 
@@ -11,7 +12,7 @@ const failing = defineCommand({
 	name: "fail_loudly",
 	summary: "Throws a long message (tests only).",
 	params: NoFields,
-	result: "never",
+	result: NoResult,
 	handler: () => {
 		throw new Error("e".repeat(1024 * 1024));
 	},
@@ -55,9 +56,9 @@ test("an id up to the limit is echoed exactly, on success and failure alike", as
 });
 
 test("refuse() answers a frame refused before dispatch with its type and id when readable", () => {
-	assert.deepEqual(dispatcher.refuse('{"type":"ping","id":"p1"}', "busy"), { id: "p1", type: "response", command: "ping", success: false, error: "busy" });
-	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE, id: "x".repeat(MAX_ID_CHARS + 1) }), "busy").id, undefined);
-	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE }), "busy").command, echo(HUGE));
-	assert.equal(dispatcher.refuse("{broken", "busy").command, "parse");
-	assert.equal(dispatcher.refuse("[1]", "busy").command, "parse");
+	assert.deepEqual(dispatcher.refuse('{"type":"ping","id":"p1"}', "busy", "limit"), { id: "p1", type: "response", command: "ping", success: false, error: "busy", code: "limit" });
+	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE, id: "x".repeat(MAX_ID_CHARS + 1) }), "busy", "limit").id, undefined);
+	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE }), "busy", "limit").command, echo(HUGE));
+	assert.equal(dispatcher.refuse("{broken", "busy", "limit").command, "parse");
+	assert.equal(dispatcher.refuse("[1]", "busy", "limit").command, "parse");
 });

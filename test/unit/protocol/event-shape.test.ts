@@ -22,8 +22,18 @@ test("non-delta stream events drop the partial message", () => {
 	const partial = { role: "assistant", content: [] };
 	const shaped = shape({ type: "message_update", message: partial, assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "hi", partial } });
 	assert.deepEqual(shaped, { type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "hi" } });
-	const failed = shape({ type: "message_update", assistantMessageEvent: { type: "error", reason: "error", error: { errorMessage: "boom", content: [] } } });
-	assert.deepEqual(failed, { type: "message_update", assistantMessageEvent: { type: "error", reason: "error", errorMessage: "boom" } });
+});
+
+test("a block's start carries no streamed content, so text that follows in deltas never shows twice", () => {
+	const shape = createEventShaper();
+	// By the time pi's event is shaped, its partial message may already hold the text of the next deltas.
+	const partial = { role: "assistant", content: [{ type: "text", text: "Hel" }, { type: "toolCall", id: "call_1", name: "bash", arguments: { command: "l" } }] };
+	const textStart = shape({ type: "message_update", message: partial, assistantMessageEvent: { type: "text_start", contentIndex: 0, partial } });
+	assert.deepEqual(textStart, { type: "message_update", assistantMessageEvent: { type: "text_start", contentIndex: 0 } });
+	const toolStart = shape({ type: "message_update", message: partial, assistantMessageEvent: { type: "toolcall_start", contentIndex: 1, partial } });
+	assert.deepEqual(toolStart, { type: "message_update", assistantMessageEvent: { type: "toolcall_start", contentIndex: 1, id: "call_1", name: "bash" } });
+	partial.content[1]!.name = "changed later";
+	assert.equal((toolStart!.assistantMessageEvent as { name: string }).name, "bash", "copied at event time");
 });
 
 test("cumulative tool output becomes deltas until it stops extending", () => {

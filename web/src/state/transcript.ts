@@ -115,7 +115,7 @@ export class Transcript {
 		return true;
 	}
 
-	private applyDelta(delta: { type: string; contentIndex?: number; delta?: string; block?: Block; toolCall?: Block }): void {
+	private applyDelta(delta: { type: string; contentIndex?: number; delta?: string; id?: string; name?: string; toolCall?: Block }): void {
 		const message = (this.streaming ??= { role: "assistant", content: [] });
 		const blocks = (Array.isArray(message.content) ? message.content : (message.content = [])) as Block[];
 		const index = delta.contentIndex ?? 0;
@@ -127,7 +127,7 @@ export class Transcript {
 				blocks[index] = { type: "thinking", thinking: "" };
 				break;
 			case "toolcall_start":
-				blocks[index] = { type: "toolCall", id: "", name: "", arguments: {}, argsText: "", ...(delta.block as object) } as Block;
+				blocks[index] = { type: "toolCall", id: delta.id ?? "", name: delta.name ?? "", arguments: {}, argsText: "" } as Block;
 				break;
 			case "text_delta": {
 				const block = blocks[index];

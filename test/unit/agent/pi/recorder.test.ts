@@ -58,7 +58,7 @@ test("a failed append is reported, fails the waiting prompt, and is retried whol
 	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
 	const recorder = new SessionRecorder(manager, files);
 	const changes: Array<string | undefined> = [];
-	recorder.onChange((failure) => changes.push(failure?.code));
+	recorder.onChange((failure) => changes.push(failure?.systemCode));
 	manager.appendMessage(user("one", 1));
 	await recorder.waitForUserMessage(0);
 
@@ -67,8 +67,8 @@ test("a failed append is reported, fails the waiting prompt, and is retried whol
 	const waiting = recorder.waitForUserMessage(before);
 	manager.appendMessage(user("two", 2));
 	manager.appendMessage(user("three", 3));
-	await assert.rejects(waiting, (error: unknown) => error instanceof RecordingError && error.code === "ENOSPC" && /no space left/.test(error.message));
-	assert.equal(recorder.lastFailure?.code, "ENOSPC");
+	await assert.rejects(waiting, (error: unknown) => error instanceof RecordingError && error.systemCode === "ENOSPC" && error.code === "io_error" && /no space left/.test(error.message));
+	assert.equal(recorder.lastFailure?.systemCode, "ENOSPC");
 	assert.deepEqual(changes, ["ENOSPC"], "reported once per failure, not per write");
 
 	disk.full = false;
@@ -88,7 +88,7 @@ test("the first write of a new file failing leaves no file, and the next write c
 	const recorder = new SessionRecorder(manager, files);
 	disk.full = true;
 	manager.appendMessage(user("lost?", 1));
-	assert.equal(recorder.lastFailure?.code, "ENOSPC");
+	assert.equal(recorder.lastFailure?.systemCode, "ENOSPC");
 	disk.full = false;
 	manager.appendMessage(user("no", 2));
 	const texts = linesOf(manager.getSessionFile()!).filter((e) => e.type === "message").map((e) => e.message!.content[0]!.text);

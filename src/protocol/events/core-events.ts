@@ -1,0 +1,99 @@
+/**
+ * The events of the agent runtime, as the protocol layer shapes them (event-shape.ts): pi's session events
+ * with deltas only, plus the runtime's own (model changes, recording failures, unloading).
+ */
+import { Type } from "typebox";
+import { defineEvent } from "../event.js";
+import { ImageBlockSchema, MessageSchema, TextBlockSchema, ToolCallBlockSchema } from "../schemas/messages.js";
+import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
+
+const ContentIndex = Type.Integer({ minimum: 0, description: "Which block of the assistant message." });
+const ToolOutput = Type.Object(
+	{ content: Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema])), details: Type.Optional(Type.Unknown()) },
+	{ additionalProperties: true, title: "ToolOutput" },
+);
+
+/** The streaming sub-events of `message_update`: a block starts, grows by deltas, ends. */
+export const AssistantStreamEventSchema = Type.Union(
+	[
+		Type.Object({ type: Type.Literal("text_start"), contentIndex: ContentIndex }),
+		Type.Object({ type: Type.Literal("text_delta"), contentIndex: ContentIndex, delta: Type.String() }),
+		Type.Object({ type: Type.Literal("text_end"), contentIndex: ContentIndex, content: Type.String({ description: "The block's whole text." }) }),
+		Type.Object({ type: Type.Literal("thinking_start"), contentIndex: ContentIndex }),
+		Type.Object({ type: Type.Literal("thinking_delta"), contentIndex: ContentIndex, delta: Type.String() }),
+		Type.Object({ type: Type.Literal("thinking_end"), contentIndex: ContentIndex, content: Type.String() }),
+		Type.Object({
+			type: Type.Literal("toolcall_start"),
+			contentIndex: ContentIndex,
+			id: Type.String({ description: "The tool call's id." }),
+			name: Type.String({ description: "The tool's name." }),
+		}),
+		Type.Object({ type: Type.Literal("toolcall_delta"), contentIndex: ContentIndex, delta: Type.String({ description: "More of the arguments' JSON text." }) }),
+		Type.Object({ type: Type.Literal("toolcall_end"), contentIndex: ContentIndex, toolCall: ToolCallBlockSchema }),
+	],
+	{ title: "AssistantStreamEvent" },
+);
+
+const UnloadReason = Type.Enum(["closed", "evicted", "shutdown"]);
+
+export const coreEvents = [
+	defineEvent("agent_start", "A run started (after a `prompt`).", {}),
+	defineEvent("agent_end", "The run ended (finished, failed or aborted); the session is idle.", {
+		messageCount: Type.Integer({ description: "How many messages the run added (not the transcript's length)." }),
+	}),
+	defineEvent("turn_start", "One model call and its tool calls begin.", {}),
+	defineEvent("turn_end", "That turn ended; its messages were each sent in `message_end`.", {}),
+	defineEvent("message_start", "A message begins: a user message, or an assistant reply that will stream.", { message: MessageSchema }),
+	defineEvent("message_update", "The streaming assistant message grew: one sub-event, deltas only.", {
+		assistantMessageEvent: AssistantStreamEventSchema,
+	}),
+	defineEvent("message_end", "A message is complete, as it is recorded.", { message: MessageSchema }),
+	defineEvent("tool_execution_start", "A tool call starts running.", {
+		toolCallId: Type.String(),
+		toolName: Type.String(),
+		args: Type.Record(Type.String(), Type.Unknown()),
+	}),
+	defineEvent(
+		"tool_execution_update",
+		"A running tool produced output: `outputDelta` (text to append) while the output only grows, else the whole `partialResult` so far.",
+		{ toolCallId: Type.String(), toolName: Type.String(), outputDelta: Type.Optional(Type.String()), partialResult: Type.Optional(ToolOutput) },
+	),
+	defineEvent("tool_execution_end", "A tool call finished.", {
+		toolCallId: Type.String(),
+		toolName: Type.String(),
+		result: ToolOutput,
+		isError: Type.Boolean(),
+	}),
+	defineEvent("queue_update", "The steering and follow-up messages waiting to be delivered to the run changed.", {
+		steering: Type.Array(Type.String()),
+		followUp: Type.Array(Type.String()),
+	}),
+	defineEvent("compaction_start", "The conversation is being summarized to free context.", {
+		reason: Type.Enum(["manual", "threshold", "overflow"]),
+	}),
+	defineEvent("compaction_end", "Compaction ended (with its result, or aborted, or failed).", {
+		reason: Type.Enum(["manual", "threshold", "overflow"]),
+		result: Type.Optional(Type.Unknown()),
+		aborted: Type.Boolean(),
+		willRetry: Type.Boolean(),
+		errorMessage: Type.Optional(Type.String()),
+	}),
+	defineEvent("auto_retry_start", "A failed model call will be retried after a delay.", {
+		attempt: Type.Integer(),
+		maxAttempts: Type.Integer(),
+		delayMs: Type.Number(),
+		errorMessage: Type.String(),
+	}),
+	defineEvent("auto_retry_end", "Retrying ended.", { success: Type.Boolean(), attempt: Type.Integer(), finalError: Type.Optional(Type.String()) }),
+	defineEvent("session_info_changed", "The session was renamed.", { name: Type.Optional(Type.String()) }),
+	defineEvent("thinking_level_changed", "The thinking level changed.", { level: ThinkingLevelSchema }),
+	defineEvent("model_changed", "The session's model changed (`set_model`, `cycle_model`).", { model: ModelInfoSchema }),
+	defineEvent("recording_failed", "Writing the session file failed; what was not written is retried with the next write.", {
+		code: Type.String({ description: "The system error code (ENOSPC, EROFS, EACCES, ...)." }),
+		error: Type.String(),
+	}),
+	defineEvent("recording_restored", "Writing the session file works again; nothing accepted was lost.", {}),
+	defineEvent("session_unloaded", "The session left memory (closed, evicted for room, or at shutdown); commands load it again.", {
+		reason: UnloadReason,
+	}),
+];

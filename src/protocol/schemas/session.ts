@@ -1,0 +1,58 @@
+/** Sessions as clients see them: state, list rows, and the snapshot lifecycle commands return. */
+import { Type } from "typebox";
+import { MessageSchema } from "./messages.js";
+import { ModelInfoSchema, ThinkingLevelSchema } from "./model.js";
+
+/** How queued steering or follow-up messages are delivered: all at once, or one per turn. */
+export const QueueModeSchema = Type.Enum(["all", "one-at-a-time"], { title: "QueueMode" });
+
+/** What `get_state` reports about one session. */
+export const SessionStateSchema = Type.Object(
+	{
+		sessionId: Type.String(),
+		sessionFile: Type.Optional(Type.String({ description: "Where the session is (or will be) recorded; absent for --no-session." })),
+		sessionName: Type.Optional(Type.String()),
+		cwd: Type.String(),
+		model: Type.Optional(ModelInfoSchema),
+		thinkingLevel: ThinkingLevelSchema,
+		isStreaming: Type.Boolean({ description: "A run is active (from agent_start to agent_end)." }),
+		isCompacting: Type.Boolean(),
+		steeringMode: QueueModeSchema,
+		followUpMode: QueueModeSchema,
+		messageCount: Type.Integer({ description: "Messages in the transcript." }),
+		pendingMessageCount: Type.Integer({ description: "Steering and follow-up messages queued for the active run." }),
+		autoCompactionEnabled: Type.Boolean(),
+		autoRetryEnabled: Type.Boolean(),
+		persisted: Type.Boolean({ description: "The session file exists on disk (a new session is written with its first message)." }),
+		parentSession: Type.Optional(Type.String({ description: "The file of the session this one was forked or created from." })),
+		recordingError: Type.Optional(Type.String({ description: "Why writing the session file fails, while it keeps failing." })),
+		primary: Type.Boolean({ description: "The session chosen at start-up, addressed when a command names none." }),
+		lastSeq: Type.Integer({ description: "The seq of the newest event published for this session (0 before the first)." }),
+		epoch: Type.String({ description: "The identity of this process's event numbering (see subscribe)." }),
+		protocolVersion: Type.Integer({ description: "The control protocol's version (see Versioning)." }),
+	},
+	{ title: "SessionState" },
+);
+
+/** One row of `session_list`. */
+export const SessionSummarySchema = Type.Object(
+	{
+		sessionId: Type.String(),
+		path: Type.String(),
+		cwd: Type.String(),
+		name: Type.Optional(Type.String()),
+		created: Type.String({ description: "ISO 8601." }),
+		modified: Type.String({ description: "ISO 8601." }),
+		messageCount: Type.Integer(),
+		firstMessage: Type.String(),
+		loaded: Type.Boolean(),
+		primary: Type.Boolean(),
+	},
+	{ title: "SessionSummary" },
+);
+
+/** What every lifecycle command answers: the session's state and transcript, read from the session itself. */
+export const SessionSnapshotSchema = Type.Object(
+	{ sessionId: Type.String(), state: SessionStateSchema, messages: Type.Array(MessageSchema) },
+	{ title: "SessionSnapshot" },
+);

@@ -1,0 +1,116 @@
+/**
+ * The protocol as a contract: a full run against the real service, every response's `data` checked against its
+ * command's result schema, every event against its event schema, every failure carrying a known code.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Compile } from "typebox/compile";
+import { createCommandRegistry, createEventRegistry } from "../../src/contract.js";
+import { MemoryService } from "../../src/memory/memory-service.js";
+import { DEFAULT_MEMORY_SETTINGS } from "../../src/memory/settings.js";
+import { NoResult } from "../../src/protocol/command.js";
+import { ERROR_CODES } from "../../src/shared/errors.js";
+import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { type Response, TestClient } from "../support/ws-client.js";
+
+const commands = createCommandRegistry({ memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS) });
+const events = createEventRegistry();
+const resultChecks = new Map(commands.list().map((c) => [c.name, c.result === NoResult ? undefined : Compile(c.result)]));
+const eventChecks = new Map(events.list().map((e) => [e.type, Compile(e.schema)]));
+
+let model: FakeOpenAiServer;
+let skiff: SkiffProcess;
+
+before(async () => {
+	model = await startFakeOpenAi();
+	const agentDir = tempDir();
+	writeFakeModelsJson(agentDir, model.url);
+	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+});
+
+after(async () => {
+	await skiff?.stop();
+	await model?.close();
+});
+
+/** Problems of a response against the contract, as readable lines. */
+function responseProblems(response: Response): string[] {
+	if (!response.success) {
+		return response.code && response.code in ERROR_CODES ? [] : [`${response.command}: failure without a known code: ${JSON.stringify(response)}`];
+	}
+	const check = resultChecks.get(response.command);
+	if (check === undefined) return "data" in response ? [`${response.command}: data where none is defined`] : [];
+	if (check.Check(response.data)) return [];
+	return [...check.Errors(response.data)].slice(0, 3).map((e) => `${response.command} result ${e.instancePath}: ${e.message}`);
+}
+
+function eventProblems(event: Record<string, unknown>): string[] {
+	const check = eventChecks.get(String(event.type));
+	if (!check) return [`unregistered event type ${String(event.type)}`];
+	const value: unknown = event;
+	if (check.Check(value)) return [];
+	return [...check.Errors(event)].slice(0, 3).map((e) => `${String(event.type)} ${e.instancePath}: ${e.message} (${JSON.stringify(event).slice(0, 300)})`);
+}
+
+test("a full run: every response and event fits the published schemas", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const watcher = await TestClient.connect(skiff.wsUrl);
+	const run = async (command: Record<string, unknown>) => client.request(command);
+	const untilIdle = async (sessionId?: string) => {
+		const from = client.events.length;
+		return client.waitForEvent((e) => e.type === "agent_end" && (!sessionId || e.sessionId === sessionId), 20_000, from);
+	};
+
+	const state = (await run({ type: "get_state" })).data;
+	await watcher.ok({ type: "subscribe", sessionId: state.sessionId });
+	for (const type of ["get_messages", "get_available_models", "get_available_thinking_levels", "get_commands", "session_list", "ping", "memory_get_settings", "get_session_stats", "get_fork_messages"]) {
+		await run({ type });
+	}
+	let idle = untilIdle();
+	await run({ type: "prompt", message: "THINK let me see\nREPLY Looking.\nRUN echo contract\nAFTER_TOOL Done: **bold** and `code`." });
+	await idle;
+	idle = untilIdle();
+	await run({ type: "prompt", message: "CALL read {\"path\":\"missing-file.txt\"}\nAFTER_TOOL The file is missing." });
+	await idle;
+	idle = untilIdle();
+	await run({ type: "prompt", message: "REPLY one two three four five six\nSLOW 40" });
+	await client.waitForEvent((e) => e.type === "message_update", 10_000);
+	await run({ type: "steer", message: "steer here" });
+	await run({ type: "abort" });
+	await idle;
+	await run({ type: "set_model", provider: "fake", modelId: "fake-reasoner" });
+	await run({ type: "set_thinking_level", level: "high" });
+	await run({ type: "set_session_name", name: "Contract run" });
+	const forkPoints = (await run({ type: "get_fork_messages" })).data.messages;
+	const fork = await run({ type: "fork", entryId: forkPoints[1].entryId });
+	await run({ type: "clone" });
+	await run({ type: "close_session", sessionId: fork.data.sessionId });
+	const fresh = (await run({ type: "new_session" })).data;
+	await run({ type: "switch_session", sessionPath: state.sessionId });
+	await run({ type: "get_state", sessionId: fresh.sessionId });
+	await run({ type: "get_messages" });
+	// Failures carry codes too.
+	await run({ type: "nope" });
+	await run({ type: "set_thinking_level", level: "lots" });
+	await run({ type: "get_state", sessionId: "unknown-session" });
+	await run({ type: "extension_ui_response" });
+	await run({ type: "steer", message: "nothing is running" });
+
+	const problems = [
+		...client.responses.flatMap(responseProblems),
+		...client.events.flatMap(eventProblems),
+		...watcher.events.flatMap(eventProblems),
+	];
+	assert.deepEqual(problems, []);
+	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
+	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
+	const seen = new Set(client.events.map((e) => e.type));
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded"]) {
+		assert.ok(seen.has(type), `the run produced ${type}`);
+	}
+	const modelChanged = watcher.events.find((e) => e.type === "model_changed");
+	assert.equal(modelChanged?.model.id, "fake-reasoner", "another client following the session learns the model changed");
+	client.close();
+	watcher.close();
+});
