@@ -35,10 +35,13 @@ export class RecordingError extends CodedError {
 		readonly file: string,
 		cause: unknown,
 	) {
-		super("io_error", `Could not record the session to ${file}: ${describeWriteError(systemCode, cause)}`);
+		super(systemCode === CHANGED_ON_DISK ? "conflict" : "io_error", `Could not record the session to ${file}: ${describeWriteError(systemCode, cause)}`);
 		this.name = "RecordingError";
 	}
 }
+
+/** The recorder's own code for a session file that another program changed since Skiff last wrote it. */
+export const CHANGED_ON_DISK = "ECHANGED";
 
 /** How long a prompt may wait for pi to hand its entry to the recorder before the prompt fails. */
 const RECORD_WAIT_LIMIT_MS = 10_000;
@@ -95,6 +98,8 @@ export class SessionRecorder {
 	private backlog: object[] = [];
 	/** The file's size after the last successful write: anything beyond it is a half-written line. */
 	private goodSize: number | undefined;
+	/** The last append failed and may have left part of its text at the end of the file. */
+	private mayBeTorn = false;
 	private failure: RecordingError | undefined;
 	private readonly checks = new Set<() => void>();
 	private readonly listeners = new Set<RecordingListener>();
@@ -226,12 +231,20 @@ export class SessionRecorder {
 		const file = this.internals.sessionFile!;
 		const text = `${this.backlog.map((e) => JSON.stringify(e)).join("\n")}\n`;
 		try {
-			if (this.goodSize !== undefined && this.files.size(file) !== this.goodSize) this.files.truncate(file, this.goodSize);
+			const size = this.goodSize === undefined ? undefined : this.files.size(file);
+			if (size !== undefined && size !== this.goodSize) {
+				// Only what our own failed append left is cut off; anything else is another program's writing,
+				// which is never destroyed (the session is not appended to until it is reloaded).
+				if (!this.mayBeTorn || size < this.goodSize!) throw Object.assign(new Error("changed on disk"), { code: CHANGED_ON_DISK });
+				this.files.truncate(file, this.goodSize!);
+			}
 			this.files.append(file, text);
 		} catch (error) {
+			this.mayBeTorn ||= (error as NodeJS.ErrnoException).code !== CHANGED_ON_DISK;
 			this.fail(file, error);
 			return;
 		}
+		this.mayBeTorn = false;
 		if (this.goodSize !== undefined) this.goodSize += Buffer.byteLength(text);
 		for (const entry of this.backlog) this.written.add(entry);
 		this.backlog = [];
@@ -288,6 +301,8 @@ function describeWriteError(code: string, cause: unknown): string {
 			return "no space left on the device (ENOSPC). Free some space; the next write retries what was not recorded.";
 		case "EDQUOT":
 			return "the disk quota is exhausted (EDQUOT). Free some space; the next write retries what was not recorded.";
+		case CHANGED_ON_DISK:
+			return "another program changed the file since Skiff last wrote it; Skiff does not append to it, so nothing of theirs is overwritten. Reload the session to continue.";
 		case "EROFS":
 			return "the file system is read-only (EROFS). Make it writable; the next write retries what was not recorded.";
 		case "EACCES":

@@ -94,3 +94,17 @@ test("the first write of a new file failing leaves no file, and the next write c
 	const texts = linesOf(manager.getSessionFile()!).filter((e) => e.type === "message").map((e) => e.message!.content[0]!.text);
 	assert.deepEqual(texts, ["lost?", "no"]);
 });
+
+test("a file another program appended to is never cut back: the recorder refuses to append until reloaded", () => {
+	const { files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	const recorder = new SessionRecorder(manager, files);
+	manager.appendMessage(user("ours", 1));
+	const file = manager.getSessionFile()!;
+	const theirs = `${JSON.stringify({ type: "message", id: "pi00001", parentId: null, timestamp: "2026-11-23T00:00:00.000Z", message: user("theirs", 2) })}\n`;
+	REAL_FILES.append(file, theirs);
+	manager.appendMessage(user("ours again", 3));
+	assert.equal(recorder.lastFailure?.systemCode, "ECHANGED");
+	assert.equal(recorder.lastFailure?.code, "conflict");
+	assert.ok(readFileSync(file, "utf8").endsWith(theirs), "their entry is intact");
+});
