@@ -353,8 +353,8 @@ export type AssistantStreamEvent = {
 	contentIndex: number;
 } | {
 	type: "text_delta";
-	/** Which block of the assistant message. */
-	contentIndex: number;
+	/** Which block of the assistant message; absent means 0. */
+	contentIndex?: number;
 	delta: string;
 } | {
 	type: "text_end";
@@ -368,8 +368,8 @@ export type AssistantStreamEvent = {
 	contentIndex: number;
 } | {
 	type: "thinking_delta";
-	/** Which block of the assistant message. */
-	contentIndex: number;
+	/** Which block of the assistant message; absent means 0. */
+	contentIndex?: number;
 	delta: string;
 } | {
 	type: "thinking_end";
@@ -386,8 +386,8 @@ export type AssistantStreamEvent = {
 	name: string;
 } | {
 	type: "toolcall_delta";
-	/** Which block of the assistant message. */
-	contentIndex: number;
+	/** Which block of the assistant message; absent means 0. */
+	contentIndex?: number;
 	/** More of the arguments' JSON text. */
 	delta: string;
 } | {

@@ -31,7 +31,7 @@ export function createEventShaper(): EventShaper {
 }
 
 /**
- * Streaming sub-events keep only what is new. A block's start carries no content (what pi's partial message
+ * Streaming sub-events keep only what is new; a delta of block 0 leaves `contentIndex` out (absent means 0). A block's start carries no content (what pi's partial message
  * holds by the time the event is shaped may already include text the next deltas carry); a tool call's start
  * carries its id and name, which never change.
  */
@@ -39,7 +39,8 @@ function slimAssistantEvent(raw: unknown): Record<string, unknown> {
 	const event = raw as Record<string, unknown>;
 	const type = String(event.type);
 	const { contentIndex } = event;
-	if (type.endsWith("_delta")) return { type, contentIndex, delta: event.delta };
+	// The most frequent frame on the wire: `contentIndex` 0 (the usual single text block) is left out.
+	if (type.endsWith("_delta")) return contentIndex === 0 ? { type, delta: event.delta } : { type, contentIndex, delta: event.delta };
 	if (type === "toolcall_start") {
 		const block = (event.partial as { content?: Array<{ id?: unknown; name?: unknown }> } | undefined)?.content?.[contentIndex as number];
 		return { type, contentIndex, id: block?.id, name: block?.name };

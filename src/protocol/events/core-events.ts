@@ -8,6 +8,8 @@ import { ImageBlockSchema, MessageSchema, TextBlockSchema, ToolCallBlockSchema }
 import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
 
 const ContentIndex = Type.Integer({ minimum: 0, description: "Which block of the assistant message." });
+/** Deltas, the most frequent events, leave out `contentIndex` when it is 0. */
+const DeltaIndex = Type.Optional(Type.Integer({ minimum: 1, description: "Which block of the assistant message; absent means 0." }));
 const ToolOutput = Type.Object(
 	{ content: Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema])), details: Type.Optional(Type.Unknown()) },
 	{ additionalProperties: true, title: "ToolOutput" },
@@ -17,10 +19,10 @@ const ToolOutput = Type.Object(
 export const AssistantStreamEventSchema = Type.Union(
 	[
 		Type.Object({ type: Type.Literal("text_start"), contentIndex: ContentIndex }),
-		Type.Object({ type: Type.Literal("text_delta"), contentIndex: ContentIndex, delta: Type.String() }),
+		Type.Object({ type: Type.Literal("text_delta"), contentIndex: DeltaIndex, delta: Type.String() }),
 		Type.Object({ type: Type.Literal("text_end"), contentIndex: ContentIndex, content: Type.String({ description: "The block's whole text." }) }),
 		Type.Object({ type: Type.Literal("thinking_start"), contentIndex: ContentIndex }),
-		Type.Object({ type: Type.Literal("thinking_delta"), contentIndex: ContentIndex, delta: Type.String() }),
+		Type.Object({ type: Type.Literal("thinking_delta"), contentIndex: DeltaIndex, delta: Type.String() }),
 		Type.Object({ type: Type.Literal("thinking_end"), contentIndex: ContentIndex, content: Type.String() }),
 		Type.Object({
 			type: Type.Literal("toolcall_start"),
@@ -28,7 +30,7 @@ export const AssistantStreamEventSchema = Type.Union(
 			id: Type.String({ description: "The tool call's id." }),
 			name: Type.String({ description: "The tool's name." }),
 		}),
-		Type.Object({ type: Type.Literal("toolcall_delta"), contentIndex: ContentIndex, delta: Type.String({ description: "More of the arguments' JSON text." }) }),
+		Type.Object({ type: Type.Literal("toolcall_delta"), contentIndex: DeltaIndex, delta: Type.String({ description: "More of the arguments' JSON text." }) }),
 		Type.Object({ type: Type.Literal("toolcall_end"), contentIndex: ContentIndex, toolCall: ToolCallBlockSchema }),
 	],
 	{ title: "AssistantStreamEvent" },

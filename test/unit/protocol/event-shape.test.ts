@@ -10,7 +10,7 @@ test("a text delta keeps only type, contentIndex and delta", () => {
 		message: partial,
 		assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "wor", partial },
 	});
-	assert.deepEqual(shaped, { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "wor" } });
+	assert.deepEqual(shaped, { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "wor" } }, "block 0 leaves contentIndex out");
 	for (const kind of ["thinking_delta", "toolcall_delta"]) {
 		const s = shape({ type: "message_update", message: partial, assistantMessageEvent: { type: kind, contentIndex: 1, delta: "d", partial } });
 		assert.deepEqual(s, { type: "message_update", assistantMessageEvent: { type: kind, contentIndex: 1, delta: "d" } });

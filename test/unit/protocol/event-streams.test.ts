@@ -28,7 +28,7 @@ test("runtime signals become numbered wire events: shaped, per session, with ses
 		wire.map((j) => JSON.parse(j)),
 		[
 			{ type: "agent_start", sessionId: "a", seq: 1 },
-			{ type: "message_update", sessionId: "a", seq: 2, assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta: "hi" } },
+			{ type: "message_update", sessionId: "a", seq: 2, assistantMessageEvent: { type: "text_delta", delta: "hi" } },
 			{ type: "session_unloaded", sessionId: "a", seq: 3, reason: "evicted" },
 			{ type: "agent_start", sessionId: "a", seq: 4 },
 		],
