@@ -101,6 +101,8 @@ export class SessionRecorder {
 	/** The last append failed and may have left part of its text at the end of the file. */
 	private mayBeTorn = false;
 	private failure: RecordingError | undefined;
+	/** How many writes have failed so far: a wait fails only on a failure after it began. */
+	private failures = 0;
 	private readonly checks = new Set<() => void>();
 	private readonly listeners = new Set<RecordingListener>();
 
@@ -262,6 +264,7 @@ export class SessionRecorder {
 		const systemCode = (error as NodeJS.ErrnoException).code ?? "EIO";
 		const first = this.failure === undefined;
 		this.failure = new RecordingError(systemCode, file, error);
+		this.failures++;
 		if (first) for (const listener of this.listeners) listener(this.failure);
 	}
 
@@ -273,6 +276,7 @@ export class SessionRecorder {
 
 	/** Resolves once `done()` holds; re-checked after every entry; rejects on a write failure or after a bound. */
 	private waitFor(done: () => boolean): Promise<void> {
+		const failuresBefore = this.failures;
 		if (!this.internals.persist || done()) return Promise.resolve();
 		return new Promise((resolve, reject) => {
 			const finish = (error?: Error) => {
@@ -283,7 +287,7 @@ export class SessionRecorder {
 			};
 			const check = () => {
 				if (done()) finish();
-				else if (this.failure) finish(this.failure);
+				else if (this.failures > failuresBefore && this.failure) finish(this.failure);
 			};
 			const timer = setTimeout(
 				() => finish(new CodedError("io_error", `The prompt was not handed to the session recorder within ${RECORD_WAIT_LIMIT_MS / 1000} s`)),

@@ -108,3 +108,18 @@ test("a file another program appended to is never cut back: the recorder refuses
 	assert.equal(recorder.lastFailure?.code, "conflict");
 	assert.ok(readFileSync(file, "utf8").endsWith(theirs), "their entry is intact");
 });
+
+test("after the disk has room again, the next prompt is not failed by the old error", async () => {
+	const { disk, files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	const recorder = new SessionRecorder(manager, files);
+	manager.appendMessage(user("one", 1));
+	disk.full = true;
+	manager.appendMessage(user("lost for now", 2));
+	assert.equal(recorder.lastFailure?.systemCode, "ENOSPC");
+	disk.full = false; // room again, but nothing written since: the failure is still the last word
+	const waiting = recorder.waitForUserMessage(recorder.userMessages());
+	manager.appendMessage(user("next prompt", 3));
+	await waiting;
+	assert.equal(recorder.lastFailure, undefined);
+});
