@@ -156,9 +156,12 @@ export class RuntimeManager {
 		return () => this.observers.delete(observer);
 	}
 
-	/** Opens a recorded session by id, id prefix or path; an already loaded one is returned as is. */
-	async open(reference: string): Promise<LoadedSession> {
-		const ref = this.options.catalog.resolve(reference, this.options.cwd);
+	/**
+	 * Opens a recorded session by id, id prefix or path; an already loaded one is returned as is. A path must lie
+	 * in the sessions folder unless `anywhere` (a client as trusted as the command line).
+	 */
+	async open(reference: string, options: { anywhere?: boolean } = {}): Promise<LoadedSession> {
+		const ref = this.options.catalog.resolve(reference, this.options.cwd, options);
 		const loaded = this.loaded.get(ref.id);
 		if (loaded) return this.fresh(loaded);
 		return this.load({ kind: "file", path: ref.path });

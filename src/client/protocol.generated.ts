@@ -939,7 +939,7 @@ export interface Commands {
 			resync: boolean;
 		};
 	};
-	/** Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded. */
+	/** Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded. Over /ws and /rpc a path must lie in the sessions folder; in `--mode rpc` any session file may be opened, as in pi. */
 	switch_session: {
 		params: {
 			/** Path, id or id prefix. */

@@ -127,7 +127,8 @@ test("pi writes to a session Skiff has loaded: Skiff reloads it before its next 
 	await skiff.promptAndWait("REPLY skiff after");
 	const reloaded = events.find((e) => e.type === "session_reloaded");
 	assert.deepEqual({ ...reloaded, seq: 0 }, { type: "session_reloaded", sessionId, seq: 0, reason: "changed_on_disk", discarded: 0 });
-	assert.ok(events.indexOf(reloaded) < events.findLastIndex((e) => e.type === "agent_start"), "reloaded before the prompt ran");
+	const lastRun = events.map((e) => e.type).lastIndexOf("agent_start");
+	assert.ok(events.indexOf(reloaded) < lastRun, "reloaded before the prompt ran");
 	assert.ok(!events.some((e) => e.type === "recording_failed"));
 	const expected = [
 		"user:REPLY skiff first",

@@ -3,7 +3,7 @@
  * core, framing is strict, and the end of input or SIGTERM stops it cleanly with everything recorded.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
@@ -31,7 +31,7 @@ function setup(args: string[] = ["--model", "fake/fake-model"]) {
 function recorded(agentDir: string): any[] {
 	const sessions = join(agentDir, "sessions");
 	const [folder] = readdirSync(sessions);
-	const [file] = readdirSync(join(sessions, folder!)).filter((name) => name.endsWith(".jsonl"));
+	const [file] = readdirSync(join(sessions, folder!)).filter((name) => name.endsWith(".jsonl")).sort();
 	return readFileSync(join(sessions, folder!, file!), "utf8")
 		.split("\n")
 		.filter(Boolean)
@@ -97,4 +97,28 @@ test("when the core cannot start, waiting commands are answered with the reason 
 	assert.match(answer.error, /failed to start: Unknown model "fake\/no-such-model"/);
 	assert.equal(await skiff.exited, 1);
 	assert.match(skiff.stderr(), /Unknown model/);
+});
+
+test("switch_session opens a session file anywhere (the operator's process, as in pi) and makes it the current session", async () => {
+	const { skiff } = setup();
+	const primary = (await skiff.request({ type: "get_state" })).data.sessionId;
+	const elsewhere = join(tempDir(), "elsewhere.jsonl");
+	const message = { role: "user", content: [{ type: "text", text: "kept elsewhere" }], timestamp: 1 };
+	writeFileSync(
+		elsewhere,
+		`${JSON.stringify({ type: "session", version: 3, id: "elsewhere-1", timestamp: "2026-01-01T00:00:00.000Z", cwd: tempDir() })}\n` +
+			`${JSON.stringify({ type: "message", id: "m1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message })}\n`,
+	);
+	const switched = await skiff.request({ type: "switch_session", sessionPath: elsewhere });
+	assert.equal(switched.success, true, switched.error);
+	assert.equal(switched.data.sessionId, "elsewhere-1");
+	assert.equal((await skiff.request({ type: "get_state" })).data.sessionId, "elsewhere-1", "commands now address it");
+	const from = skiff.lines.length;
+	await skiff.request({ type: "prompt", message: "REPLY here" });
+	const end = await skiff.waitFor((l) => l.type === "agent_end", from);
+	assert.equal(end.sessionId, "elsewhere-1");
+	assert.equal((await skiff.request({ type: "get_state", sessionId: primary })).data.sessionId, primary, "others by sessionId");
+	skiff.child.stdin.end();
+	assert.equal(await skiff.exited, 0);
+	assert.ok(readFileSync(elsewhere, "utf8").includes('"text":"here"'), "recorded in its own file");
 });
