@@ -258,7 +258,7 @@ export interface AgentHandle {
 	/** The user messages a fork can start from: `{entryId, text}`. */
 	forkPoints(): Array<{ entryId: string; text: string }>;
 	subscribe(listener: (event: RuntimeEvent) => void): () => void;
-	/** Stops any run and resolves once everything it produced is recorded (used at shutdown). */
+	/** Stops any run, compaction and shell command, and resolves once everything they produced is recorded (shutdown). */
 	settle(): Promise<void>;
 	dispose(): void;
 }

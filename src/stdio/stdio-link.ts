@@ -36,12 +36,16 @@ export class StdioLink implements ClientLink {
 		this.current = { sessionId, events };
 	}
 
-	/** Replays what was missed of the current session (already followed: see subscribe on /ws); no other session. */
-	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult {
-		if (!this.current || sessionId !== this.current.sessionId) {
-			throw new CodedError("forbidden", "In --mode rpc only the current session's events are sent: make it current with switch_session first");
-		}
-		return this.current.events.subscribe(sessionId, sinceSeq, epoch);
+	/**
+	 * `subscribe` is for /ws, where a client chooses what it follows and catches up after reconnecting. Here the
+	 * current session's events are sent from the moment it becomes current, and a restarted process is a new
+	 * session stream anyway.
+	 */
+	subscribe(): SubscribeResult {
+		throw new CodedError(
+			"forbidden",
+			"subscribe is for /ws: in --mode rpc the current session's events are sent as they happen (make a session current with switch_session)",
+		);
 	}
 
 	/** Stops every delivery (the transport is closing). */

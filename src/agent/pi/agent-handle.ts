@@ -307,6 +307,7 @@ export class PiAgentHandle implements AgentHandle {
 		// Aborting records the partial reply (stopReason "aborted"); entries are appended synchronously as they
 		// happen, so once the agent is idle everything is on disk.
 		this.session.abortBash();
+		this.session.abortCompaction(); // an unfinished summary changes nothing: the conversation stays as it is
 		if (this.session.isStreaming) await this.session.abort();
 		await this.session.agent.waitForIdle();
 		await this.bash; // a killed command is recorded as cancelled
