@@ -76,6 +76,17 @@ test("commands sent at once wait for the core; CRLF and strict framing; only JSO
 	assert.equal(messages[1].content[0].text, "a\u2028b", "U+2028 inside a JSON string survives both ways");
 });
 
+test("input that ends before the runtime is loaded is still answered in full before skiff exits 0", async () => {
+	const { skiff } = setup();
+	skiff.send({ type: "get_state", id: "a" });
+	skiff.send({ type: "bash", command: "echo piped", id: "b" });
+	skiff.child.stdin.end();
+	assert.equal(await skiff.exited, 0);
+	assert.equal(skiff.lines.find((l) => l.id === "a")?.success, true);
+	const bash = skiff.lines.find((l) => l.id === "b");
+	assert.equal(bash?.success, true, JSON.stringify(bash));
+});
+
 test("SIGTERM during a run stops it, records the partial reply and exits 0", async () => {
 	const { agentDir, skiff } = setup();
 	await skiff.request({ type: "prompt", message: "REPLY one two three four five six seven eight nine ten\nSLOW 300" });
