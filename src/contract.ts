@@ -7,10 +7,13 @@ import { memoryCommands } from "./memory/commands.js";
 import type { MemoryService } from "./memory/memory-service.js";
 import { CommandRegistry } from "./protocol/command.js";
 import {
+	exportCommands,
 	maintenanceCommands,
 	modelCommands,
 	runCommands,
 	sessionCommands,
+	settingsCommands,
+	shellCommands,
 	stateCommands,
 	streamCommands,
 } from "./protocol/commands/index.js";
@@ -30,6 +33,9 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 		...modelCommands,
 		...sessionCommands,
 		...maintenanceCommands,
+		...settingsCommands,
+		...shellCommands,
+		...exportCommands,
 		...streamCommands,
 	);
 }

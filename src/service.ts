@@ -1,7 +1,8 @@
 /**
- * The composition root. It starts the listener first, so the service answers (and prints its banner) at
- * once, then loads the core (pi, memory, runtime, commands) in the background: commands that arrive
- * meanwhile wait for it. The CLI and the tests start the service through here.
+ * The composition root. It starts the transport first (the listener, or standard input and output in
+ * `--mode rpc`), so the service answers (and prints its banner) at once, then loads the core (pi, memory,
+ * runtime, commands) in the background: commands that arrive meanwhile wait for it. The CLI and the tests
+ * start the service through here.
  */
 import type { AddressInfo } from "node:net";
 import type { RuntimeManager } from "./agent/runtime-manager.js";
@@ -11,6 +12,8 @@ import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
 import { deferredDispatcher } from "./protocol/deferred-dispatcher.js";
 import type { Dispatcher } from "./protocol/dispatch.js";
+import { StdioTransport } from "./stdio/stdio-transport.js";
+import type { LineOutput } from "./stdio/stdout-guard.js";
 
 export interface ServiceConfig extends CoreConfig {
 	host: string;
@@ -30,14 +33,20 @@ export interface Service {
 	close(): Promise<void>;
 }
 
-export async function startService(config: ServiceConfig): Promise<Service> {
+/** A promise of the real dispatcher, settled by the composition root once the core is loaded (or failed). */
+function pendingCore() {
 	let coreReady!: (dispatcher: Dispatcher) => void;
 	let coreFailed!: (error: unknown) => void;
 	const ready = new Promise<Dispatcher>((resolve, reject) => {
 		coreReady = resolve;
 		coreFailed = reject;
 	});
-	ready.catch(() => undefined); // the failure is reported by startService itself
+	ready.catch(() => undefined); // the failure is reported by the start function itself
+	return { ready, coreReady, coreFailed };
+}
+
+export async function startService(config: ServiceConfig): Promise<Service> {
+	const { ready, coreReady, coreFailed } = pendingCore();
 	const listener = await startListener({
 		host: config.host,
 		port: config.port,
@@ -67,6 +76,71 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 			closing ??= (async () => {
 				await listener.close();
 				await runtime.shutdown();
+			})();
+			return closing;
+		},
+	};
+}
+
+export interface RpcServiceConfig extends CoreConfig {
+	input: NodeJS.ReadableStream;
+	/** Standard output, taken over for protocol lines (see takeOverStdout). */
+	output: LineOutput;
+	/** The client is done (end of input, or its end of the output closed): the CLI stops the service. */
+	onClientGone: (reason: string) => void;
+}
+
+export interface RpcService {
+	readonly runtime: RuntimeManager;
+	readonly warnings: string[];
+	/**
+	 * Answers every command read so far (stopping runs and shell commands, so none waits for long), records every
+	 * session, unloads them and flushes standard output. Safe to call twice.
+	 */
+	close(): Promise<void>;
+}
+
+/**
+ * `--mode rpc`: the protocol over standard input and output, without a listener. Input is read at once; commands
+ * wait for the core. If the core fails to load, waiting commands are answered with the reason before it throws.
+ */
+export async function startRpcService(config: RpcServiceConfig): Promise<RpcService> {
+	const { ready, coreReady, coreFailed } = pendingCore();
+	const transport = new StdioTransport({
+		dispatcher: deferredDispatcher(ready),
+		input: config.input,
+		output: config.output,
+		onEnd: config.onClientGone,
+	});
+	let core;
+	try {
+		const { loadCore } = await import("./core.js");
+		core = await loadCore(config);
+	} catch (error) {
+		transport.stopReading();
+		coreFailed(error); // commands read so far are answered with the reason
+		await transport.idle();
+		transport.close();
+		await transport.flush();
+		throw error;
+	}
+	const { runtime } = core;
+	// Events of the primary flow before any waiting command runs, so none of their events is missed.
+	transport.start(core.dispatcher, runtime.primary!.id);
+	coreReady(core.dispatcher);
+	core.warmUp();
+	let closing: Promise<void> | undefined;
+	return {
+		runtime,
+		warnings: core.warnings,
+		close: () => {
+			closing ??= (async () => {
+				transport.stopReading();
+				await runtime.interrupt();
+				await transport.idle();
+				await runtime.shutdown();
+				transport.close();
+				await transport.flush();
 			})();
 			return closing;
 		},

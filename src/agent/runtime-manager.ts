@@ -52,7 +52,8 @@ interface SessionOriginRecord {
 /** A session held in memory. */
 export interface LoadedSession {
 	readonly id: string;
-	readonly handle: AgentHandle;
+	/** The agent session; replaced (same id) when the session is reloaded because its file changed on disk. */
+	handle: AgentHandle;
 	lastUsed: number;
 }
 
@@ -133,10 +134,10 @@ export class RuntimeManager {
 		if (sessionId === undefined) {
 			const primary = this.primary;
 			if (!primary) throw new CodedError("unavailable", "No primary session is loaded; name a session with sessionId");
-			return this.touch(primary);
+			return this.fresh(primary);
 		}
 		const session = this.loaded.get(sessionId);
-		if (session) return this.touch(session);
+		if (session) return this.fresh(session);
 		const unloaded = this.unloaded.get(sessionId);
 		if (unloaded) return this.load(unloaded.source, unloaded.origin);
 		const recorded = this.options.catalog.byId(sessionId);
@@ -155,11 +156,14 @@ export class RuntimeManager {
 		return () => this.observers.delete(observer);
 	}
 
-	/** Opens a recorded session by id, id prefix or path; an already loaded one is returned as is. */
-	async open(reference: string): Promise<LoadedSession> {
-		const ref = this.options.catalog.resolve(reference, this.options.cwd);
+	/**
+	 * Opens a recorded session by id, id prefix or path; an already loaded one is returned as is. A path must lie
+	 * in the sessions folder unless `anywhere` (a client as trusted as the command line).
+	 */
+	async open(reference: string, options: { anywhere?: boolean } = {}): Promise<LoadedSession> {
+		const ref = this.options.catalog.resolve(reference, this.options.cwd, options);
 		const loaded = this.loaded.get(ref.id);
-		if (loaded) return this.touch(loaded);
+		if (loaded) return this.fresh(loaded);
 		return this.load({ kind: "file", path: ref.path });
 	}
 
@@ -212,7 +216,7 @@ export class RuntimeManager {
 			throw new CodedError("unknown_session", `Unknown session: ${sessionId}`);
 		}
 		if (sessionId === this.primaryId) throw new CodedError("conflict", "The primary session cannot be closed");
-		if (session.handle.isBusy) throw new CodedError("busy", `Session ${sessionId} is busy: abort its run first`);
+		if (occupied(session)) throw new CodedError("busy", `Session ${sessionId} is busy: abort its run (or its shell command) first`);
 		this.unload(session, "closed");
 		return true;
 	}
@@ -256,6 +260,11 @@ export class RuntimeManager {
 		return [...this.loaded.values()].sort((a, b) => b.lastUsed - a.lastUsed);
 	}
 
+	/** Stops every run and shell command and waits until what they produced is recorded; sessions stay loaded. */
+	async interrupt(): Promise<void> {
+		await Promise.allSettled([...this.loaded.values()].map((s) => s.handle.settle()));
+	}
+
 	/** Stops every run, waits until everything is recorded, and unloads all sessions. */
 	async shutdown(): Promise<void> {
 		this.closed = true;
@@ -277,14 +286,7 @@ export class RuntimeManager {
 			if (existing) return this.touch(existing);
 		}
 		this.makeRoom();
-		let opened: AgentHandle | undefined;
-		const features = this.options.sessionFeatures?.({
-			cwd: () => opened?.cwd ?? this.options.cwd,
-			sessionId: () => opened?.sessionId ?? "",
-			...origin,
-		});
-		const handle = await this.options.openSession(source, { thinkingLevel: this.options.thinkingLevel, features });
-		opened = handle;
+		const { handle, features } = await this.openWithFeatures(source, origin);
 		const duplicate = this.loaded.get(handle.sessionId);
 		if (duplicate) {
 			handle.dispose();
@@ -302,6 +304,61 @@ export class RuntimeManager {
 		return session;
 	}
 
+	/** Opens a session with the features it gets (which learn its cwd and id once it is open). */
+	private async openWithFeatures(source: SessionSource, origin: SessionOriginRecord) {
+		let opened: AgentHandle | undefined;
+		const features = this.options.sessionFeatures?.({
+			cwd: () => opened?.cwd ?? this.options.cwd,
+			sessionId: () => opened?.sessionId ?? "",
+			...origin,
+		});
+		const handle = await this.options.openSession(source, { thinkingLevel: this.options.thinkingLevel, features });
+		opened = handle;
+		return { handle, features };
+	}
+
+	/**
+	 * The session, reloaded from disk first when another program (pi, another Skiff) changed its file since it
+	 * was last written or read: appending to it as it is in memory would branch away from the other program's
+	 * entries or refuse to record. A busy session is reloaded once it is idle (its writes meanwhile are refused
+	 * and reported by `recording_failed`).
+	 */
+	private fresh(session: LoadedSession): Promise<LoadedSession> {
+		this.touch(session);
+		if (!this.needsReload(session)) return Promise.resolve(session);
+		const next = this.openQueue.then(() => this.reloadNow(session));
+		this.openQueue = next.catch(() => undefined);
+		return next;
+	}
+
+	private needsReload(session: LoadedSession): boolean {
+		return this.loaded.get(session.id) === session && !occupied(session) && session.handle.changedOnDisk();
+	}
+
+	/**
+	 * Re-opens a session from its file under the same id and tells every client (`session_reloaded`), so they
+	 * reload too. Entries the session held but could not record (refused because the file had changed) are
+	 * dropped: the file is the truth both programs share; their count is reported.
+	 */
+	private async reloadNow(session: LoadedSession): Promise<LoadedSession> {
+		if (!this.needsReload(session)) return session; // another command reloaded it meanwhile
+		const path = session.handle.sessionFile!;
+		const discarded = session.handle.unrecordedEntries();
+		const { handle, features } = await this.openWithFeatures({ kind: "file", path }, this.origins.get(session.id) ?? {});
+		if (handle.sessionId !== session.id) {
+			handle.dispose();
+			throw new CodedError("conflict", `The file of session ${session.id} (${path}) now holds another session (${handle.sessionId})`);
+		}
+		features?.attach?.(session.id);
+		this.unsubscribers.get(session.id)?.();
+		const previous = session.handle;
+		session.handle = handle;
+		previous.dispose();
+		this.unsubscribers.set(session.id, handle.subscribe((event) => this.signal(session.id, { kind: "event", event })));
+		this.signal(session.id, { kind: "event", event: { type: "session_reloaded", reason: "changed_on_disk", discarded } });
+		return session;
+	}
+
 	/**
 	 * Unloads least recently used idle sessions until one more fits; never a busy one, never the primary, never
 	 * one whose recording is failing (its unwritten entries would be lost).
@@ -309,7 +366,7 @@ export class RuntimeManager {
 	private makeRoom(): void {
 		while (this.loaded.size >= this.maxLoadedSessions) {
 			const victim = [...this.loaded.values()]
-				.filter((s) => s.id !== this.primaryId && !s.handle.isBusy && s.handle.state().recordingError === undefined)
+				.filter((s) => s.id !== this.primaryId && !occupied(s) && s.handle.state().recordingError === undefined)
 				.sort((a, b) => a.lastUsed - b.lastUsed)[0];
 			if (!victim) {
 				throw new CodedError(
@@ -355,6 +412,11 @@ export class RuntimeManager {
 		if (!file) throw new CodedError("conflict", `Cannot ${action} session ${session.id}: it is not recorded (--no-session)`);
 		return file;
 	}
+}
+
+/** A session that must stay loaded: a run, a compaction or a shell command of the user is in progress. */
+function occupied(session: LoadedSession): boolean {
+	return session.handle.isBusy || session.handle.isBashRunning;
 }
 
 function isDirectory(path: string): boolean {

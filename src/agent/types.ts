@@ -38,6 +38,26 @@ export interface CompactionReport {
 	details?: unknown;
 }
 
+/** What `cycleModel` switched to (pi's ModelCycleResult). */
+export interface ModelCycle {
+	model: ModelInfo;
+	thinkingLevel: ThinkingLevel;
+	/** Whether the cycle went through a scoped model list (pi's --models); Skiff has none, so always false. */
+	isScoped: boolean;
+}
+
+/** The outcome of a shell command the user ran (pi's BashResult); it is recorded as a `bashExecution` message. */
+export interface BashOutcome {
+	/** Standard output and error together, as pi sanitizes and truncates them. */
+	output: string;
+	/** Undefined when the command was killed (aborted). */
+	exitCode: number | undefined;
+	cancelled: boolean;
+	truncated: boolean;
+	/** Where the whole output was saved when it was truncated. */
+	fullOutputPath?: string;
+}
+
 /** A slash command a prompt may start with. */
 export interface SlashCommand {
 	name: string;
@@ -183,6 +203,8 @@ export interface AgentHandle {
 	 * prompted anew.
 	 */
 	readonly isBusy: boolean;
+	/** A shell command started by `runBash` is running (the session is then not unloaded either). */
+	readonly isBashRunning: boolean;
 	/** Starts a run. Resolves once the prompt is accepted (and recorded), not when the run ends. */
 	prompt(text: string, images?: ImageAttachment[]): Promise<void>;
 	steer(text: string, images?: ImageAttachment[]): Promise<void>;
@@ -194,8 +216,37 @@ export interface AgentHandle {
 	streamingMessage(): JsonObject | undefined;
 	availableModels(): ModelInfo[];
 	setModel(provider: string, modelId: string): Promise<ModelInfo>;
+	/** Switches to the next model with credentials (emits `model_changed`); undefined when there is only one. */
+	cycleModel(): Promise<ModelCycle | undefined>;
 	availableThinkingLevels(): ThinkingLevel[];
 	setThinkingLevel(level: ThinkingLevel): ThinkingLevel;
+	/** Moves to the model's next thinking level; undefined when the model cannot think. */
+	cycleThinkingLevel(): ThinkingLevel | undefined;
+	setSteeringMode(mode: QueueMode): void;
+	setFollowUpMode(mode: QueueMode): void;
+	setAutoCompaction(enabled: boolean): void;
+	setAutoRetry(enabled: boolean): void;
+	/** Stops waiting to retry a failed model call (the run then ends with the error). */
+	abortRetry(): void;
+	/** The text of the newest assistant reply (an aborted empty one skipped), if any. */
+	lastAssistantText(): string | undefined;
+	/**
+	 * Runs the user's own shell command in the session's cwd and records it as a `bashExecution` message (after
+	 * the active run, if one is active, as pi does). Emits `bash_execution_start`, `bash_execution_update` and
+	 * `bash_execution_end`. One at a time: throws `busy` while another runs.
+	 */
+	runBash(command: string): Promise<BashOutcome>;
+	/** Kills the running shell command, if any (it is recorded as cancelled). */
+	abortBash(): void;
+	/** Writes the session as a standalone HTML page to `path` (absolute); throws `conflict` when nothing is recorded yet. */
+	exportHtml(path: string): Promise<string>;
+	/**
+	 * Whether the session file was changed by another program since this session last wrote or read it (then
+	 * appending would branch or destroy the other program's entries: the session must be reloaded first).
+	 */
+	changedOnDisk(): boolean;
+	/** Entries this session accepted that are not on disk (a failed or refused write), for reports on reload. */
+	unrecordedEntries(): number;
 	commands(): SlashCommand[];
 	setName(name: string): void;
 	stats(): SessionStats;
@@ -207,7 +258,7 @@ export interface AgentHandle {
 	/** The user messages a fork can start from: `{entryId, text}`. */
 	forkPoints(): Array<{ entryId: string; text: string }>;
 	subscribe(listener: (event: RuntimeEvent) => void): () => void;
-	/** Stops any run and resolves once everything it produced is recorded (used at shutdown). */
+	/** Stops any run, compaction and shell command, and resolves once everything they produced is recorded (shutdown). */
 	settle(): Promise<void>;
 	dispose(): void;
 }

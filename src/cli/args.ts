@@ -3,9 +3,17 @@ import { parseArgs } from "node:util";
 import type { StartupSession } from "../agent/runtime-manager.js";
 import { SESSION_ID_PATTERN, THINKING_LEVELS, type ThinkingLevel } from "../agent/types.js";
 
+/** How skiff talks to its clients: a listener (HTTP and WebSocket), or one client over standard input and output. */
+export type CliMode = "listen" | "rpc";
+
+/** Values of `--mode`: pi's RPC mode only (pi's `text` and `json` modes are interactive or one-shot). */
+const MODES = ["rpc"] as const;
+
 export interface CliOptions {
 	help: boolean;
 	version: boolean;
+	/** `rpc` with `--mode rpc`; otherwise `listen` (which then needs --listen). */
+	mode: CliMode;
 	listen?: string;
 	listenTokenFile?: string;
 	listenAllowInsecureRemote: boolean;
@@ -30,11 +38,13 @@ export function parseCliArgs(argv: string[]): CliOptions {
 			options: {
 				help: { type: "boolean", short: "h" },
 				version: { type: "boolean", short: "v" },
+				mode: { type: "string" },
 				listen: { type: "string" },
 				"listen-token-file": { type: "string" },
 				"listen-allow-insecure-remote": { type: "boolean" },
 				"listen-advertised-origin": { type: "string" },
 				model: { type: "string" },
+				provider: { type: "string" },
 				thinking: { type: "string" },
 				cwd: { type: "string", short: "C" },
 				continue: { type: "boolean", short: "c" },
@@ -88,8 +98,24 @@ export function parseCliArgs(argv: string[]): CliOptions {
 		}
 	}
 
-	if (v.model !== undefined && !/^[^/\s]+\/\S+$/.test(v.model)) {
-		throw new UsageError(`--model "${v.model}" must be provider/id, for example anthropic/claude-sonnet-4-5`);
+	let mode: CliMode = "listen";
+	if (v.mode !== undefined) {
+		if (!(MODES as readonly string[]).includes(v.mode)) {
+			throw new UsageError(`--mode "${v.mode}" is not supported: the only mode is rpc (the protocol over standard input and output)`);
+		}
+		mode = "rpc";
+		if (v.listen !== undefined) throw new UsageError("--mode rpc and --listen cannot be combined: rpc mode talks over standard input and output");
+	}
+
+	// pi's RpcClient passes `--provider <p> --model <id>`; skiff's own form is `--model <p>/<id>`.
+	let model = v.model;
+	if (v.provider !== undefined) {
+		if (!/^[^/\s]+$/.test(v.provider)) throw new UsageError(`--provider "${v.provider}" must be a provider name, for example anthropic`);
+		if (model === undefined) throw new UsageError("--provider needs --model <id>, for example --provider anthropic --model claude-sonnet-4-5");
+		if (!/^\S+$/.test(model)) throw new UsageError(`--model "${model}" must be a model id`);
+		if (!model.startsWith(`${v.provider}/`)) model = `${v.provider}/${model}`;
+	} else if (model !== undefined && !/^[^/\s]+\/\S+$/.test(model)) {
+		throw new UsageError(`--model "${model}" must be provider/id (for example anthropic/claude-sonnet-4-5), or an id with --provider`);
 	}
 
 	const listenFlags = ["listen-token-file", "listen-allow-insecure-remote", "listen-advertised-origin"] as const;
@@ -101,11 +127,12 @@ export function parseCliArgs(argv: string[]): CliOptions {
 	return {
 		help: v.help ?? false,
 		version: v.version ?? false,
+		mode,
 		listen: v.listen,
 		listenTokenFile: v["listen-token-file"],
 		listenAllowInsecureRemote: v["listen-allow-insecure-remote"] ?? false,
 		listenAdvertisedOrigin: v["listen-advertised-origin"],
-		model: v.model,
+		model,
 		thinking,
 		cwd: v.cwd,
 		session,

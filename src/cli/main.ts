@@ -1,6 +1,7 @@
 /**
  * `skiff`: parses flags, applies the start-up rules of the listener, starts the service and stops it
- * cleanly on Ctrl-C or SIGTERM. Never reads standard input and never touches the terminal's modes.
+ * cleanly on Ctrl-C or SIGTERM. As a listener it never reads standard input; in `--mode rpc` standard input
+ * and output carry the protocol (see rpc-mode.ts). It never touches the terminal's modes.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
@@ -12,8 +13,9 @@ import { readTokenFile, tokenFileWarnings } from "../listener/token-file.js";
 import type { WebPageSource } from "../listener/web-route.js";
 import { redactSecrets } from "../shared/redact.js";
 import { type Service, startService } from "../service.js";
-import { parseCliArgs, UsageError } from "./args.js";
+import { type CliOptions, parseCliArgs, UsageError } from "./args.js";
 import { HELP_TEXT } from "./help.js";
+import { runRpcMode } from "./rpc-mode.js";
 import { embeddedWebPage } from "./web-page.js";
 
 const EXIT_USAGE = 2;
@@ -29,8 +31,11 @@ async function main(argv: string[]): Promise<void> {
 		process.stdout.write(`skiff ${packageVersion()}\n`);
 		return;
 	}
+	if (options.mode === "rpc") return runRpcMode(options, agentDirectory(), workingDirectory(options));
 	if (options.listen === undefined) {
-		throw new UsageError("skiff runs as a service: pass --listen <host:port>, for example --listen 127.0.0.1:8787 (see --help)");
+		throw new UsageError(
+			"skiff runs as a service: pass --listen <host:port>, for example --listen 127.0.0.1:8787, or --mode rpc to talk over standard input and output (see --help)",
+		);
 	}
 
 	let address;
@@ -54,9 +59,8 @@ async function main(argv: string[]): Promise<void> {
 		for (const warning of tokenFileWarnings(options.listenTokenFile)) process.stderr.write(`warning: ${warning}\n`);
 	}
 
-	const agentDir = resolve(process.env.SKIFF_AGENT_DIR || join(homedir(), ".skiff", "agent"));
-	mkdirSync(agentDir, { recursive: true });
-	const cwd = resolve(options.cwd ?? process.cwd());
+	const agentDir = agentDirectory();
+	const cwd = workingDirectory(options);
 	const announce = (port: number) => {
 		const url = `http://${formatHostPort(address.host, port)}`;
 		process.stdout.write(`${bannerLine(url, policy)}\n`);
@@ -108,6 +112,17 @@ function shutDown(service: Service): void {
 			process.exit(EXIT_FAILURE);
 		},
 	);
+}
+
+/** The agent directory (created if missing): SKIFF_AGENT_DIR, else ~/.skiff/agent. */
+function agentDirectory(): string {
+	const agentDir = resolve(process.env.SKIFF_AGENT_DIR || join(homedir(), ".skiff", "agent"));
+	mkdirSync(agentDir, { recursive: true });
+	return agentDir;
+}
+
+function workingDirectory(options: CliOptions): string {
+	return resolve(options.cwd ?? process.cwd());
 }
 
 function webPageSource(): WebPageSource {

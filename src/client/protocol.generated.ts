@@ -6,6 +6,17 @@ export const PROTOCOL_VERSION = 1;
 /** What kind of failure a response reports (`code` beside `error`). */
 export type ErrorCode = "parse_error" | "unknown_command" | "invalid_command" | "unknown_session" | "not_found" | "busy" | "conflict" | "limit" | "forbidden" | "unavailable" | "io_error" | "failed";
 
+export interface BashResult {
+	/** Standard output and error together; the tail when `truncated`. */
+	output: string;
+	/** Absent when the command was killed (`abort_bash`). */
+	exitCode?: number;
+	cancelled: boolean;
+	truncated: boolean;
+	/** Where the whole output was saved when it was truncated. */
+	fullOutputPath?: string;
+}
+
 export interface ModelInfo {
 	provider: string;
 	id: string;
@@ -303,6 +314,40 @@ export interface AutoRetryStartEvent {
 	[key: string]: unknown;
 }
 
+export interface BashExecutionEndEvent {
+	type: "bash_execution_end";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	message?: BashExecutionMessage;
+	queued: boolean;
+	error?: string;
+	[key: string]: unknown;
+}
+
+export interface BashExecutionStartEvent {
+	type: "bash_execution_start";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	command: string;
+	[key: string]: unknown;
+}
+
+export interface BashExecutionUpdateEvent {
+	type: "bash_execution_update";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	outputDelta: string;
+	/** The streamed output reached 1 MiB: no more updates; the end event has the (tail of the) output. */
+	capped?: true;
+	[key: string]: unknown;
+}
+
 export interface CompactionEndEvent {
 	type: "compaction_end";
 	/** The session the event belongs to. */
@@ -459,6 +504,18 @@ export interface SessionInfoChangedEvent {
 	[key: string]: unknown;
 }
 
+export interface SessionReloadedEvent {
+	type: "session_reloaded";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	reason: "changed_on_disk";
+	/** Entries held in memory but not on disk, dropped by the reload (0 unless the file changed during a run). */
+	discarded: number;
+	[key: string]: unknown;
+}
+
 export interface SessionUnloadedEvent {
 	type: "session_unloaded";
 	/** The session the event belongs to. */
@@ -548,6 +605,24 @@ export interface Commands {
 		params: {};
 		result: void;
 	};
+	/** Kills the session's running shell command (it is recorded as cancelled). Succeeds when none runs. */
+	abort_bash: {
+		params: {};
+		result: void;
+	};
+	/** Stops waiting to retry a failed model call (see `auto_retry_start`); the run then ends with the error. Succeeds when nothing waits. */
+	abort_retry: {
+		params: {};
+		result: void;
+	};
+	/** Runs a shell command in the session's cwd and records it (with its output) as a `bashExecution` message the model sees from the next prompt on. Answers when the command has ended; `bash_execution_*` events stream it to every client following the session. Refused (`busy`) while a run or another shell command is active. */
+	bash: {
+		params: {
+			/** A command line for the shell. */
+			command: string;
+		};
+		result: BashResult;
+	};
 	/** Copies this session's current conversation into a new session. The source is untouched. */
 	clone: {
 		params: {};
@@ -575,6 +650,34 @@ export interface Commands {
 			customInstructions?: string;
 		};
 		result: CompactionResult;
+	};
+	/** Switches to the next model that has credentials (in get_available_models order), re-clamping the thinking level; `null` when there is no other. Every client following the session gets `model_changed`. */
+	cycle_model: {
+		params: {};
+		result: {
+			model: ModelInfo;
+			thinkingLevel: ThinkingLevel;
+			/** As in pi (cycling through --models); always false here. */
+			isScoped: boolean;
+		} | null;
+	};
+	/** Moves to the model's next thinking level (after the highest: off); `null` when the model cannot think. */
+	cycle_thinking_level: {
+		params: {};
+		result: {
+			level: ThinkingLevel;
+		} | null;
+	};
+	/** Writes the session as a standalone HTML page and answers with its absolute path. `outputPath` is taken from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted. */
+	export_html: {
+		params: {
+			/** Where to write the page (relative: to the session's cwd). */
+			outputPath?: string;
+		};
+		result: {
+			/** The absolute path written. */
+			path: string;
+		};
 	};
 	/** Always rejected: remote answers to extension dialogs (approvals, confirmations) are disabled by design. */
 	extension_ui_response: {
@@ -647,6 +750,13 @@ export interface Commands {
 				entryId: string;
 				text: string;
 			}[];
+		};
+	};
+	/** The text blocks of the newest assistant reply (an aborted reply without content is skipped); `null` when there is none. */
+	get_last_assistant_text: {
+		params: {};
+		result: {
+			text: string | null;
 		};
 	};
 	/** The committed transcript (pi message objects; `display: false` markers kept), the assistant message being streamed if a run is active, and the seq they match: events with a larger seq come after this transcript. */
@@ -739,6 +849,27 @@ export interface Commands {
 			sessions: SessionSummary[];
 		};
 	};
+	/** Turns automatic compaction (when the context window fills up) on or off for the session. */
+	set_auto_compaction: {
+		params: {
+			enabled: boolean;
+		};
+		result: void;
+	};
+	/** Turns automatic retries of failed model calls (overload, rate limits, server errors) on or off. */
+	set_auto_retry: {
+		params: {
+			enabled: boolean;
+		};
+		result: void;
+	};
+	/** How queued `follow_up` messages are sent after the run: `all` at once, or `one-at-a-time`. Shown by get_state. */
+	set_follow_up_mode: {
+		params: {
+			mode: QueueMode;
+		};
+		result: void;
+	};
 	/** Switches the session's model for its next turns; every client following the session gets `model_changed`. */
 	set_model: {
 		params: {
@@ -755,6 +886,13 @@ export interface Commands {
 		result: {
 			name: string;
 		};
+	};
+	/** How queued `steer` messages reach the run: `all` at once, or `one-at-a-time` (one per turn). Shown by get_state. */
+	set_steering_mode: {
+		params: {
+			mode: QueueMode;
+		};
+		result: void;
 	};
 	/** Sets the thinking level; it is clamped to what the model supports. */
 	set_thinking_level: {
@@ -801,7 +939,7 @@ export interface Commands {
 			resync: boolean;
 		};
 	};
-	/** Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded. */
+	/** Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded. Over /ws and /rpc a path must lie in the sessions folder; in `--mode rpc` any session file may be opened, as in pi. */
 	switch_session: {
 		params: {
 			/** Path, id or id prefix. */
@@ -827,6 +965,9 @@ export type SkiffEvent =
 	| AgentStartEvent
 	| AutoRetryEndEvent
 	| AutoRetryStartEvent
+	| BashExecutionEndEvent
+	| BashExecutionStartEvent
+	| BashExecutionUpdateEvent
 	| CompactionEndEvent
 	| CompactionStartEvent
 	| MessageEndEvent
@@ -837,6 +978,7 @@ export type SkiffEvent =
 	| RecordingFailedEvent
 	| RecordingRestoredEvent
 	| SessionInfoChangedEvent
+	| SessionReloadedEvent
 	| SessionUnloadedEvent
 	| ThinkingLevelChangedEvent
 	| ToolExecutionEndEvent

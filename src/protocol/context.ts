@@ -15,7 +15,11 @@ export interface SubscribeResult {
 
 /** The client side of a command: how its events reach it. */
 export interface ClientLink {
-	readonly transport: "ws" | "rpc";
+	/**
+	 * How the client is connected: a WebSocket, POST /rpc, or standard input and output (`--mode rpc`: the
+	 * operator's own process, as trusted as the command line, like pi's RPC mode).
+	 */
+	readonly transport: "ws" | "rpc" | "stdio";
 	/** Starts sending this session's events to the client, from now on (no-op without an event stream). */
 	follow(sessionId: string): void;
 	/**

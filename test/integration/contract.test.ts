@@ -3,6 +3,8 @@
  * command's result schema, every event against its event schema, every failure carrying a known code.
  */
 import assert from "node:assert/strict";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
 import { createCommandRegistry, createEventRegistry } from "../../src/contract.js";
@@ -21,13 +23,23 @@ const eventChecks = new Map(events.list().map((e) => [e.type, Compile(e.schema)]
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
+let cwd: string;
 
 before(async () => {
 	model = await startFakeOpenAi();
 	const agentDir = tempDir();
+	cwd = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+	skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"] });
 });
+
+/** Appends a user message to a session file as another program (pi) would, continuing its last entry. */
+function appendAsAnotherProgram(file: string, text: string): void {
+	const last = JSON.parse(readFileSync(file, "utf8").trim().split("\n").at(-1)!);
+	const now = Date.now();
+	const message = { role: "user", content: [{ type: "text", text }], timestamp: now };
+	appendFileSync(file, `${JSON.stringify({ type: "message", id: "other001", parentId: last.id, timestamp: new Date(now).toISOString(), message })}\n`);
+}
 
 after(async () => {
 	await skiff?.stop();
@@ -79,8 +91,34 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "steer", message: "steer here" });
 	await run({ type: "abort" });
 	await idle;
+	assert.equal(typeof (await run({ type: "get_last_assistant_text" })).data.text, "string");
+	assert.equal((await run({ type: "cycle_thinking_level" })).data, null, "fake-model cannot think");
+	const bash = await run({ type: "bash", command: "echo contract-bash" });
+	assert.equal(bash.data.output, "contract-bash\n");
+	await run({ type: "abort_bash" });
+	const exported = await run({ type: "export_html", outputPath: "contract.html" });
+	assert.equal(exported.data.path, join(cwd, "contract.html"));
+	assert.ok(existsSync(exported.data.path));
+	assert.equal((await run({ type: "export_html", outputPath: "../outside.html" })).code, "forbidden");
+	for (const mode of ["all", "one-at-a-time"]) {
+		await run({ type: "set_steering_mode", mode });
+		await run({ type: "set_follow_up_mode", mode });
+	}
+	await run({ type: "set_auto_compaction", enabled: false });
+	await run({ type: "set_auto_retry", enabled: false });
+	const settings = (await run({ type: "get_state" })).data;
+	assert.deepEqual([settings.autoCompactionEnabled, settings.autoRetryEnabled, settings.steeringMode], [false, false, "one-at-a-time"]);
+	await run({ type: "abort_retry" });
+	const cycled = (await run({ type: "cycle_model" })).data;
+	assert.equal(cycled.model.id, "fake-reasoner");
+	assert.equal(cycled.isScoped, false);
 	await run({ type: "set_model", provider: "fake", modelId: "fake-reasoner" });
 	await run({ type: "set_thinking_level", level: "high" });
+	assert.ok((await run({ type: "cycle_thinking_level" })).data.level);
+	// Another program appends to the session file: the next command reloads it and says so.
+	appendAsAnotherProgram(settings.sessionFile, "written by another program");
+	const reloaded = await run({ type: "get_messages" });
+	assert.equal(reloaded.data.messages.at(-1).content[0].text, "written by another program");
 	await run({ type: "set_session_name", name: "Contract run" });
 	const forkPoints = (await run({ type: "get_fork_messages" })).data.messages;
 	const fork = await run({ type: "fork", entryId: forkPoints[1].entryId });
@@ -106,7 +144,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

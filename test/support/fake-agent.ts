@@ -5,9 +5,12 @@
 import type {
 	AgentHandle,
 	AgentState,
+	BashOutcome,
 	CompactionReport,
 	JsonObject,
+	ModelCycle,
 	ModelInfo,
+	QueueMode,
 	RuntimeEvent,
 	SessionCatalog,
 	SessionFileRef,
@@ -20,6 +23,16 @@ import type {
 
 export class FakeAgentHandle implements AgentHandle {
 	busy = false;
+	/** Set while a pretend shell command runs (see runBash). */
+	bashRunning = false;
+	/** Set to pretend that another program changed the session file. */
+	changed = false;
+	/** Entries the pretend recorder could not write. */
+	unrecorded = 0;
+	steeringMode: QueueMode = "one-at-a-time";
+	followUpMode: QueueMode = "one-at-a-time";
+	autoCompactionEnabled = true;
+	autoRetryEnabled = true;
 	disposed = false;
 	/** Whether the session file exists (a new session has none until its first message). */
 	persisted = true;
@@ -33,6 +46,9 @@ export class FakeAgentHandle implements AgentHandle {
 
 	get isBusy(): boolean {
 		return this.busy;
+	}
+	get isBashRunning(): boolean {
+		return this.bashRunning;
 	}
 	/** Sends an event to the runtime as the agent would. */
 	emit(event: RuntimeEvent): void {
@@ -50,12 +66,12 @@ export class FakeAgentHandle implements AgentHandle {
 			thinkingLevel: "off",
 			isStreaming: this.busy,
 			isCompacting: false,
-			steeringMode: "one-at-a-time",
-			followUpMode: "one-at-a-time",
-			autoRetryEnabled: true,
+			steeringMode: this.steeringMode,
+			followUpMode: this.followUpMode,
+			autoRetryEnabled: this.autoRetryEnabled,
 			messageCount: 0,
 			pendingMessageCount: 0,
-			autoCompactionEnabled: true,
+			autoCompactionEnabled: this.autoCompactionEnabled,
 			persisted: this.persisted && this.sessionFile !== undefined,
 		};
 	}
@@ -73,6 +89,41 @@ export class FakeAgentHandle implements AgentHandle {
 	}
 	setThinkingLevel(): ThinkingLevel {
 		return "off";
+	}
+	async cycleModel(): Promise<ModelCycle | undefined> {
+		return undefined;
+	}
+	cycleThinkingLevel(): ThinkingLevel | undefined {
+		return undefined;
+	}
+	setSteeringMode(mode: QueueMode): void {
+		this.steeringMode = mode;
+	}
+	setFollowUpMode(mode: QueueMode): void {
+		this.followUpMode = mode;
+	}
+	setAutoCompaction(enabled: boolean): void {
+		this.autoCompactionEnabled = enabled;
+	}
+	setAutoRetry(enabled: boolean): void {
+		this.autoRetryEnabled = enabled;
+	}
+	abortRetry(): void {}
+	lastAssistantText(): string | undefined {
+		return undefined;
+	}
+	async runBash(command: string): Promise<BashOutcome> {
+		return { output: `ran ${command}`, exitCode: 0, cancelled: false, truncated: false };
+	}
+	abortBash(): void {}
+	async exportHtml(path: string): Promise<string> {
+		return path;
+	}
+	changedOnDisk(): boolean {
+		return this.changed;
+	}
+	unrecordedEntries(): number {
+		return this.unrecorded;
 	}
 	commands(): SlashCommand[] {
 		return [];

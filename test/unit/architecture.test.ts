@@ -46,17 +46,18 @@ test("only src/agent/pi/ imports pi", () => {
 });
 
 test("the runtime (src/agent/) imports neither the protocol, the transports, the CLI nor a feature's internals", () => {
-	assert.deepEqual(violations("src/agent", under("src/protocol", "src/listener", "src/cli", "src/memory", "src/service.ts")), []);
+	assert.deepEqual(violations("src/agent", under("src/protocol", "src/listener", "src/stdio", "src/cli", "src/memory", "src/service.ts")), []);
 });
 
 test("transports know nothing of the runtime; the protocol never imports a transport or a feature", () => {
-	assert.deepEqual(violations("src/listener", under("src/agent", "src/memory", "src/features", "src/cli")), []);
-	assert.deepEqual(violations("src/protocol", under("src/listener", "src/memory", "src/cli", "src/agent/pi")), []);
+	assert.deepEqual(violations("src/listener", under("src/agent", "src/memory", "src/features", "src/cli", "src/stdio")), []);
+	assert.deepEqual(violations("src/stdio", under("src/agent", "src/memory", "src/features", "src/cli", "src/listener", "src/service.ts", "src/core.ts")), []);
+	assert.deepEqual(violations("src/protocol", under("src/listener", "src/stdio", "src/memory", "src/cli", "src/agent/pi")), []);
 });
 
 test("features and the CLI stay off the pi adapter and the transports' internals", () => {
-	assert.deepEqual(violations("src/memory", under("src/listener", "src/agent/pi", "src/cli")), []);
-	assert.deepEqual(violations("src/features", under("src/listener", "src/agent/pi", "src/cli")), []);
+	assert.deepEqual(violations("src/memory", under("src/listener", "src/stdio", "src/agent/pi", "src/cli")), []);
+	assert.deepEqual(violations("src/features", under("src/listener", "src/stdio", "src/agent/pi", "src/cli")), []);
 	assert.deepEqual(violations("src/cli", under("src/agent/pi")), []);
 });
 
@@ -67,5 +68,6 @@ test("the page imports nothing of the service but shared helpers", () => {
 test("the checker sees imports (a guard against a regex that matches nothing)", () => {
 	assert.ok(importsOf("src/core.ts").includes("src/agent/pi/index.js"));
 	assert.ok(importsOf("src/service.ts").includes("src/core.js"), "dynamic imports count");
+	assert.ok(importsOf("src/stdio/stdio-transport.ts").includes("src/protocol/dispatch.js"), "the stdio transport is checked");
 	assert.ok(importsOf("src/agent/pi/open-session.ts").includes("@mariozechner/pi-coding-agent"));
 });

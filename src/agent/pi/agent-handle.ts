@@ -7,16 +7,20 @@ import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent
 import type {
 	AgentHandle,
 	AgentState,
+	BashOutcome,
 	CompactionReport,
 	ImageAttachment,
 	JsonObject,
+	ModelCycle,
 	ModelInfo,
+	QueueMode,
 	RuntimeEvent,
 	SessionStats,
 	SlashCommand,
 	ThinkingLevel,
 } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
+import { BashStream } from "./bash-stream.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
@@ -29,6 +33,8 @@ export class PiAgentHandle implements AgentHandle {
 	private running = false;
 	/** Listeners of the events this adapter adds to pi's (model changes, recording failures). */
 	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+	/** The user's shell command running now (see runBash), settled once it is recorded. */
+	private bash: Promise<unknown> | undefined;
 
 	constructor(
 		private readonly env: PiEnvironment,
@@ -57,6 +63,9 @@ export class PiAgentHandle implements AgentHandle {
 	}
 	get isBusy(): boolean {
 		return this.running || this.session.isCompacting;
+	}
+	get isBashRunning(): boolean {
+		return this.bash !== undefined;
 	}
 
 	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
@@ -152,6 +161,14 @@ export class PiAgentHandle implements AgentHandle {
 		return info;
 	}
 
+	async cycleModel(): Promise<ModelCycle | undefined> {
+		const cycled = await this.session.cycleModel();
+		if (!cycled) return undefined;
+		const model = toModelInfo(cycled.model);
+		this.emit({ type: "model_changed", model });
+		return { model, thinkingLevel: cycled.thinkingLevel as ThinkingLevel, isScoped: cycled.isScoped };
+	}
+
 	availableThinkingLevels(): ThinkingLevel[] {
 		return this.session.getAvailableThinkingLevels() as ThinkingLevel[];
 	}
@@ -159,6 +176,74 @@ export class PiAgentHandle implements AgentHandle {
 	setThinkingLevel(level: ThinkingLevel): ThinkingLevel {
 		this.session.setThinkingLevel(level);
 		return this.session.thinkingLevel as ThinkingLevel;
+	}
+
+	cycleThinkingLevel(): ThinkingLevel | undefined {
+		return this.session.cycleThinkingLevel() as ThinkingLevel | undefined;
+	}
+
+	setSteeringMode(mode: QueueMode): void {
+		this.session.setSteeringMode(mode);
+	}
+	setFollowUpMode(mode: QueueMode): void {
+		this.session.setFollowUpMode(mode);
+	}
+	setAutoCompaction(enabled: boolean): void {
+		this.session.setAutoCompactionEnabled(enabled);
+	}
+	setAutoRetry(enabled: boolean): void {
+		this.session.setAutoRetryEnabled(enabled);
+	}
+	abortRetry(): void {
+		this.session.abortRetry();
+	}
+
+	lastAssistantText(): string | undefined {
+		return this.session.getLastAssistantText();
+	}
+
+	async runBash(command: string): Promise<BashOutcome> {
+		// pi keeps one abort controller: a second command would make the first unstoppable.
+		if (this.bash) throw new CodedError("busy", "A shell command is already running in this session: wait for it or send abort_bash");
+		// During a run pi would hold the message back until the next prompt, where no client sees it arrive.
+		if (this.running || this.session.isStreaming) {
+			throw new CodedError("busy", "A run is active in this session: run the shell command when it has ended (or abort it)");
+		}
+		const stream = new BashStream((event) => this.emit(event));
+		stream.start(command);
+		const run = this.session.executeBash(command, (chunk) => stream.output(chunk));
+		this.bash = run.catch(() => undefined);
+		try {
+			const result = await run;
+			const last = this.session.messages.at(-1) as { role?: unknown; timestamp?: unknown } | undefined;
+			const recorded = last?.role === "bashExecution" && (last as { command?: unknown }).command === command ? last : undefined;
+			stream.end(result, recorded as JsonObject | undefined, command, recorded === undefined);
+			return result;
+		} catch (error) {
+			stream.fail(error);
+			throw error;
+		} finally {
+			this.bash = undefined;
+		}
+	}
+
+	abortBash(): void {
+		this.session.abortBash();
+	}
+
+	async exportHtml(path: string): Promise<string> {
+		if (!this.sessionFile || !this.recorder.onDisk) {
+			throw new CodedError("conflict", "Nothing to export yet: the session is not recorded (it is written with its first message; --no-session records nothing)");
+		}
+		return this.session.exportToHtml(path);
+	}
+
+	changedOnDisk(): boolean {
+		return this.recorder.changedOnDisk();
+	}
+
+	unrecordedEntries(): number {
+		return this.recorder.unrecorded;
 	}
 
 	commands(): SlashCommand[] {
@@ -221,8 +306,11 @@ export class PiAgentHandle implements AgentHandle {
 	async settle(): Promise<void> {
 		// Aborting records the partial reply (stopReason "aborted"); entries are appended synchronously as they
 		// happen, so once the agent is idle everything is on disk.
+		this.session.abortBash();
+		this.session.abortCompaction(); // an unfinished summary changes nothing: the conversation stays as it is
 		if (this.session.isStreaming) await this.session.abort();
 		await this.session.agent.waitForIdle();
+		await this.bash; // a killed command is recorded as cancelled
 	}
 
 	dispose(): void {

@@ -134,6 +134,29 @@ export class SessionRecorder {
 		return this.internals.persist && this.internals.flushed;
 	}
 
+	/**
+	 * Whether another program changed the file since this recorder last wrote it (or since it was opened): its
+	 * size is not the one Skiff left. A torn tail that Skiff's own failed append may have left does not count
+	 * (the next write cuts it off). Appending now would refuse (see appendBacklog); the session must be reloaded.
+	 */
+	changedOnDisk(): boolean {
+		const file = this.internals.sessionFile;
+		if (!this.onDisk || !file || this.goodSize === undefined) return false;
+		let size: number;
+		try {
+			size = this.files.size(file);
+		} catch {
+			return false; // gone: the next write reports it
+		}
+		if (size === this.goodSize) return false;
+		return !(this.mayBeTorn && size > this.goodSize);
+	}
+
+	/** How many entries pi accepted that are not on disk (their write failed or was refused). */
+	get unrecorded(): number {
+		return this.backlog.length;
+	}
+
 	/** The current failure, if the last write did not succeed. */
 	get lastFailure(): RecordingError | undefined {
 		return this.failure;

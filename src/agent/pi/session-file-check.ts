@@ -4,6 +4,9 @@
  * not a session header as a new, empty session (losing it). Skiff opens only files that parse cleanly: a
  * damaged one is either repaired (the original kept beside it, the clean version written atomically) or,
  * when it has no usable header, set aside under a new name. Every problem is reported with file and line.
+ * An entry that repeats an earlier entry's id is dropped: pi writes all of a session's entries again when it
+ * continues a file that holds no assistant reply yet (one Skiff recorded from its first message), and the
+ * repeats would branch the conversation.
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
 
@@ -63,6 +66,10 @@ export function checkSessionFile(path: string, now: () => Date = () => new Date(
 			continue;
 		}
 		const valid = entry!;
+		if (ids.has(valid.id as string)) {
+			warnings.push(`${path}:${lineNumber}: repeats the id of an earlier entry (${String(valid.id)}); skipped`);
+			continue;
+		}
 		if (valid.parentId !== null && !(typeof valid.parentId === "string" && ids.has(valid.parentId))) {
 			warnings.push(`${path}:${lineNumber}: parentId ${JSON.stringify(valid.parentId)} names no earlier entry; linked to the entry before it`);
 			valid.parentId = previousId;

@@ -22,6 +22,23 @@ export const setModel = defineCommand({
 	handler: async ({ provider, modelId }, context) => (await context.session()).handle.setModel(provider, modelId),
 });
 
+export const cycleModel = defineCommand({
+	name: "cycle_model",
+	summary:
+		"Switches to the next model that has credentials (in get_available_models order), re-clamping the thinking " +
+		"level; `null` when there is no other. Every client following the session gets `model_changed`.",
+	params: NoFields,
+	result: Type.Union([
+		Type.Object({
+			model: ModelInfoSchema,
+			thinkingLevel: ThinkingLevelSchema,
+			isScoped: Type.Boolean({ description: "As in pi (cycling through --models); always false here." }),
+		}),
+		Type.Null(),
+	]),
+	handler: async (_params, context) => (await (await context.session()).handle.cycleModel()) ?? null,
+});
+
 export const getAvailableThinkingLevels = defineCommand({
 	name: "get_available_thinking_levels",
 	summary: "Thinking levels the session's model supports, and the current one.",
@@ -48,4 +65,15 @@ export const setThinkingLevel = defineCommand({
 	},
 });
 
-export const modelCommands = [getAvailableModels, setModel, getAvailableThinkingLevels, setThinkingLevel];
+export const cycleThinkingLevel = defineCommand({
+	name: "cycle_thinking_level",
+	summary: "Moves to the model's next thinking level (after the highest: off); `null` when the model cannot think.",
+	params: NoFields,
+	result: Type.Union([Type.Object({ level: ThinkingLevelSchema }), Type.Null()]),
+	handler: async (_params, context) => {
+		const level = (await context.session()).handle.cycleThinkingLevel();
+		return level === undefined ? null : { level };
+	},
+});
+
+export const modelCommands = [getAvailableModels, setModel, cycleModel, getAvailableThinkingLevels, setThinkingLevel, cycleThinkingLevel];

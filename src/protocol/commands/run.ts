@@ -42,6 +42,9 @@ export const prompt = defineCommand({
 	handler: async ({ message, images, streamingBehavior }, context) => {
 		checkImages(images);
 		const session = await context.session();
+		if (session.handle.isBashRunning && !session.handle.isBusy) {
+			throw new CodedError("busy", "A shell command is running in this session: wait for it to end, or send abort_bash");
+		}
 		if (session.handle.isBusy) {
 			if (streamingBehavior === "steer") return session.handle.steer(message, images);
 			if (streamingBehavior === "followUp") return session.handle.followUp(message, images);
@@ -94,4 +97,12 @@ export const abort = defineCommand({
 	},
 });
 
-export const runCommands = [prompt, steer, followUp, abort];
+export const abortRetry = defineCommand({
+	name: "abort_retry",
+	summary: "Stops waiting to retry a failed model call (see `auto_retry_start`); the run then ends with the error. Succeeds when nothing waits.",
+	params: NoFields,
+	result: NoResult,
+	handler: async (_params, context) => (await context.session()).handle.abortRetry(),
+});
+
+export const runCommands = [prompt, steer, followUp, abort, abortRetry];

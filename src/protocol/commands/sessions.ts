@@ -45,10 +45,13 @@ export const newSession = defineCommand({
 
 export const switchSession = defineCommand({
 	name: "switch_session",
-	summary: "Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded.",
+	summary:
+		"Loads a recorded session (by path, id or unique id prefix), or returns it if already loaded. Over /ws and /rpc a " +
+		"path must lie in the sessions folder; in `--mode rpc` any session file may be opened, as in pi.",
 	params: Type.Object({ sessionPath: Type.String({ minLength: 1, description: "Path, id or id prefix." }) }, { additionalProperties: false }),
 	result: LifecycleResult,
-	handler: async ({ sessionPath }, context) => presentSession(context, await context.runtime.open(sessionPath)),
+	handler: async ({ sessionPath }, context) =>
+		presentSession(context, await context.runtime.open(sessionPath, { anywhere: context.client.transport === "stdio" })),
 });
 
 export const fork = defineCommand({

@@ -90,4 +90,12 @@ export const getForkMessages = defineCommand({
 	handler: async (_params, context) => ({ messages: (await context.session()).handle.forkPoints() }),
 });
 
-export const stateCommands = [getState, getMessages, getSessionStats, getCommands, getForkMessages];
+export const getLastAssistantText = defineCommand({
+	name: "get_last_assistant_text",
+	summary: "The text blocks of the newest assistant reply (an aborted reply without content is skipped); `null` when there is none.",
+	params: NoFields,
+	result: Type.Object({ text: Type.Union([Type.String(), Type.Null()]) }),
+	handler: async (_params, context) => ({ text: (await context.session()).handle.lastAssistantText() ?? null }),
+});
+
+export const stateCommands = [getState, getMessages, getSessionStats, getCommands, getForkMessages, getLastAssistantText];

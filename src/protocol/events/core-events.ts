@@ -4,7 +4,7 @@
  */
 import { Type } from "typebox";
 import { defineEvent } from "../event.js";
-import { ImageBlockSchema, MessageSchema, TextBlockSchema, ToolCallBlockSchema } from "../schemas/messages.js";
+import { BashExecutionMessageSchema, ImageBlockSchema, MessageSchema, TextBlockSchema, ToolCallBlockSchema } from "../schemas/messages.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
 
 const ContentIndex = Type.Integer({ minimum: 0, description: "Which block of the assistant message." });
@@ -95,6 +95,31 @@ export const coreEvents = [
 		error: Type.String(),
 	}),
 	defineEvent("recording_restored", "Writing the session file works again; nothing accepted was lost.", {}),
+	defineEvent("bash_execution_start", "A shell command of the user (`bash`) started in the session.", { command: Type.String() }),
+	defineEvent("bash_execution_update", "The running shell command printed more: `outputDelta` is the text to append (the first 1 MiB is streamed).", {
+		outputDelta: Type.String(),
+		capped: Type.Optional(Type.Literal(true, { description: "The streamed output reached 1 MiB: no more updates; the end event has the (tail of the) output." })),
+	}),
+	defineEvent(
+		"bash_execution_end",
+		"The shell command ended: `message` is the `bashExecution` message now at the end of the transcript (or, `queued`, " +
+			"held back by pi until the next prompt because a run had just started). `error` instead when it could not be run.",
+		{
+			message: Type.Optional(BashExecutionMessageSchema),
+			queued: Type.Boolean(),
+			error: Type.Optional(Type.String()),
+		},
+	),
+	defineEvent(
+		"session_reloaded",
+		"The session was loaded again from its file because another program (pi, another Skiff) changed the file: " +
+			"reload the transcript and state (get_messages, get_state). `discarded` entries of this session that could " +
+			"not be recorded meanwhile are gone; the file is what both programs share.",
+		{
+			reason: Type.Literal("changed_on_disk"),
+			discarded: Type.Integer({ minimum: 0, description: "Entries held in memory but not on disk, dropped by the reload (0 unless the file changed during a run)." }),
+		},
+	),
 	defineEvent("session_unloaded", "The session left memory (closed, evicted for room, or at shutdown); commands load it again.", {
 		reason: UnloadReason,
 	}),

@@ -94,3 +94,41 @@ test("when every other session is busy the documented error says so", async () =
 	handles[1]!.busy = true;
 	await assert.rejects(runtime.create(), /All 2 loaded sessions are busy \(limit 2; see --max-sessions\)/);
 });
+
+test("a session whose file another program changed is reloaded under its id before it is used, once", async () => {
+	const { runtime, handles, signals } = setup(8);
+	const primary = await runtime.start({ kind: "new" });
+	const before = primary.handle;
+	handles[0]!.changed = true;
+	handles[0]!.unrecorded = 2;
+	const [first, second] = await Promise.all([runtime.get(), runtime.get(primary.id)]);
+	assert.equal(first, primary);
+	assert.equal(second, primary, "the same LoadedSession, now with a fresh handle");
+	assert.notEqual(primary.handle, before);
+	assert.equal(primary.id, before.sessionId);
+	assert.equal(handles.length, 2, "two concurrent commands reload it once");
+	assert.equal(handles[0]!.disposed, true);
+	handles[1]!.emit({ type: "agent_start" });
+	handles[0]!.emit({ type: "agent_end" }); // the old handle no longer reaches observers
+	const seen = signals.filter(([id]) => id === primary.id).map(([, s]) => (s.kind === "event" ? s.event : s));
+	assert.deepEqual(seen, [{ type: "session_reloaded", reason: "changed_on_disk", discarded: 2 }, { type: "agent_start" }]);
+	assert.equal(await runtime.open(primary.id), primary, "nothing changed since: no reload");
+	assert.equal(handles.length, 2);
+});
+
+test("a busy session (a run or a shell command) is not reloaded until it is idle, nor closed or evicted", async () => {
+	const { runtime, handles } = setup(2);
+	const primary = await runtime.start({ kind: "new" });
+	const other = await runtime.create();
+	handles[1]!.changed = true;
+	handles[1]!.bashRunning = true;
+	assert.equal((await runtime.get(other.id)).handle, handles[1]);
+	await assert.rejects(runtime.close(other.id), /busy/);
+	await assert.rejects(runtime.create(), /busy \(limit 2;/);
+	handles[1]!.bashRunning = false;
+	handles[1]!.busy = true;
+	assert.equal((await runtime.get(other.id)).handle, handles[1]);
+	handles[1]!.busy = false;
+	assert.notEqual((await runtime.get(other.id)).handle, handles[1], "reloaded once idle");
+	assert.ok(primary);
+});

@@ -38,3 +38,23 @@ test("listener flags and agent flags are read", () => {
 	assert.equal(o.cwd, "/tmp");
 	assert.equal(o.maxSessions, 3);
 });
+
+test("--mode rpc takes pi's RpcClient flags: --provider with --model <id>, and the session flags", () => {
+	const o = parseCliArgs(["--mode", "rpc", "--provider", "fake", "--model", "fake-model", "--session", "/s.jsonl"]);
+	assert.equal(o.mode, "rpc");
+	assert.equal(o.model, "fake/fake-model");
+	assert.deepEqual(o.session, { kind: "open", reference: "/s.jsonl" });
+	assert.equal(parseCliArgs(["--provider", "fake", "--model", "fake/fake-model"]).model, "fake/fake-model", "a provider/id model is kept");
+	assert.equal(parseCliArgs(["--provider", "openrouter", "--model", "anthropic/claude"]).model, "openrouter/anthropic/claude");
+	assert.equal(parseCliArgs(["--mode", "rpc", "--model", "fake/fake-model"]).model, "fake/fake-model");
+	assert.equal(parseCliArgs(["--listen", "127.0.0.1:1"]).mode, "listen");
+	const cases: Array<[string[], RegExp]> = [
+		[["--mode", "json"], /--mode "json" is not supported: the only mode is rpc/],
+		[["--mode", "rpc", "--listen", "127.0.0.1:1"], /--mode rpc and --listen cannot be combined/],
+		[["--provider", "fake"], /--provider needs --model/],
+		[["--provider", "a/b", "--model", "m"], /--provider "a\/b" must be a provider name/],
+	];
+	for (const [argv, pattern] of cases) {
+		assert.throws(() => parseCliArgs(argv), (error: unknown) => error instanceof UsageError && pattern.test(error.message), argv.join(" "));
+	}
+});

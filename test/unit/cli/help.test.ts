@@ -9,7 +9,7 @@ test("--help documents every flag and environment variable", () => {
 	for (const flag of [
 		"--listen", "--listen-token-file", "--listen-allow-insecure-remote", "--listen-advertised-origin", "--model",
 		"--thinking", "--cwd", "--continue", "--resume", "--session", "--session-id", "--no-session", "--max-sessions",
-		"SKIFF_AGENT_DIR", "SKIFF_WEB_DEV_DIR",
+		"--mode", "--provider", "SKIFF_AGENT_DIR", "SKIFF_WEB_DEV_DIR", "PI_CODING_AGENT_DIR",
 	]) {
 		assert.ok(HELP_TEXT.includes(flag), `help mentions ${flag}`);
 	}

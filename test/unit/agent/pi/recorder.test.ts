@@ -102,8 +102,11 @@ test("a file another program appended to is never cut back: the recorder refuses
 	manager.appendMessage(user("ours", 1));
 	const file = manager.getSessionFile()!;
 	const theirs = `${JSON.stringify({ type: "message", id: "pi00001", parentId: null, timestamp: "2026-11-23T00:00:00.000Z", message: user("theirs", 2) })}\n`;
+	assert.equal(recorder.changedOnDisk(), false, "our own writes are not a change");
 	REAL_FILES.append(file, theirs);
+	assert.equal(recorder.changedOnDisk(), true, "the change is seen before anything is appended");
 	manager.appendMessage(user("ours again", 3));
+	assert.equal(recorder.unrecorded, 1, "the refused entry waits, unwritten");
 	assert.equal(recorder.lastFailure?.systemCode, "ECHANGED");
 	assert.equal(recorder.lastFailure?.code, "conflict");
 	assert.ok(readFileSync(file, "utf8").endsWith(theirs), "their entry is intact");
@@ -122,4 +125,18 @@ test("after the disk has room again, the next prompt is not failed by the old er
 	manager.appendMessage(user("next prompt", 3));
 	await waiting;
 	assert.equal(recorder.lastFailure, undefined);
+});
+
+test("a torn tail left by our own failed append is not another program's change", () => {
+	const { disk, files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	const recorder = new SessionRecorder(manager, files);
+	manager.appendMessage(user("one", 1));
+	disk.full = true;
+	manager.appendMessage(user("two", 2));
+	assert.equal(recorder.changedOnDisk(), false);
+	disk.full = false;
+	manager.appendMessage(user("three", 3));
+	assert.equal(recorder.changedOnDisk(), false);
+	assert.equal(recorder.unrecorded, 0);
 });

@@ -67,6 +67,15 @@ test("a broken parentId is linked to the entry before it, so no history is hidde
 	assert.deepEqual(textsAfterOpen(path), ["one", "two", "three"]);
 });
 
+test("entries written again (pi continuing a file without an assistant reply) are dropped, so the conversation stays one chain", () => {
+	const path = fileWith(`${header}\n${message("a", null, "one")}\n${message("a", null, "one")}\n${message("b", "a", "two")}\n`);
+	const check = checkSessionFile(path, AT);
+	assert.equal(check.outcome, "repaired");
+	assert.match(check.warnings[0]!, /:3: repeats the id of an earlier entry \(a\); skipped/);
+	assert.equal(readFileSync(path, "utf8"), `${header}\n${message("a", null, "one")}\n${message("b", "a", "two")}\n`);
+	assert.deepEqual(textsAfterOpen(path), ["one", "two"]);
+});
+
 test("a byte-order mark is removed", () => {
 	const path = fileWith(`\uFEFF${header}\n${message("a", null, "one")}\n`);
 	assert.equal(checkSessionFile(path, AT).outcome, "repaired");
