@@ -4,6 +4,7 @@
  * Commands run concurrently, like those of one WebSocket (responses carry their `id`); the events are those
  * of the current session (see StdioLink). Like a listener, this transport knows the protocol, not the runtime.
  */
+import type { PublishedEvent } from "../protocol/event-hub.js";
 import type { Dispatcher } from "../protocol/dispatch.js";
 import { MAX_CONCURRENT_COMMANDS, MAX_LINE_BYTES } from "./limits.js";
 import { JsonlLineReader } from "./line-reader.js";
@@ -56,7 +57,7 @@ export class StdioTransport {
 
 	/** The core is loaded: from now on the events of `sessionId` (the primary), then of each adopted session, are sent. */
 	start(dispatcher: Dispatcher, sessionId: string): void {
-		this.link.start(() => dispatcher.eventClient((published) => this.send(published.json)), sessionId);
+		this.link.start(() => dispatcher.eventClient((published) => this.send(piShaped(published))), sessionId);
 	}
 
 	/** Reads no more commands (shutting down). */
@@ -118,4 +119,14 @@ export class StdioTransport {
 		this.outputClosed = true;
 		this.options.onEnd("output closed");
 	}
+}
+
+/**
+ * An event as pi's RPC clients expect it: a delta of block 0 carries `contentIndex: 0`, which the shared
+ * wire form leaves out to keep the most frequent frame small. Everything else goes out as published.
+ */
+export function piShaped(published: PublishedEvent): string {
+	const update = published.event.assistantMessageEvent as { type?: unknown; contentIndex?: unknown; delta?: unknown } | undefined;
+	if (published.event.type !== "message_update" || update?.contentIndex !== undefined) return published.json;
+	return JSON.stringify({ ...published.event, assistantMessageEvent: { type: update?.type, contentIndex: 0, delta: update?.delta } });
 }

@@ -13,7 +13,7 @@ import { createDispatcher } from "../../../src/protocol/dispatch.js";
 import { deferredDispatcher } from "../../../src/protocol/deferred-dispatcher.js";
 import type { Dispatcher } from "../../../src/protocol/dispatch.js";
 import { EventStreams } from "../../../src/protocol/event-streams.js";
-import { StdioTransport } from "../../../src/stdio/stdio-transport.js";
+import { piShaped, StdioTransport } from "../../../src/stdio/stdio-transport.js";
 import { FakeCatalog, fakeOpener } from "../../support/fake-agent.js";
 
 async function setup(options: { maxLineBytes?: number; maxConcurrentCommands?: number } = {}) {
@@ -138,4 +138,12 @@ test("bad lines get parse errors, blank lines are skipped, over-long lines are r
 	input.end();
 	await until(() => ends.length > 0);
 	assert.deepEqual(ends, ["end of input"]);
+});
+
+test("in pi's mode a delta of block 0 carries contentIndex 0, as pi's clients expect", () => {
+	const event = { type: "message_update", sessionId: "s", seq: 3, assistantMessageEvent: { type: "text_delta", delta: "Hi" } };
+	const published = { seq: 3, event, json: JSON.stringify(event) };
+	assert.deepEqual(JSON.parse(piShaped(published)).assistantMessageEvent, { type: "text_delta", contentIndex: 0, delta: "Hi" });
+	const other = { type: "agent_end", sessionId: "s", seq: 4, messageCount: 2 };
+	assert.equal(piShaped({ seq: 4, event: other, json: JSON.stringify(other) }), JSON.stringify(other));
 });
