@@ -1,7 +1,8 @@
 /**
  * The layering of docs/architecture.md, checked on every import: the runtime knows nothing of the wire or the
  * transports, only the pi adapter imports pi, transports know nothing of the runtime, the protocol layer never
- * imports a feature, and the page talks only the documented protocol.
+ * imports a feature, the client stands alone (it runs in browsers and in Node), and the page talks only the
+ * documented protocol, through the client.
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
@@ -61,8 +62,14 @@ test("features and the CLI stay off the pi adapter and the transports' internals
 	assert.deepEqual(violations("src/cli", under("src/agent/pi")), []);
 });
 
-test("the page imports nothing of the service but shared helpers", () => {
-	assert.deepEqual(violations("web", (t) => t.startsWith("src/") && !under("src/shared")(t)), []);
+test("the page imports nothing of the service but shared helpers and the client (never its Node entry)", () => {
+	assert.deepEqual(violations("web", (t) => t.startsWith("src/") && !under("src/shared", "src/client")(t)), []);
+	assert.deepEqual(violations("web", (t) => /^src\/client\/node(\.js)?$/.test(t) || t === "ws"), []);
+});
+
+test("the client imports nothing outside src/client; only its Node entry imports a package (ws)", () => {
+	assert.deepEqual(violations("src/client", (t) => !under("src/client")(t), (file) => file === "src/client/node.ts"), []);
+	assert.deepEqual(violations("src/client", (t) => !under("src/client")(t) && t !== "ws"), []);
 });
 
 test("the checker sees imports (a guard against a regex that matches nothing)", () => {
@@ -70,4 +77,6 @@ test("the checker sees imports (a guard against a regex that matches nothing)", 
 	assert.ok(importsOf("src/service.ts").includes("src/core.js"), "dynamic imports count");
 	assert.ok(importsOf("src/stdio/stdio-transport.ts").includes("src/protocol/dispatch.js"), "the stdio transport is checked");
 	assert.ok(importsOf("src/agent/pi/open-session.ts").includes("@mariozechner/pi-coding-agent"));
+	assert.ok(importsOf("src/client/node.ts").includes("ws"));
+	assert.ok(importsOf("web/src/state/controller.ts").includes("src/client/index"));
 });

@@ -1,47 +1,24 @@
 /**
- * The page's logic, apart from any rendering: the connection, binding to a session after every (re)connect,
- * the transcripts of followed sessions, and the commands behind every control. Views subscribe and
- * re-render at most once per animation frame.
+ * The page's logic, apart from any rendering: the connection (a SkiffClient), binding to a session after every
+ * (re)connect, the transcripts of followed sessions, and the commands behind every control. Views subscribe
+ * and re-render at most once per animation frame.
  */
-import { CommandError, Connection, type ConnectionStatus, type WireEvent } from "../net/connection";
-import { type Message, Transcript } from "./transcript";
-
-export interface SessionSummary {
-	sessionId: string;
-	path: string;
-	cwd: string;
-	name?: string;
-	modified: string;
-	messageCount: number;
-	firstMessage: string;
-	loaded: boolean;
-	primary: boolean;
-}
-
-export interface ModelInfo {
-	provider: string;
-	id: string;
-	name?: string;
-}
-
-export interface SessionState {
-	sessionId: string;
-	sessionName?: string;
-	cwd: string;
-	model?: ModelInfo;
-	thinkingLevel: string;
-	isStreaming: boolean;
-	primary: boolean;
-	lastSeq: number;
-	epoch: string;
-}
-
-export interface MemoryView {
-	backend: string;
-	remoteApiUrl?: string;
-	activeTools: string[];
-	shared: boolean;
-}
+import {
+	type CommandName,
+	type CommandParams,
+	type CommandResult,
+	type ConnectionStatus,
+	type MemoryView,
+	type ModelInfo,
+	type SessionState,
+	type SessionSummary,
+	SkiffClient,
+	SkiffCommandError,
+	type SkiffEvent,
+	type StatusChange,
+	type ThinkingLevel,
+} from "../../../src/client/index";
+import { Transcript } from "./transcript";
 
 export interface Toast {
 	id: number;
@@ -56,7 +33,7 @@ export interface ViewState {
 	sessionId: string | undefined;
 	session: SessionState | undefined;
 	models: ModelInfo[];
-	thinkingLevels: string[];
+	thinkingLevels: ThinkingLevel[];
 	sessions: { project: SessionSummary[]; all: SessionSummary[] };
 	toasts: Toast[];
 	hasToken: boolean;
@@ -70,7 +47,9 @@ const TOAST_MS = 8000;
 export class Controller {
 	state: ViewState;
 	private readonly transcripts = new Map<string, Transcript>();
-	private readonly connection: Connection;
+	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
+	private readonly stale = new Set<string>();
+	private readonly client: SkiffClient;
 	private readonly listeners = new Set<() => void>();
 	private frame: number | undefined;
 	private toastId = 0;
@@ -89,14 +68,12 @@ export class Controller {
 			hasToken: Boolean(sessionStorage.getItem(TOKEN_KEY)),
 			memory: undefined,
 		};
-		this.connection = new Connection(wsUrl, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined, {
-			onOpen: () => void this.bind(),
-			onEvent: (event) => this.onEvent(event),
-			onStatus: (status, detail) => {
-				const wasConnected = this.state.status === "connected";
-				this.update({ status, statusDetail: detail, ready: status === "connected" && this.state.ready });
-				if ((wasConnected && status === "reconnecting") || (status === "offline" && detail)) this.toast(detail ?? "connection lost");
-			},
+		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+		this.client.onStatus((change) => this.onStatus(change));
+		this.client.onEvent((event) => this.onEvent(event));
+		this.client.onResync(({ sessionId }) => {
+			if (sessionId === this.state.sessionId) this.stale.add(sessionId);
+			else this.transcripts.delete(sessionId); // switching to it loads its snapshot anew
 		});
 	}
 
@@ -111,7 +88,7 @@ export class Controller {
 	}
 
 	start(): void {
-		this.connection.connect();
+		this.connect();
 	}
 
 	/** Reconnects; a non-empty token is saved for this tab only (sessionStorage) and offered from now on. */
@@ -119,7 +96,7 @@ export class Controller {
 		const trimmed = token.trim();
 		if (trimmed) sessionStorage.setItem(TOKEN_KEY, trimmed);
 		this.update({ hasToken: Boolean(sessionStorage.getItem(TOKEN_KEY)), ready: false });
-		this.connection.connect();
+		this.connect();
 	}
 
 	forgetToken(): void {
@@ -132,81 +109,80 @@ export class Controller {
 		const message = text.trim();
 		const transcript = this.transcript();
 		if (!message || !this.state.ready || !transcript) return false;
-		const type = transcript.running ? "steer" : "prompt";
-		return this.command({ type, message, sessionId: transcript.sessionId }).then((r) => r !== undefined);
+		return this.attempt(transcript.running ? "steer" : "prompt", { message }, { sessionId: transcript.sessionId });
 	}
 
 	abort(): void {
 		const transcript = this.transcript();
-		if (transcript?.running) void this.command({ type: "abort", sessionId: transcript.sessionId });
+		if (transcript?.running) void this.attempt("abort", {}, { sessionId: transcript.sessionId });
 	}
 
 	async switchSession(reference: string): Promise<void> {
-		const snapshot = await this.command({ type: "switch_session", sessionPath: reference });
+		const snapshot = await this.command("switch_session", { sessionPath: reference });
 		if (snapshot) await this.adopt(snapshot);
 	}
 
 	async newSession(): Promise<void> {
-		const snapshot = await this.command({ type: "new_session" });
+		const snapshot = await this.command("new_session", {});
 		if (snapshot) await this.adopt(snapshot);
 	}
 
 	/** Forks before the `userIndex`-th user message of the current session. */
 	async fork(userIndex: number): Promise<string | undefined> {
-		const points = await this.command({ type: "get_fork_messages", sessionId: this.state.sessionId });
-		const point = points?.messages?.[userIndex];
+		const points = await this.command("get_fork_messages", {}, { sessionId: this.state.sessionId });
+		const point = points?.messages[userIndex];
 		if (!point) return undefined;
-		const snapshot = await this.command({ type: "fork", entryId: point.entryId, sessionId: this.state.sessionId });
+		const snapshot = await this.command("fork", { entryId: point.entryId }, { sessionId: this.state.sessionId });
 		if (!snapshot) return undefined;
 		await this.adopt(snapshot);
-		return snapshot.text as string;
+		return snapshot.text;
 	}
 
 	async rename(name: string): Promise<void> {
 		if (!name.trim()) return;
-		await this.command({ type: "set_session_name", name, sessionId: this.state.sessionId });
+		await this.command("set_session_name", { name }, { sessionId: this.state.sessionId });
 		await this.refreshState();
 		void this.refreshSessions();
 	}
 
 	async closeSession(sessionId: string): Promise<void> {
-		const closed = await this.command({ type: "close_session", sessionId });
+		const closed = await this.command("close_session", {}, { sessionId });
 		if (!closed) return;
 		this.transcripts.delete(sessionId);
 		if (sessionId === this.state.sessionId) {
-			const primary = await this.command({ type: "get_state" });
+			const primary = await this.command("get_state", {});
 			if (primary) await this.switchSession(primary.sessionId);
 		}
 		void this.refreshSessions();
 	}
 
 	async setModel(provider: string, modelId: string): Promise<void> {
-		await this.command({ type: "set_model", provider, modelId, sessionId: this.state.sessionId });
+		await this.command("set_model", { provider, modelId }, { sessionId: this.state.sessionId });
 		await this.refreshState();
-		const levels = await this.command({ type: "get_available_thinking_levels", sessionId: this.state.sessionId });
+		const levels = await this.command("get_available_thinking_levels", {}, { sessionId: this.state.sessionId });
 		if (levels) this.update({ thinkingLevels: levels.levels });
 	}
 
-	async setThinkingLevel(level: string): Promise<void> {
-		await this.command({ type: "set_thinking_level", level, sessionId: this.state.sessionId });
+	async setThinkingLevel(level: ThinkingLevel): Promise<void> {
+		await this.command("set_thinking_level", { level }, { sessionId: this.state.sessionId });
 		await this.refreshState();
 	}
 
 	/** Switches the memory backend of the current session's configuration (from the next turn). */
-	async setMemoryBackend(backend: string): Promise<void> {
-		const memory = await this.command({ type: "memory_set_backend", backend, sessionId: this.state.sessionId });
+	async setMemoryBackend(backend: MemoryView["backend"]): Promise<void> {
+		const memory = await this.command("memory_set_backend", { backend }, { sessionId: this.state.sessionId });
 		if (memory) this.update({ memory });
 	}
 
 	async refreshMemory(): Promise<void> {
-		const memory = await this.command({ type: "memory_get_settings", sessionId: this.state.sessionId }, { quiet: true });
+		const memory = await this.command("memory_get_settings", {}, { sessionId: this.state.sessionId, quiet: true });
 		this.update({ memory });
 	}
 
 	async refreshSessions(): Promise<void> {
 		const [project, all] = await Promise.all([
-			this.command({ type: "session_list", scope: "project" }, { quiet: true }),
-			this.command({ type: "session_list", scope: "all" }, { quiet: true }),
+			this.command("session_list", { scope: "project" }, { quiet: true }),
+			this.command("session_list", { scope: "all" }, { quiet: true }),
 		]);
 		this.update({ sessions: { project: project?.sessions ?? [], all: all?.sessions ?? [] } });
 	}
@@ -215,36 +191,46 @@ export class Controller {
 		this.update({ toasts: this.state.toasts.filter((t) => t.id !== id) });
 	}
 
+	private connect(): void {
+		this.client.connect().catch(() => undefined); // failures arrive as status changes
+	}
+
+	private onStatus(change: StatusChange): void {
+		// The pill turns `connected` only once the page is bound again, so controls never look usable before.
+		if (change.status === "connected") return void this.bind();
+		const wasConnected = this.state.status === "connected";
+		const detail = change.status === "offline" && change.refusal ? offlineAdvice(change.refusal.kind, change.refusal.message) : change.detail;
+		this.update({ status: change.status, statusDetail: detail, ready: false });
+		if ((wasConnected && change.status === "reconnecting") || (change.status === "offline" && detail)) this.toast(detail ?? "connection lost");
+	}
+
 	/**
-	 * After every open: re-attach to the remembered session (catching up by seq when this page already
-	 * holds its events, reloading the snapshot otherwise), then read state, models and sessions. Controls
-	 * stay inactive until this is done.
+	 * After every (re)connect, once the client has resumed the sessions it follows (replaying missed events, or
+	 * announcing a resync): bind to the remembered session (following it first if the client does not yet), reload
+	 * its snapshot when it is new here or stale, then read state, models and sessions. Controls stay inactive
+	 * until this is done.
 	 */
 	private async bind(): Promise<void> {
 		this.update({ ready: false });
 		try {
-			const remembered = this.state.sessionId;
-			const known = remembered ? this.transcripts.get(remembered) : undefined;
-			let subscribed: { sessionId: string; resync: boolean };
-			try {
-				subscribed = await this.connection.request({ type: "subscribe", sessionId: remembered, sinceSeq: known?.lastSeq, epoch: known?.epoch });
-			} catch {
-				subscribed = await this.connection.request({ type: "subscribe" }); // the remembered session is gone: the primary
+			let sessionId = this.state.sessionId;
+			if (!sessionId || !this.client.isFollowing(sessionId)) {
+				const remembered = sessionId;
+				const subscribed = await this.client.commands
+					.subscribe({}, { sessionId: remembered })
+					.catch((error: unknown) => (remembered ? this.client.commands.subscribe() : Promise.reject(error))); // gone: the primary
+				sessionId = subscribed.sessionId;
 			}
-			const transcript = this.transcripts.get(subscribed.sessionId);
-			const state: SessionState =
-				!transcript || subscribed.resync
-					? await this.reload(subscribed.sessionId)
-					: await this.connection.request({ type: "get_state", sessionId: subscribed.sessionId });
-			this.setCurrent(subscribed.sessionId);
+			const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId) : await this.client.commands.get_state({}, { sessionId });
+			this.setCurrent(sessionId);
 			this.update({ session: state });
 			const [models, levels] = await Promise.all([
-				this.connection.request({ type: "get_available_models", sessionId: subscribed.sessionId }),
-				this.connection.request({ type: "get_available_thinking_levels", sessionId: subscribed.sessionId }),
+				this.client.commands.get_available_models({}, { sessionId }),
+				this.client.commands.get_available_thinking_levels({}, { sessionId }),
 			]);
 			this.update({ models: models.models, thinkingLevels: levels.levels });
-			this.connection.markReady();
-			this.update({ ready: true });
+			if (this.client.status !== "connected") return;
+			this.update({ status: "connected", statusDetail: undefined, ready: true });
 			void this.refreshSessions();
 			void this.refreshMemory();
 		} catch (error) {
@@ -259,19 +245,18 @@ export class Controller {
 	private async reload(sessionId: string): Promise<SessionState> {
 		const transcript = this.transcriptFor(sessionId);
 		transcript.holdEvents();
-		const [snapshot, state] = await Promise.all([
-			this.connection.request({ type: "get_messages", sessionId }),
-			this.connection.request({ type: "get_state", sessionId }),
-		]);
-		transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: state.isStreaming, epoch: state.epoch });
+		const [snapshot, state] = await Promise.all([this.client.reloadSession(sessionId), this.client.commands.get_state({}, { sessionId })]);
+		this.stale.delete(sessionId);
+		transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: state.isStreaming });
 		this.schedule();
 		return state;
 	}
 
 	/** Takes over a lifecycle command's snapshot `{sessionId, state, messages}` as the current session. */
-	private async adopt(snapshot: { sessionId: string; state: SessionState; messages: Message[] }): Promise<void> {
+	private async adopt(snapshot: CommandResult<"new_session">): Promise<void> {
 		const transcript = this.transcriptFor(snapshot.sessionId);
-		transcript.load({ messages: snapshot.messages, seq: snapshot.state.lastSeq, running: snapshot.state.isStreaming, epoch: snapshot.state.epoch });
+		transcript.load({ messages: snapshot.messages, seq: snapshot.state.lastSeq, running: snapshot.state.isStreaming });
+		this.stale.delete(snapshot.sessionId);
 		this.setCurrent(snapshot.sessionId);
 		this.update({ session: snapshot.state });
 		void this.refreshSessions();
@@ -284,14 +269,14 @@ export class Controller {
 	}
 
 	private async refreshState(): Promise<void> {
-		const state = await this.command({ type: "get_state", sessionId: this.state.sessionId }, { quiet: true });
+		const state = await this.command("get_state", {}, { sessionId: this.state.sessionId, quiet: true });
 		if (state) this.update({ session: state });
 	}
 
-	private onEvent(event: WireEvent): void {
+	private onEvent(event: SkiffEvent): void {
 		const transcript = this.transcripts.get(event.sessionId);
 		if (!transcript || !transcript.apply(event)) return;
-		if (event.type === "message_end" && event.message?.role === "assistant" && event.message.stopReason === "error") {
+		if (event.type === "message_end" && event.message.role === "assistant" && event.message.stopReason === "error") {
 			this.toast(`run failed: ${event.message.errorMessage ?? "unknown error"}`);
 		}
 		if (event.sessionId === this.state.sessionId && this.state.session) {
@@ -313,15 +298,27 @@ export class Controller {
 	}
 
 	/** Runs a command; a failure becomes an error toast (unless quiet) and resolves undefined. */
-	private async command(command: Record<string, unknown>, options: { quiet?: boolean } = {}): Promise<any> {
+	private async command<K extends CommandName>(
+		type: K,
+		params: CommandParams<K>,
+		options: { sessionId?: string; quiet?: boolean } = {},
+	): Promise<CommandResult<K> | undefined> {
 		try {
-			return (await this.connection.request(command)) ?? {};
+			return await this.client.call(type, params, { sessionId: options.sessionId });
 		} catch (error) {
-			if (!options.quiet) {
-				const name = error instanceof CommandError ? error.command : String(command.type);
-				this.toast(`${name} failed: ${(error as Error).message}`);
-			}
+			if (!options.quiet) this.toast(`${error instanceof SkiffCommandError ? error.command : type} failed: ${(error as Error).message}`);
 			return undefined;
+		}
+	}
+
+	/** Runs a command that answers with nothing; resolves whether it succeeded (a failure is toasted). */
+	private async attempt<K extends CommandName>(type: K, params: CommandParams<K>, options: { sessionId?: string }): Promise<boolean> {
+		try {
+			await this.client.call(type, params, options);
+			return true;
+		} catch (error) {
+			this.toast(`${type} failed: ${(error as Error).message}`);
+			return false;
 		}
 	}
 
@@ -344,4 +341,10 @@ export class Controller {
 			for (const listener of this.listeners) listener();
 		});
 	}
+}
+
+/** What the page says when the connection did not open: the client's reason, and what to do about a token. */
+function offlineAdvice(kind: string, message: string): string {
+	const sentence = message.charAt(0).toUpperCase() + message.slice(1);
+	return kind === "refused_or_down" || kind === "unauthorized" ? `${sentence}. If it requires a token, enter it and press Connect.` : `${sentence}.`;
 }

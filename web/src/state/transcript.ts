@@ -3,32 +3,13 @@
  * assistant message being streamed (built from deltas), and live tool output. Events are applied in seq
  * order exactly once; while a snapshot reload is pending, events are held and replayed after it.
  */
-import type { WireEvent } from "../net/connection";
+import type { AssistantMessage, AssistantStreamEvent, Message, SkiffEvent, ToolCallBlock } from "../../../src/client/index";
 
-export type Block =
-	| { type: "text"; text: string }
-	| { type: "thinking"; thinking: string }
-	| { type: "toolCall"; id: string; name: string; arguments: unknown; argsText?: string }
-	| { type: "image"; data: string; mimeType: string };
+/** A tool call as it streams: its arguments' JSON text so far, until the call is complete. */
+export type LiveToolCall = ToolCallBlock & { argsText?: string };
 
-export interface Message {
-	role: string;
-	content?: string | Block[];
-	display?: boolean;
-	customType?: string;
-	toolCallId?: string;
-	toolName?: string;
-	isError?: boolean;
-	stopReason?: string;
-	errorMessage?: string;
-	command?: string;
-	output?: string;
-	summary?: string;
-	timestamp?: number;
-	[key: string]: unknown;
-}
-
-export interface ToolOutput {
+/** A running or finished tool call's output as the page shows it. */
+export interface LiveToolOutput {
 	text: string;
 	isError: boolean;
 	done: boolean;
@@ -36,25 +17,23 @@ export interface ToolOutput {
 
 export class Transcript {
 	messages: Message[] = [];
-	streaming: Message | undefined;
-	readonly toolOutputs = new Map<string, ToolOutput>();
+	streaming: AssistantMessage | undefined;
+	readonly toolOutputs = new Map<string, LiveToolOutput>();
 	running = false;
 	lastSeq = 0;
-	epoch: string | undefined;
 	/** Bumped on every change, so views can skip work when nothing changed. */
 	version = 0;
-	private held: WireEvent[] | undefined;
+	private held: SkiffEvent[] | undefined;
 
 	constructor(readonly sessionId: string) {}
 
 	/** Replaces everything with a backend snapshot taken at `seq`; held events after it are then applied. */
-	load(snapshot: { messages: Message[]; streaming?: Message; seq: number; running: boolean; epoch?: string }): void {
+	load(snapshot: { messages: Message[]; streaming?: Message; seq: number; running: boolean }): void {
 		this.messages = snapshot.messages;
-		this.streaming = snapshot.streaming ? cloneMessage(snapshot.streaming) : undefined;
+		this.streaming = snapshot.streaming?.role === "assistant" ? cloneMessage(snapshot.streaming) : undefined;
 		this.toolOutputs.clear();
 		this.running = snapshot.running;
 		this.lastSeq = snapshot.seq;
-		if (snapshot.epoch) this.epoch = snapshot.epoch;
 		const held = this.held ?? [];
 		this.held = undefined;
 		for (const event of held) this.apply(event);
@@ -67,7 +46,7 @@ export class Transcript {
 	}
 
 	/** Applies one event; returns false for a repeat or an out-of-date event (ignored). */
-	apply(event: WireEvent): boolean {
+	apply(event: SkiffEvent): boolean {
 		if (this.held) {
 			this.held.push(event);
 			return false;
@@ -84,13 +63,13 @@ export class Transcript {
 				this.streaming = undefined;
 				break;
 			case "message_start":
-				if (event.message?.role === "assistant") this.streaming = cloneMessage(event.message);
+				if (event.message.role === "assistant") this.streaming = cloneMessage(event.message);
 				break;
 			case "message_update":
 				this.applyDelta(event.assistantMessageEvent);
 				break;
 			case "message_end":
-				if (event.message?.role === "assistant") this.streaming = undefined;
+				if (event.message.role === "assistant") this.streaming = undefined;
 				this.messages = [...this.messages, event.message];
 				break;
 			case "tool_execution_start":
@@ -104,8 +83,8 @@ export class Transcript {
 			}
 			case "tool_execution_end":
 				this.toolOutputs.set(event.toolCallId, {
-					text: contentText(event.result?.content),
-					isError: Boolean(event.isError),
+					text: contentText(event.result.content),
+					isError: event.isError,
 					done: true,
 				});
 				break;
@@ -115,10 +94,9 @@ export class Transcript {
 		return true;
 	}
 
-	private applyDelta(delta: { type: string; contentIndex?: number; delta?: string; id?: string; name?: string; toolCall?: Block }): void {
-		const message = (this.streaming ??= { role: "assistant", content: [] });
-		const blocks = (Array.isArray(message.content) ? message.content : (message.content = [])) as Block[];
-		const index = delta.contentIndex ?? 0;
+	private applyDelta(delta: AssistantStreamEvent): void {
+		const blocks = (this.streaming ??= emptyAssistant()).content as Array<AssistantMessage["content"][number] | LiveToolCall>;
+		const index = delta.contentIndex;
 		switch (delta.type) {
 			case "text_start":
 				blocks[index] = { type: "text", text: "" };
@@ -127,27 +105,27 @@ export class Transcript {
 				blocks[index] = { type: "thinking", thinking: "" };
 				break;
 			case "toolcall_start":
-				blocks[index] = { type: "toolCall", id: delta.id ?? "", name: delta.name ?? "", arguments: {}, argsText: "" } as Block;
+				blocks[index] = { type: "toolCall", id: delta.id, name: delta.name, arguments: {}, argsText: "" };
 				break;
 			case "text_delta": {
 				const block = blocks[index];
-				if (block?.type === "text") block.text += delta.delta ?? "";
-				else blocks[index] = { type: "text", text: delta.delta ?? "" };
+				if (block?.type === "text") block.text += delta.delta;
+				else blocks[index] = { type: "text", text: delta.delta };
 				break;
 			}
 			case "thinking_delta": {
 				const block = blocks[index];
-				if (block?.type === "thinking") block.thinking += delta.delta ?? "";
-				else blocks[index] = { type: "thinking", thinking: delta.delta ?? "" };
+				if (block?.type === "thinking") block.thinking += delta.delta;
+				else blocks[index] = { type: "thinking", thinking: delta.delta };
 				break;
 			}
 			case "toolcall_delta": {
-				const block = blocks[index];
-				if (block?.type === "toolCall") block.argsText = (block.argsText ?? "") + (delta.delta ?? "");
+				const block = blocks[index] as LiveToolCall | undefined;
+				if (block?.type === "toolCall") block.argsText = (block.argsText ?? "") + delta.delta;
 				break;
 			}
 			case "toolcall_end":
-				if (delta.toolCall) blocks[index] = delta.toolCall;
+				blocks[index] = delta.toolCall;
 				break;
 		}
 	}
@@ -160,6 +138,12 @@ export function contentText(content: unknown): string {
 	return content.map((c) => (c && typeof c === "object" && "text" in c ? String((c as { text: unknown }).text) : "")).join("");
 }
 
-function cloneMessage(message: Message): Message {
-	return { ...message, content: Array.isArray(message.content) ? message.content.map((b) => ({ ...b })) : message.content };
+function cloneMessage(message: AssistantMessage): AssistantMessage {
+	return { ...message, content: message.content.map((b) => ({ ...b })) };
+}
+
+/** The streaming message when deltas come without its start (it always comes first; this only keeps them). */
+function emptyAssistant(): AssistantMessage {
+	const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { total: 0 } };
+	return { role: "assistant", content: [], provider: "", model: "", usage, stopReason: "stop", timestamp: 0 };
 }

@@ -3,7 +3,8 @@ import { Component } from "preact";
 import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
 import { BASH_TAIL_LINES, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
-import { contentText, type Block, type Message, type ToolOutput } from "../state/transcript";
+import type { Message, ToolCallBlock } from "../../../src/client/index";
+import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
 	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
@@ -15,7 +16,7 @@ function Output({ text, bash, isError }: { text: string; bash: boolean; isError?
 	);
 }
 
-function argsSummary(block: Extract<Block, { type: "toolCall" }>): string {
+function argsSummary(block: LiveToolCall): string {
 	const args = block.arguments as Record<string, unknown> | undefined;
 	if (args && typeof args === "object") {
 		if (typeof args.command === "string") return args.command;
@@ -26,11 +27,11 @@ function argsSummary(block: Extract<Block, { type: "toolCall" }>): string {
 	return block.argsText ?? "";
 }
 
-export function ToolCard(props: { block: Extract<Block, { type: "toolCall" }>; result?: Message; live?: ToolOutput }) {
+export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message, { role: "toolResult" }>; live?: LiveToolOutput }) {
 	const { block, result, live } = props;
 	const bash = block.name === "bash";
 	const text = result ? contentText(result.content) : live?.done ? live.text : settled(live?.text ?? "");
-	const isError = result ? Boolean(result.isError) : live?.isError;
+	const isError = result ? result.isError : live?.isError;
 	const state = result || live?.done ? (isError ? "failed" : "done") : "running";
 	return (
 		<div class={`tool ${bash ? "bash" : ""}`} data-state={state}>
@@ -46,8 +47,8 @@ export function ToolCard(props: { block: Extract<Block, { type: "toolCall" }>; r
 
 export interface MessageProps {
 	message: Message;
-	results: Map<string, Message>;
-	live: Map<string, ToolOutput>;
+	results: Map<string, Extract<Message, { role: "toolResult" }>>;
+	live: Map<string, LiveToolOutput>;
 	streaming?: boolean;
 	/** Fork before this user message (its index among user messages). */
 	onFork?: () => void;

@@ -1,6 +1,7 @@
 /** The session sidebar: this project's sessions or all projects', with switch, new, rename and close. */
 import { useState } from "preact/hooks";
-import type { Controller, SessionSummary } from "../state/controller";
+import type { SessionSummary } from "../../../src/client/index";
+import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
 
 export function SessionsPanel({ controller }: { controller: Controller }) {

@@ -1,4 +1,5 @@
 /** Model and thinking level of the current session. */
+import type { MemoryView, ThinkingLevel } from "../../../src/client/index";
 import type { Controller } from "../state/controller";
 
 export function SettingsPanel({ controller }: { controller: Controller }) {
@@ -26,7 +27,7 @@ export function SettingsPanel({ controller }: { controller: Controller }) {
 			</label>
 			<label>
 				Thinking
-				<select value={session?.thinkingLevel ?? "off"} disabled={!ready} onChange={(e) => void controller.setThinkingLevel((e.target as HTMLSelectElement).value)}>
+				<select value={session?.thinkingLevel ?? "off"} disabled={!ready} onChange={(e) => void controller.setThinkingLevel((e.target as HTMLSelectElement).value as ThinkingLevel)}>
 					{thinkingLevels.map((level) => (
 						<option key={level} value={level}>
 							{level}
@@ -37,7 +38,7 @@ export function SettingsPanel({ controller }: { controller: Controller }) {
 			{memory && (
 				<label>
 					Memory
-					<select value={memory.backend} disabled={!ready} onChange={(e) => void controller.setMemoryBackend((e.target as HTMLSelectElement).value)}>
+					<select value={memory.backend} disabled={!ready} onChange={(e) => void controller.setMemoryBackend((e.target as HTMLSelectElement).value as MemoryView["backend"])}>
 						<option value="local">local notes</option>
 						<option value="remote" disabled={!memory.remoteApiUrl}>
 							remote server{memory.remoteApiUrl ? "" : " (not configured)"}

@@ -3,7 +3,8 @@
  * at once; keeps the view pinned to the bottom while the user is there.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Message, Transcript } from "../state/transcript";
+import type { Message } from "../../../src/client/index";
+import type { Transcript } from "../state/transcript";
 import { MessageView } from "./message-view";
 
 /** Messages rendered at first, and added each time the user nears the top (small batches keep frames short). */
@@ -19,8 +20,8 @@ export function TranscriptView({ transcript, version, onFork }: { transcript: Tr
 
 	useEffect(() => setShown(WINDOW), [transcript]);
 
-	const results = new Map<string, Message>();
-	for (const m of messages) if (m.role === "toolResult" && m.toolCallId) results.set(m.toolCallId, m);
+	const results = new Map<string, Extract<Message, { role: "toolResult" }>>();
+	for (const m of messages) if (m.role === "toolResult") results.set(m.toolCallId, m);
 	const userIndex = new Map<Message, number>();
 	let users = 0;
 	for (const m of messages) if (m.role === "user") userIndex.set(m, users++);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { BACKOFF_CAP_MS, BACKOFF_START_MS, backoffDelay } from "../../../web/src/net/backoff.js";
+import { BACKOFF_CAP_MS, BACKOFF_START_MS, backoffDelay } from "../../../src/client/backoff.js";
 
 test("the reconnect wait starts at 1 s and doubles each attempt", () => {
 	assert.equal(BACKOFF_START_MS, 1000);

@@ -1,5 +1,5 @@
 /**
- * The page's reconnect backoff: how long it waits before each retry after losing the service. The wait doubles
+ * The client's reconnect backoff: how long it waits before each retry after losing the service. The wait doubles
  * from 1 s so a brief restart is caught quickly, and stops growing at 15 s so a longer outage is still noticed
  * soon after it ends.
  */
