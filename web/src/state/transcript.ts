@@ -96,7 +96,7 @@ export class Transcript {
 
 	private applyDelta(delta: AssistantStreamEvent): void {
 		const blocks = (this.streaming ??= emptyAssistant()).content as Array<AssistantMessage["content"][number] | LiveToolCall>;
-		const index = delta.contentIndex;
+		const index = delta.contentIndex ?? 0; // deltas of block 0 leave it out
 		switch (delta.type) {
 			case "text_start":
 				blocks[index] = { type: "text", text: "" };
