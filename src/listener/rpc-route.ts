@@ -29,8 +29,10 @@ export async function serveRpc(request: IncomingMessage, response: ServerRespons
 	if (lines.length === 0) {
 		return sendJson(response, 400, JSON.stringify(errorResponse(PARSE_COMMAND, undefined, "Empty body: send one JSON command")));
 	}
-	if (lines.length === 1 && mediaType === "application/json") {
-		const reply = await dispatcher.dispatchText(lines[0]!, NO_EVENT_STREAM);
+	// A JSON body is one command even when it spans lines (pretty-printed); only lines that are not one JSON
+	// value together are taken as JSONL.
+	if (mediaType === "application/json" && (lines.length === 1 || isOneJsonValue(body))) {
+		const reply = await dispatcher.dispatchText(lines.length === 1 ? lines[0]! : body, NO_EVENT_STREAM);
 		return sendJson(response, reply.success ? 200 : 400, JSON.stringify(reply));
 	}
 	if (lines.length > MAX_RPC_LINES) return sendText(response, 413, `too many JSONL lines (limit ${MAX_RPC_LINES})`);
@@ -40,6 +42,15 @@ export async function serveRpc(request: IncomingMessage, response: ServerRespons
 		response.write(`${JSON.stringify(reply)}\n`);
 	}
 	response.end();
+}
+
+function isOneJsonValue(text: string): boolean {
+	try {
+		JSON.parse(text);
+		return true;
+	} catch {
+		return false;
+	}
 }
 
 function sendJson(response: ServerResponse, status: number, json: string): void {
