@@ -24,6 +24,7 @@ function problems(result: DiskScenarioResult): string[] {
 	if (!result.followerEvents.some((e) => e.type === "recording_failed" && e.code === code)) found.push(`no recording_failed ${code} for followers`);
 	if (!result.pings.every((p) => p.success)) found.push("a ping failed");
 	if (!result.recovered?.success) found.push(`the first prompt after recovery was refused: ${result.recovered?.error?.replace(/ to \/\S+/, "")}`);
+	if (!result.afterRecovery?.success) found.push(`the second prompt after recovery was refused: ${result.afterRecovery?.error}`);
 	if (!result.followerEvents.some((e) => e.type === "recording_restored")) found.push("no recording_restored");
 	const present = new Set(result.afterRestart.userTexts);
 	const lost = result.acknowledged.filter((t) => !present.has(t));

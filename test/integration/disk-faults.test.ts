@@ -25,6 +25,7 @@ function assertSurvived(result: DiskScenarioResult, code: string, reason: RegExp
 	assert.match(failed.error ?? "", reason);
 	assert.ok(result.pings.length > 0 && result.pings.every((p) => p.success), "ping is answered while the disk is faulty");
 
+	assert.equal(result.afterRecovery?.success, true, `the second prompt once the disk is writable again is acknowledged: ${result.afterRecovery?.error}`);
 	assert.equal(result.recovered?.success, true, `the first prompt once the disk is writable again is acknowledged: ${result.recovered?.error}`);
 	assert.deepEqual(
 		result.followerEvents.map((e) => e.type),

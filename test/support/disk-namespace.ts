@@ -42,6 +42,8 @@ export interface DiskScenarioResult {
 	heldPrompt?: PromptOutcome;
 	/** The first prompt after the disk was writable again. */
 	recovered?: PromptOutcome;
+	/** The prompt after that one. */
+	afterRecovery?: PromptOutcome;
 	/** `recording_failed` and `recording_restored` events seen by a client that only follows the session. */
 	followerEvents: Array<{ type: string; code?: string; error?: string }>;
 	/** `ping` answers while the disk was faulty. */

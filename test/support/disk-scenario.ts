@@ -163,6 +163,7 @@ async function main(): Promise<void> {
 		result.recovered = await prompt("E");
 		// Whether or not the prompt was acknowledged, the write it caused should end the failure.
 		await followerSaw("recording_restored").catch(() => undefined);
+		result.afterRecovery = await prompt("F");
 		noteFollower();
 		driver.close();
 		follower.close();
