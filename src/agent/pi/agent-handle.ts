@@ -31,6 +31,8 @@ export class PiAgentHandle implements AgentHandle {
 	 * `isBusy` and the state's `isStreaming` report.
 	 */
 	private running = false;
+	/** A compaction was asked for and has not ended (pi's own flag is set only once it has begun). */
+	private compactionAsked = false;
 	/** Listeners of the events this adapter adds to pi's (model changes, recording failures). */
 	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 	/** The user's shell command running now (see runBash), settled once it is recorded. */
@@ -62,7 +64,7 @@ export class PiAgentHandle implements AgentHandle {
 		return this.manager.getCwd();
 	}
 	get isBusy(): boolean {
-		return this.running || this.session.isCompacting;
+		return this.running || this.compactionAsked || this.session.isCompacting;
 	}
 	get isBashRunning(): boolean {
 		return this.bash !== undefined;
@@ -272,7 +274,13 @@ export class PiAgentHandle implements AgentHandle {
 	}
 
 	async compact(customInstructions?: string): Promise<CompactionReport> {
-		return this.session.compact(customInstructions);
+		// pi marks itself compacting only after an await: until then a second compact would start beside this one.
+		this.compactionAsked = true;
+		try {
+			return await this.session.compact(customInstructions);
+		} finally {
+			this.compactionAsked = false;
+		}
 	}
 
 	leafEntryId(): string | undefined {

@@ -24,7 +24,7 @@ export const compact = defineCommand({
 	result: CompactionResultSchema,
 	handler: async ({ customInstructions }, context) => {
 		const session = await context.session();
-		if (session.handle.isBusy) throw new CodedError("busy", "Cannot compact during a run: abort it or wait for it to finish");
+		if (session.handle.isBusy) throw new CodedError("busy", "Cannot compact now: a run or another compaction is in progress (wait for it, or abort the run)");
 		return session.handle.compact(customInstructions);
 	},
 });
