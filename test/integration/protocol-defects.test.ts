@@ -115,3 +115,16 @@ test("enum errors list the allowed values; mislabelled images are refused; every
 	assert.equal(busy.code, "conflict");
 	client.close();
 });
+
+test("a prompt sent while pi compacts on its own (a reply filled the context) waits for it instead of being refused", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const session = await client.ok({ type: "new_session" });
+	await say(client, "BENCH 30000", session.sessionId); // 30,000 characters: past the fake model's auto-compaction threshold
+	const state = await client.ok({ type: "get_state", sessionId: session.sessionId });
+	assert.equal(state.isStreaming, false);
+	const from = client.events.length;
+	await client.ok({ type: "prompt", message: "REPLY after compaction", sessionId: session.sessionId }, 30_000);
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === session.sessionId, 30_000, from);
+	assert.ok(client.events.some((e) => e.type === "compaction_end" && e.sessionId === session.sessionId), "pi compacted");
+	client.close();
+});

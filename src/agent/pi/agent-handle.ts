@@ -73,8 +73,10 @@ export class PiAgentHandle implements AgentHandle {
 	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
 		const model = this.session.model;
 		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
-		// Right after agent_end pi is still settling: a prompt sent then waits for it instead of being refused.
+		// Right after agent_end pi is still settling, and may compact the context on its own (the reply filled
+		// it): a prompt sent then waits for both instead of being refused.
 		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
+		await this.compactionEnded();
 		const before = this.recorder.userMessages();
 		return new Promise((resolve, reject) => {
 			let accepted = false;
@@ -100,6 +102,18 @@ export class PiAgentHandle implements AgentHandle {
 					if (!accepted) reject(error instanceof Error ? error : new Error(String(error)));
 				},
 			);
+		});
+	}
+
+	/** Resolves once no compaction is under way (at once when none is). */
+	private compactionEnded(): Promise<void> {
+		if (!this.session.isCompacting && !this.compactionAsked) return Promise.resolve();
+		return new Promise((resolve) => {
+			const off = this.session.subscribe((event) => {
+				if (event.type !== "compaction_end" || event.willRetry) return;
+				off();
+				resolve();
+			});
 		});
 	}
 

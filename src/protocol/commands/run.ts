@@ -42,10 +42,13 @@ export const prompt = defineCommand({
 	handler: async ({ message, images, streamingBehavior }, context) => {
 		checkImages(images);
 		const session = await context.session();
-		if (session.handle.isBashRunning && !session.handle.isBusy) {
+		const { isStreaming } = session.handle.state();
+		if (session.handle.isBashRunning && !isStreaming) {
 			throw new CodedError("busy", "A shell command is running in this session: wait for it to end, or send abort_bash");
 		}
-		if (session.handle.isBusy) {
+		// A compaction under way (pi compacts on its own when a reply fills the context) is waited for by the
+		// prompt itself; only a run makes a new prompt wrong.
+		if (isStreaming) {
 			if (streamingBehavior === "steer") return session.handle.steer(message, images);
 			if (streamingBehavior === "followUp") return session.handle.followUp(message, images);
 			throw new CodedError(
