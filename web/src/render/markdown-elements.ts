@@ -49,7 +49,8 @@ export function blockElement(token: Token): ComponentChildren {
 			const code = token as Tokens.Code;
 			// The info string's first word names the language (`ts title="x"` is still TypeScript).
 			const language = (code.lang ?? "").trim().split(/\s+/)[0] ?? "";
-			return h(CodeBlock, { code: code.text, language });
+			// An indented block keeps its last line's newline in the token; a fenced one does not.
+			return h(CodeBlock, { code: code.text.replace(/\n$/, ""), language });
 		}
 		case "blockquote":
 			return h("blockquote", null, blockElements(t.tokens ?? []));

@@ -39,6 +39,11 @@ export class MarkdownStream {
 	private links: Links = Object.create(null);
 	private linksKey = "{}";
 
+	/** How much of the text is in complete blocks, which later updates do not lex again. */
+	get completeLength(): number {
+		return this.doneSource.length;
+	}
+
 	/** The tokens to show for `text`: the complete blocks as before, the rest lexed afresh. */
 	update(text: string): MarkdownView {
 		if (!text.startsWith(this.doneSource)) this.reset();
@@ -80,7 +85,8 @@ const FENCE = /^ *(`{3,}|~{3,})/;
 /**
  * The last block of a streaming text with its open inline markup closed for display, so that an
  * unfinished `**bold`, `~~struck`, `` `code `` or `_em` shows formatted rather than as raw markers, and an
- * unfinished link `[text` shows as its text. Inside an open code fence nothing changes. Conservative:
+ * unfinished link `[text` shows as its text; a list item, heading or quote marker without its text yet does
+ * not show at all. Inside an open code fence nothing changes. Conservative:
  * an opener counts only where it follows a space, a bracket or punctuation, as emphasis does in prose.
  */
 export function closeOpenInline(text: string): string {
@@ -88,6 +94,9 @@ export function closeOpenInline(text: string): string {
 	const trailing = text.slice(body.length);
 	const start = openParagraphStart(body);
 	if (!body || start < 0) return text;
+	// A last line that is only a marker (`-`, `2.`, `##`, `>`) is a block whose text is still to come.
+	const lineStart = body.lastIndexOf("\n") + 1;
+	if (lineStart >= start && /^[ \t]*(?:[-*+]|\d{1,9}[.)]|#{1,6}|>)$/.test(body.slice(lineStart))) return body.slice(0, lineStart) + trailing;
 	let paragraph = body.slice(start);
 	// `[text` or `![alt` not yet closed (the link's `](url)` is still to come): show the text.
 	paragraph = paragraph.replace(/(^|[\s(])!?\[([^[\]\n]*)$/, "$1$2");
