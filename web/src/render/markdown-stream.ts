@@ -3,7 +3,8 @@
  * incrementally: top-level blocks that another block follows are complete (CommonMark closes a block when
  * the next one starts; only the last block can still change), so they are kept, token objects and all, and
  * each update lexes only the text from the last block on. The caller memoizes rendering by token, so a
- * long reply costs one lex of its last block per repaint, not a lex of the whole reply.
+ * long reply costs one lex of its last block per repaint, not a lex of the whole reply. When the reply
+ * ends it is lexed whole once (lexMarkdown), which also resolves reference links defined late.
  */
 import { Lexer, type Links, type MarkedOptions, type Token } from "marked";
 
