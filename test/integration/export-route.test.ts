@@ -113,7 +113,8 @@ test("browser rules: another site, another origin and a DNS-rebinding Host are r
 		assert.equal(response.status, status, JSON.stringify(headers));
 		assert.match(response.body, pattern);
 	}
-	for (const headers of [{ "sec-fetch-site": "same-origin", origin: `http://${host}` }, { "sec-fetch-site": "none" }, { host: `localhost:${port}` }]) {
+	const allowed: Array<Record<string, string>> = [{ "sec-fetch-site": "same-origin", origin: `http://${host}` }, { "sec-fetch-site": "none" }, { host: `localhost:${port}` }];
+	for (const headers of allowed) {
 		assert.equal((await httpRequest(url, { headers })).status, 200, JSON.stringify(headers));
 	}
 });
