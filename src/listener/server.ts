@@ -98,7 +98,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 			if (throttle.recordFailure(address)) {
 				log(
 					`skiff: ${address} failed authentication ${limits.authFailuresPerWindow} times within ` +
-						`${limits.authWindowMs / 1000} s: /ws and /rpc answer it 429 until that window ends`,
+						`${limits.authWindowMs / 1000} s: /ws, /rpc and /export answer it 429 until that window ends`,
 				);
 			}
 		}

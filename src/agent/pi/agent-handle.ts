@@ -34,8 +34,9 @@ import { SessionTreeView } from "./session-tree.js";
 import { TreeEvents } from "./tree-events.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
-/** How long the doctor's model probe may take. */
-const PROBE_TIMEOUT_MS = 30_000;
+/** How long the doctor's model probe may take, and how much it may answer. */
+export const PROBE_TIMEOUT_MS = 30_000;
+export const PROBE_MAX_TOKENS = 16;
 
 export class PiAgentHandle implements AgentHandle {
 	/**
@@ -453,7 +454,7 @@ export class PiAgentHandle implements AgentHandle {
 		const reply = await completeSimple(
 			model,
 			{ messages: [{ role: "user", content: "Reply with the word ok.", timestamp: Date.now() }] },
-			{ apiKey: auth.apiKey, headers: auth.headers, maxTokens: 16, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) },
+			{ apiKey: auth.apiKey, headers: auth.headers, maxTokens: PROBE_MAX_TOKENS, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) },
 		);
 		if (reply.stopReason === "error" || reply.stopReason === "aborted") {
 			throw new CodedError("failed", redactSecrets(reply.errorMessage ?? `the model answered with stopReason ${reply.stopReason}`));
