@@ -93,7 +93,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "follow_up", message: "and here" });
 	await run({ type: "queue_list" });
 	await run({ type: "queue_cancel", kind: "followUp", index: 1 });
-	assert.deepEqual((await run({ type: "abort" })).data.dropped.followUp, ["follow here"]);
+	await run({ type: "abort" });
 	await idle;
 	// The tree: label an entry, move back to the first prompt and summarize the branch left, then continue.
 	const tree = (await run({ type: "get_tree" })).data;

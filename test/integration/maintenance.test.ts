@@ -13,9 +13,21 @@ import { TestClient } from "../support/ws-client.js";
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let agentDir: string;
+/** While set, the fake model holds every reply until it settles: the run stays under way. */
+let gate: Promise<void> | undefined;
+
+/** Holds the model's replies until the returned function is called. */
+function holdReplies(): () => void {
+	let release!: () => void;
+	gate = new Promise((resolve) => (release = resolve));
+	return () => {
+		gate = undefined;
+		release();
+	};
+}
 
 before(async () => {
-	model = await startFakeOpenAi();
+	model = await startFakeOpenAi({ onRequest: () => gate });
 	agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	// A context window large enough that pi never compacts on its own while the history is built.
@@ -62,14 +74,15 @@ test("queue_list and queue_cancel: one waiting follow-up removed, the others del
 	await watcher.ok({ type: "subscribe", sessionId });
 	assert.deepEqual(await client.ok({ type: "queue_list", sessionId }), { steering: [], followUp: [] });
 	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message: "REPLY a slow answer with several words\nSLOW 80" });
-	await client.waitForEvent((e) => e.type === "message_update" && e.sessionId === sessionId, 10_000, from);
+	const release = holdReplies();
+	await client.ok({ type: "prompt", sessionId, message: "REPLY an answer held until the queue is edited" });
+	await client.waitForEvent((e) => e.type === "agent_start" && e.sessionId === sessionId, 10_000, from);
 	for (const text of ["REPLY follow A", "REPLY follow B", "REPLY follow C"]) await client.ok({ type: "follow_up", sessionId, message: text });
 	assert.deepEqual(await client.ok({ type: "queue_list", sessionId }), { steering: [], followUp: ["REPLY follow A", "REPLY follow B", "REPLY follow C"] });
 	const watched = watcher.events.length;
 	const cancelled = await client.ok({ type: "queue_cancel", sessionId, kind: "followUp", index: 1 });
 	assert.deepEqual(cancelled, { removed: "REPLY follow B", queue: { steering: [], followUp: ["REPLY follow A", "REPLY follow C"] } });
-	const update = await watcher.waitForEvent((e) => e.type === "queue_update", 5000, watched);
+	const update = await watcher.waitForEvent((e) => e.type === "queue_update" && e.followUp.length === 2, 5000, watched);
 	assert.deepEqual(update.followUp, ["REPLY follow A", "REPLY follow C"], "every follower sees the queue change");
 	for (const [command, code, pattern] of [
 		[{ kind: "followUp", index: 5 }, "not_found", /No follow-up message at index 5: 2 waiting/],
@@ -82,6 +95,7 @@ test("queue_list and queue_cancel: one waiting follow-up removed, the others del
 		assert.match(refused.error!, pattern);
 	}
 	// The run delivers A, then C, one per turn; B never reaches the model.
+	release();
 	await client.waitFor(() => (/follow C/.test(userTextsSent()) ? true : undefined), 20_000, "follow-up C delivered");
 	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
 	const sent = userTextsSent();
@@ -95,11 +109,13 @@ test("abort drops the waiting steering and follow-up messages and returns them; 
 	const client = await TestClient.connect(skiff.wsUrl);
 	const { sessionId } = await client.ok({ type: "new_session" });
 	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message: "REPLY a slow answer with quite a few words in it\nSLOW 80" });
-	await client.waitForEvent((e) => e.type === "message_update" && e.sessionId === sessionId, 10_000, from);
+	const release = holdReplies();
+	await client.ok({ type: "prompt", sessionId, message: "REPLY an answer held until the abort" });
+	await client.waitForEvent((e) => e.type === "agent_start" && e.sessionId === sessionId, 10_000, from);
 	await client.ok({ type: "steer", sessionId, message: "steer that was never taken" });
 	await client.ok({ type: "follow_up", sessionId, message: "follow-up that was never sent" });
 	const aborted = await client.ok({ type: "abort", sessionId });
+	release();
 	assert.deepEqual(aborted, { dropped: { steering: ["steer that was never taken"], followUp: ["follow-up that was never sent"] } });
 	const cleared = client.events.slice(from).filter((e) => e.type === "queue_update").at(-1)!;
 	assert.deepEqual([cleared.steering, cleared.followUp], [[], []], "a queue_update shows the queues empty");

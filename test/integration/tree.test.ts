@@ -12,9 +12,21 @@ import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
+/** While set, the fake model holds every reply until it settles: a run (or a summary) stays under way. */
+let gate: Promise<void> | undefined;
+
+/** Holds the model's replies until the returned function is called. */
+function holdReplies(): () => void {
+	let release!: () => void;
+	gate = new Promise((resolve) => (release = resolve));
+	return () => {
+		gate = undefined;
+		release();
+	};
+}
 
 before(async () => {
-	model = await startFakeOpenAi();
+	model = await startFakeOpenAi({ onRequest: () => gate });
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -206,8 +218,9 @@ test("unknown entries and tree changes during a run are refused, and the session
 	}
 	assert.equal(readFileSync(sessionFile, "utf8"), before, "nothing was written for unknown entries");
 	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message: "REPLY slow reply here\nSLOW 60" });
-	await client.waitForEvent((e) => e.type === "message_update" && e.sessionId === sessionId, 10_000, from);
+	const release = holdReplies();
+	await client.ok({ type: "prompt", sessionId, message: "REPLY held until the checks are done" });
+	await client.waitForEvent((e) => e.type === "agent_start" && e.sessionId === sessionId, 10_000, from);
 	const mid = readFileSync(sessionFile, "utf8");
 	for (const command of [
 		{ type: "navigate_tree", entryId: nodes[0]!.id },
@@ -218,7 +231,8 @@ test("unknown entries and tree changes during a run are refused, and the session
 		assert.match(response.error!, /a run, a compaction or another navigation is in progress/);
 	}
 	assert.equal(readFileSync(sessionFile, "utf8"), mid, "nothing was written by the refused commands");
-	await client.ok({ type: "abort", sessionId });
+	release();
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 10_000, from);
 	client.close();
 });
 
@@ -259,10 +273,10 @@ test("abort stops a branch summary under way: the session stays where it was; pr
 	const client = await TestClient.connect(skiff.wsUrl);
 	const sessionId = await freshSession(client);
 	await turn(client, sessionId, "REPLY base");
-	// The summary request quotes the branch left (this reply), whose second line is a directive: it streams slowly.
-	await turn(client, sessionId, 'REPLY_JSON "to be summarized\\nSLOW 300"');
+	await turn(client, sessionId, "REPLY to be summarized");
 	const { nodes, leafId } = await tree(client, sessionId);
 	const target = nodes.filter((n) => n.kind === "user")[1]!;
+	const release = holdReplies(); // the summary's reply waits
 	const summaryRequest = model.nextRequest();
 	const navigation = client.request({ type: "navigate_tree", sessionId, entryId: target.id, summarize: true });
 	await summaryRequest;
@@ -271,6 +285,7 @@ test("abort stops a branch summary under way: the session stays where it was; pr
 	assert.match(prompt.error!, /navigate_tree/);
 	await client.ok({ type: "abort", sessionId });
 	const response = await navigation;
+	release();
 	assert.equal(response.code, "failed");
 	assert.match(response.error!, /aborted while summarizing the branch left; the session stays where it was/);
 	const after = await tree(client, sessionId);
