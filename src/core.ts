@@ -9,6 +9,7 @@ import type { ThinkingLevel } from "./agent/types.js";
 import { createCommandRegistry } from "./contract.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { loadMemorySettings } from "./memory/settings.js";
+import type { ServiceReach } from "./protocol/commands/doctor.js";
 import { createDispatcher, type Dispatcher } from "./protocol/dispatch.js";
 import { EventStreams } from "./protocol/event-streams.js";
 
@@ -19,6 +20,8 @@ export interface CoreConfig {
 	model?: string;
 	thinking?: ThinkingLevel;
 	maxSessions?: number;
+	/** How clients reach the service (for `doctor`); standard input and output when absent. */
+	reach?: ServiceReach;
 }
 
 export interface Core {
@@ -50,6 +53,7 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
 	await runtime.start(config.session);
-	const dispatcher = createDispatcher(createCommandRegistry({ memory }), { runtime, streams });
+	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -8,10 +8,10 @@ import type { FeatureTool } from "../features/feature-tool.js";
 import { boundText } from "../features/feature-tool.js";
 import { LocalMemoryStore, personaStorePath, projectStorePath } from "./local-store.js";
 import { createLocalMemoryTool } from "./local-tool.js";
-import { RemoteMemoryClient } from "./remote-client.js";
+import { RemoteMemoryClient, RemoteMemoryError } from "./remote-client.js";
 import { remoteScope } from "./remote-scope.js";
 import { createRemoteMemoryTools } from "./remote-tools.js";
-import { REDACTED } from "../shared/redact.js";
+import { REDACTED, redactSecrets } from "../shared/redact.js";
 import { type Backend, type MemorySettings, redactedSettings } from "./settings.js";
 
 /** A session's memory configuration as clients see it (see MemoryViewSchema in commands.ts). */
@@ -22,6 +22,29 @@ export const INJECTION_DEADLINE_MS = 5_000;
 /** Hindsight refuses recall queries over 500 tokens; about 1,500 characters stays under that. */
 export const INJECTION_QUERY_CHARS = 1_500;
 export const INJECTION_CUSTOM_TYPE = "memory-context";
+/** The memory status request's own deadline (it is meant to be cheap). */
+export const STATUS_TIMEOUT_MS = 10_000;
+
+/** Where a session's local memory lives: its project's store, or its persona's. */
+export type LocalNamespace = "project" | "persona";
+
+/** What `memory_status` reports: the backend, whether it works, and where memory lives. */
+export interface MemoryStatus {
+	backend: Backend;
+	healthy: boolean;
+	/** One sentence on what was found (secrets redacted). */
+	detail: string;
+	local: { namespace: LocalNamespace; path: string; entries: number; unreadable: number; error?: string };
+	remote?: {
+		url: string;
+		bank: string;
+		scoping: MemorySettings["remoteScoping"];
+		tags?: string[];
+		remoteApiToken?: typeof REDACTED;
+		reachable: boolean;
+		bankExists?: boolean;
+	};
+}
 
 /** A session's memory configuration: shared (the live defaults) or its own (children). */
 export interface MemoryBinding {
@@ -32,6 +55,9 @@ export interface MemoryBinding {
 export interface SessionMemory {
 	readonly binding: MemoryBinding;
 	readonly tools: FeatureTool[];
+	/** The session's local store (its project's, or its persona's) and which it is. */
+	readonly namespace: LocalNamespace;
+	localStore(): LocalMemoryStore;
 	activeToolNames(): string[];
 	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<{ customType: string; content: string } | undefined>;
 }
@@ -53,6 +79,8 @@ export class MemoryService {
 	/** The live defaults, shared by every top-level session. */
 	readonly defaults: MemoryBinding;
 	private readonly bindings = new Map<string, MemoryBinding>();
+	/** Each attached session's local store (persona sessions have their own). */
+	private readonly stores = new Map<string, { namespace: LocalNamespace; store: () => LocalMemoryStore }>();
 
 	constructor(
 		private readonly agentDir: string,
@@ -75,6 +103,8 @@ export class MemoryService {
 		}, options.sessionId);
 		return {
 			binding,
+			namespace: options.personaRoot ? "persona" : "project",
+			localStore: store,
 			tools: [local, ...createRemoteMemoryTools(live, options.cwd, { ca: this.options.ca })],
 			activeToolNames: () => TOOLS_BY_BACKEND[live().backend],
 			contextForPrompt: async (prompt, signal) => {
@@ -92,6 +122,60 @@ export class MemoryService {
 		const earlier = this.bindings.get(sessionId);
 		if (earlier && earlier !== memory.binding && memory.binding !== this.defaults) memory.binding.settings = earlier.settings;
 		this.bindings.set(sessionId, memory.binding);
+		this.stores.set(sessionId, { namespace: memory.namespace, store: () => memory.localStore() });
+	}
+
+	/** The local store of a session (its persona's when it has one), else of the project at `cwd`. */
+	localStore(sessionId: string, cwd: string): { namespace: LocalNamespace; store: LocalMemoryStore } {
+		const known = this.stores.get(sessionId);
+		if (known) return { namespace: known.namespace, store: known.store() };
+		return { namespace: "project", store: new LocalMemoryStore(projectStorePath(this.agentDir, cwd)) };
+	}
+
+	/**
+	 * How a session's memory is doing: its local store (read), and for the remote backend one cheap read-only
+	 * request (the bank's profile). Never throws; secrets are redacted.
+	 */
+	async status(sessionId: string, cwd: string, signal?: AbortSignal): Promise<MemoryStatus> {
+		const settings = this.binding(sessionId).settings;
+		const { namespace, store } = this.localStore(sessionId, cwd);
+		const local: MemoryStatus["local"] = { namespace, path: store.path, entries: 0, unreadable: 0 };
+		try {
+			const file = store.read();
+			local.entries = file.entries.length;
+			local.unreadable = file.unreadable.length;
+		} catch (error) {
+			local.error = (error as Error).message;
+		}
+		const backend = settings.backend;
+		if (backend === "off") return { backend, healthy: true, detail: "Memory is off: the agent has no memory tools.", local };
+		if (backend === "local") {
+			if (local.error) return { backend, healthy: false, detail: `The local memory store ${store.path} ${local.error.replace(/^memory store /, "")}.`, local };
+			const kept = local.unreadable ? ` (${local.unreadable} unreadable line${local.unreadable === 1 ? "" : "s"} kept as they are)` : "";
+			return { backend, healthy: true, detail: `Local memory holds ${local.entries} entr${local.entries === 1 ? "y" : "ies"}${kept}.`, local };
+		}
+		const scope = remoteScope(settings, cwd);
+		const remote: NonNullable<MemoryStatus["remote"]> = {
+			url: settings.remoteApiUrl ?? "",
+			bank: scope.bank,
+			scoping: settings.remoteScoping,
+			...(scope.tags ? { tags: scope.tags } : {}),
+			...(settings.remoteApiToken ? { remoteApiToken: REDACTED } : {}),
+			reachable: false,
+		};
+		let found;
+		try {
+			const timeout = Math.min(settings.remoteRequestTimeoutMs, STATUS_TIMEOUT_MS);
+			found = await new RemoteMemoryClient(settings, { ca: this.options.ca }).bankStatus(scope.bank, timeout, signal);
+		} catch (error) {
+			const reason = error instanceof RemoteMemoryError ? error.message : `remote memory status failed: ${(error as Error).message}`;
+			return { backend, healthy: false, detail: `${redactSecrets(reason)}.`, local, remote };
+		}
+		remote.reachable = true;
+		if (found.problem) return { backend, healthy: false, detail: `${redactSecrets(found.problem)}.`, local, remote };
+		remote.bankExists = found.bankExists;
+		const bank = found.bankExists ? `bank ${scope.bank} exists` : `bank ${scope.bank} does not exist yet (it is created on the first write)`;
+		return { backend, healthy: true, detail: `The memory server at ${remote.url} answered: ${bank}.`, local, remote };
 	}
 
 	binding(sessionId: string): MemoryBinding {

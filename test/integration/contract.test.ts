@@ -76,7 +76,7 @@ test("a full run: every response and event fits the published schemas", async ()
 
 	const state = (await run({ type: "get_state" })).data;
 	await watcher.ok({ type: "subscribe", sessionId: state.sessionId });
-	for (const type of ["get_messages", "get_available_models", "get_available_thinking_levels", "get_commands", "session_list", "ping", "memory_get_settings", "get_session_stats", "get_fork_messages"]) {
+	for (const type of ["get_messages", "get_available_models", "get_available_thinking_levels", "get_commands", "session_list", "ping", "memory_get_settings", "get_session_stats", "get_fork_messages", "get_tree", "queue_list", "memory_entries", "memory_status", "doctor"]) {
 		await run({ type });
 	}
 	let idle = untilIdle();
@@ -89,8 +89,27 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "prompt", message: "REPLY one two three four five six\nSLOW 40" });
 	await client.waitForEvent((e) => e.type === "message_update", 10_000);
 	await run({ type: "steer", message: "steer here" });
+	await run({ type: "follow_up", message: "follow here" });
+	await run({ type: "follow_up", message: "and here" });
+	await run({ type: "queue_list" });
+	await run({ type: "queue_cancel", kind: "followUp", index: 1 });
 	await run({ type: "abort" });
 	await idle;
+	// The tree: label an entry, move back to the first prompt and summarize the branch left, then continue.
+	const tree = (await run({ type: "get_tree" })).data;
+	const firstPrompt = tree.nodes.find((n: { kind: string }) => n.kind === "user");
+	await run({ type: "set_label", entryId: firstPrompt.id, label: "start" });
+	await run({ type: "set_label", entryId: "unknown", label: "x" });
+	const navigated = (await run({ type: "navigate_tree", entryId: (await run({ type: "get_tree" })).data.leafId })).data;
+	assert.equal(navigated.changed, false);
+	await run({ type: "navigate_tree", entryId: firstPrompt.id, summarize: true });
+	idle = untilIdle();
+	await run({ type: "prompt", message: "REPLY on a new branch" });
+	await idle;
+	await run({ type: "compact" });
+	await run({ type: "memory_forget", ids: ["nothing-here"] });
+	await run({ type: "sessions_prune", olderThanDays: 30 });
+	await run({ type: "sessions_prune", olderThanDays: -1 });
 	assert.equal(typeof (await run({ type: "get_last_assistant_text" })).data.text, "string");
 	assert.equal((await run({ type: "cycle_thinking_level" })).data, null, "fake-model cannot think");
 	const bash = await run({ type: "bash", command: "echo contract-bash" });
@@ -144,7 +163,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

@@ -7,9 +7,12 @@ import type {
 	AgentState,
 	BashOutcome,
 	CompactionReport,
+	CompactionTokens,
 	JsonObject,
 	ModelCycle,
 	ModelInfo,
+	QueuedMessages,
+	QueueKind,
 	QueueMode,
 	RuntimeEvent,
 	SessionCatalog,
@@ -17,8 +20,11 @@ import type {
 	SessionOpener,
 	SessionStats,
 	SessionSummary,
+	SessionTree,
 	SlashCommand,
+	StaleSessionFile,
 	ThinkingLevel,
+	TreeNavigation,
 } from "../../src/agent/types.js";
 
 export class FakeAgentHandle implements AgentHandle {
@@ -36,6 +42,8 @@ export class FakeAgentHandle implements AgentHandle {
 	disposed = false;
 	/** Whether the session file exists (a new session has none until its first message). */
 	persisted = true;
+	/** The pretend queue of waiting messages. */
+	queue: QueuedMessages = { steering: [], followUp: [] };
 	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 
 	constructor(
@@ -149,8 +157,33 @@ export class FakeAgentHandle implements AgentHandle {
 	async setModel(): Promise<ModelInfo> {
 		throw new Error("the fake agent has no models");
 	}
-	async compact(): Promise<CompactionReport> {
+	async compact(): Promise<CompactionReport & CompactionTokens> {
 		throw new Error("the fake agent does not compact");
+	}
+	tree(): SessionTree {
+		return { nodes: [], leafId: null };
+	}
+	async navigateTree(): Promise<TreeNavigation> {
+		throw new Error("the fake agent has no tree");
+	}
+	setLabel(): void {
+		throw new Error("the fake agent has no tree");
+	}
+	queuedMessages(): QueuedMessages {
+		return { steering: [...this.queue.steering], followUp: [...this.queue.followUp] };
+	}
+	cancelQueued(kind: QueueKind, index: number): string {
+		const [text] = this.queue[kind].splice(index, 1);
+		if (text === undefined) throw new Error(`nothing at ${index}`);
+		return text;
+	}
+	clearQueue(): QueuedMessages {
+		const queued = this.queue;
+		this.queue = { steering: [], followUp: [] };
+		return queued;
+	}
+	async probeModel(): Promise<void> {
+		throw new Error("the fake agent has no models");
 	}
 	async settle(): Promise<void> {}
 	dispose(): void {
@@ -161,6 +194,9 @@ export class FakeAgentHandle implements AgentHandle {
 /** A catalog over a map of pretend files, filled as sessions are "recorded". */
 export class FakeCatalog implements SessionCatalog {
 	readonly files = new Map<string, SessionFileRef>();
+	/** Pretend files old enough to prune (see staleFiles), and the paths removed. */
+	readonly stale: StaleSessionFile[] = [];
+	readonly removed: string[] = [];
 
 	newestFor(): SessionFileRef | undefined {
 		return undefined;
@@ -175,6 +211,12 @@ export class FakeCatalog implements SessionCatalog {
 	}
 	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>> {
 		return [];
+	}
+	staleFiles(beforeMs: number): StaleSessionFile[] {
+		return this.stale.filter((f) => f.modifiedMs < beforeMs && !this.removed.includes(f.path));
+	}
+	removeStale(file: StaleSessionFile): void {
+		this.removed.push(file.path);
 	}
 }
 
