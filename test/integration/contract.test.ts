@@ -7,16 +7,14 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
-import { createCommandRegistry, createEventRegistry } from "../../src/contract.js";
-import { MemoryService } from "../../src/memory/memory-service.js";
-import { DEFAULT_MEMORY_SETTINGS } from "../../src/memory/settings.js";
+import { createEventRegistry, createSchemaRegistry } from "../../src/contract.js";
 import { NoResult } from "../../src/protocol/command.js";
 import { ERROR_CODES } from "../../src/shared/errors.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Response, TestClient } from "../support/ws-client.js";
 
-const commands = createCommandRegistry({ memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS) });
+const commands = createSchemaRegistry();
 const events = createEventRegistry();
 const resultChecks = new Map(commands.list().map((c) => [c.name, c.result === NoResult ? undefined : Compile(c.result)]));
 const eventChecks = new Map(events.list().map((e) => [e.type, Compile(e.schema)]));

@@ -13,6 +13,7 @@ import type {
 	QueueMode,
 	RuntimeEvent,
 	SessionCatalog,
+	SessionSettings,
 	SessionFileRef,
 	SessionOpener,
 	SessionStats,
@@ -109,6 +110,15 @@ export class FakeAgentHandle implements AgentHandle {
 		this.autoRetryEnabled = enabled;
 	}
 	abortRetry(): void {}
+	/** Every change applySettings received, in order. */
+	readonly appliedSettings: SessionSettings[] = [];
+	async applySettings(settings: SessionSettings): Promise<void> {
+		this.appliedSettings.push(settings);
+		if (settings.steeringMode) this.steeringMode = settings.steeringMode;
+		if (settings.followUpMode) this.followUpMode = settings.followUpMode;
+		if (settings.compaction?.enabled !== undefined) this.autoCompactionEnabled = settings.compaction.enabled;
+		if (settings.retry?.enabled !== undefined) this.autoRetryEnabled = settings.retry.enabled;
+	}
 	lastAssistantText(): string | undefined {
 		return undefined;
 	}
@@ -186,7 +196,7 @@ export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; 
 		const id = source.kind === "file" ? idOfPath(source.path) : source.kind === "new" && source.id ? source.id : `s${++counter}`;
 		const path = `/sessions/${id}.jsonl`;
 		catalog.files.set(id, { id, path, modifiedMs: 0 });
-		const handle = new FakeAgentHandle(id, path);
+		const handle = new FakeAgentHandle(id, path, source.kind === "new" || source.kind === "memory" ? source.cwd : undefined);
 		handles.push(handle);
 		return handle;
 	};

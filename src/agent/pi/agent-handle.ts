@@ -15,6 +15,7 @@ import type {
 	ModelInfo,
 	QueueMode,
 	RuntimeEvent,
+	SessionSettings,
 	SessionStats,
 	SlashCommand,
 	ThinkingLevel,
@@ -22,6 +23,7 @@ import type {
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
 import type { SessionRecorder } from "./recorder.js";
+import type { PiSessionSettings } from "./session-settings.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
 export class PiAgentHandle implements AgentHandle {
@@ -44,6 +46,7 @@ export class PiAgentHandle implements AgentHandle {
 		private readonly manager: SessionManager,
 		private readonly recorder: SessionRecorder,
 		private readonly turnStart: TurnStartAbort,
+		private readonly settings: PiSessionSettings,
 	) {
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.running = true;
@@ -212,6 +215,9 @@ export class PiAgentHandle implements AgentHandle {
 	}
 	abortRetry(): void {
 		this.session.abortRetry();
+	}
+	applySettings(settings: SessionSettings): Promise<void> {
+		return this.settings.apply(this.session, settings);
 	}
 
 	lastAssistantText(): string | undefined {
