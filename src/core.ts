@@ -35,10 +35,10 @@ export interface Core {
 
 export async function loadCore(config: CoreConfig): Promise<Core> {
 	const log = (line: string) => process.stderr.write(`${line}\n`);
-	// Invalid settings stop start-up with a message naming the file and the key (memory's first, as before).
-	const memorySettings = loadMemorySettings(config.agentDir);
+	// Invalid settings stop start-up with a message naming the file and its position, or the key.
 	const settings = new SettingsService({ agentDir: config.agentDir, catalog: createSettingsCatalog(), log });
 	settings.checkGlobal();
+	const memorySettings = loadMemorySettings(config.agentDir); // also resolves the token's $VAR
 	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
 	const memory = new MemoryService(config.agentDir, memorySettings, {
 		log,
