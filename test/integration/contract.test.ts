@@ -126,6 +126,21 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "switch_session", sessionPath: state.sessionId });
 	await run({ type: "get_state", sessionId: fresh.sessionId });
 	await run({ type: "get_messages" });
+	// Settings: inspect, a draft edited and applied, a project trusted and its draft cancelled.
+	await run({ type: "settings_inspect" });
+	const draft = (await run({ type: "settings_open_draft", scope: "global" })).data;
+	await run({ type: "settings_set", draftId: draft.draftId, key: "steeringMode", value: "all" });
+	await run({ type: "settings_set", draftId: draft.draftId, key: "memory.remoteApiToken", value: "$CONTRACT_TOKEN" });
+	await run({ type: "settings_reset", draftId: draft.draftId, key: "memory.remoteApiToken" });
+	await run({ type: "settings_validate", draftId: draft.draftId });
+	assert.deepEqual((await run({ type: "settings_apply", draftId: draft.draftId })).data.appliedLive, ["steeringMode"]);
+	await run({ type: "project_trust", trusted: true });
+	const projectDraft = (await run({ type: "settings_open_draft", scope: "project" })).data;
+	await run({ type: "settings_cancel", draftId: projectDraft.draftId });
+	await run({ type: "settings_set", draftId: projectDraft.draftId, key: "steeringMode", value: "all" });
+	await run({ type: "settings_set", draftId: "none", key: "steeringMode", value: 1 });
+	await run({ type: "project_trust", trusted: false });
+	await run({ type: "settings_open_draft", scope: "project" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
@@ -142,7 +157,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "settings_changed"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");
