@@ -250,7 +250,7 @@ export interface MemoryView {
 	remoteReflectTimeoutMs: number;
 	/** The memory tools the agent has now. */
 	activeTools: string[];
-	/** The session uses the live defaults rather than its own copy (children have their own). */
+	/** The session uses a shared live configuration (the defaults, or its trusted project's) rather than its own copy (children have their own). */
 	shared: boolean;
 }
 
@@ -900,7 +900,7 @@ export interface Commands {
 		params: {};
 		result: MemoryView;
 	};
-	/** Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's configuration: the live defaults (every top-level session, and future ones) or a child's own copy. Not written to settings.json; nothing is migrated or deleted. */
+	/** Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's configuration: the shared live one (every top-level session of its project, or everywhere, and future ones) or a child's own copy. A run-time switch: not written to settings.json (settings_apply with `memory.backend` persists it); nothing is migrated or deleted. */
 	memory_set_backend: {
 		params: {
 			backend: "local" | "remote" | "off";

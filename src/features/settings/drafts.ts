@@ -58,11 +58,6 @@ export class DraftStore {
 		return this.drafts.delete(id);
 	}
 
-	get size(): number {
-		this.expire();
-		return this.drafts.size;
-	}
-
 	private expire(): void {
 		const now = this.now();
 		for (const [id, draft] of this.drafts) if (now - draft.usedAt > DRAFT_IDLE_MS) this.drafts.delete(id);

@@ -72,7 +72,7 @@ export class SettingsService {
 	checkGlobal(): void {
 		const file = readSettingsFile(this.globalPath);
 		const { problems } = resolveSettings(this.catalog, file);
-		if (problems.length > 0) throw new CodedError("invalid_command", problems.map((p) => p.message).join("; "));
+		if (problems.length > 0) throw new Error(problems.map((p) => p.message).join("; "));
 	}
 
 	/** The effective settings for sessions in `cwd` (undefined: outside any project, the global file alone). */
