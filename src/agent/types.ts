@@ -269,11 +269,28 @@ export interface StaleSessionFile {
 	size: number;
 }
 
-/** How a session is opened: from a source, with the thinking level and features it starts with. */
+/**
+ * What a session takes from Skiff's settings files (docs/settings.md), in pi's names: model defaults for a
+ * new session, how queued messages are delivered, automatic compaction and retries. Absent fields keep pi's
+ * defaults (or, when applied to a loaded session, its current values).
+ */
+export interface SessionSettings {
+	defaultProvider?: string;
+	defaultModel?: string;
+	defaultThinkingLevel?: ThinkingLevel;
+	steeringMode?: QueueMode;
+	followUpMode?: QueueMode;
+	compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
+	retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
+}
+
+/** How a session is opened: from a source, with the thinking level, features and settings it starts with. */
 export interface OpenSessionOptions {
 	thinkingLevel?: ThinkingLevel;
 	/** Tools and turn-start context from features (memory, ...). */
 	features?: SessionFeatures;
+	/** The settings for the session's working directory (known once its source is read). */
+	settings?: (cwd: string) => SessionSettings;
 }
 
 /** Opens (or creates) a session, ready to prompt; implemented by the pi adapter. */
@@ -320,6 +337,11 @@ export interface AgentHandle {
 	setFollowUpMode(mode: QueueMode): void;
 	setAutoCompaction(enabled: boolean): void;
 	setAutoRetry(enabled: boolean): void;
+	/**
+	 * Applies changed settings to the loaded session (settings_apply): queue modes, compaction and retry take
+	 * effect at once; model defaults only matter to sessions created later.
+	 */
+	applySettings(settings: SessionSettings): Promise<void>;
 	/** Stops waiting to retry a failed model call (the run then ends with the error). */
 	abortRetry(): void;
 	/** The text of the newest assistant reply (an aborted empty one skipped), if any. */

@@ -319,8 +319,22 @@ export interface MemoryView {
 	remoteReflectTimeoutMs: number;
 	/** The memory tools the agent has now. */
 	activeTools: string[];
-	/** The session uses the live defaults rather than its own copy (children have their own). */
+	/** The session uses a shared live configuration (the defaults, or its trusted project's) rather than its own copy (children have their own). */
 	shared: boolean;
+}
+
+export interface ProjectTrustResult {
+	projectFolder: string;
+	projectPath: string;
+	trusted: boolean;
+	/** Keys whose value changed. */
+	keys: string[];
+	/** Changed keys that took effect at once in loaded sessions. */
+	appliedLive: string[];
+	/** Changed keys that take effect in sessions created from now on. */
+	newSessions: string[];
+	/** Changed keys that take effect when the service starts again. */
+	restartRequired: string[];
 }
 
 export interface SessionSummary {
@@ -336,6 +350,94 @@ export interface SessionSummary {
 	firstMessage: string;
 	loaded: boolean;
 	primary: boolean;
+}
+
+export type SettingScope = "global" | "project";
+
+export interface SettingsApplyResult {
+	scope: SettingScope;
+	/** The file written (unchanged when no key changed). */
+	path: string;
+	/** Keys whose value changed. */
+	keys: string[];
+	/** Changed keys that took effect at once in loaded sessions. */
+	appliedLive: string[];
+	/** Changed keys that take effect in sessions created from now on. */
+	newSessions: string[];
+	/** Changed keys that take effect when the service starts again. */
+	restartRequired: string[];
+}
+
+export interface SettingProblem {
+	key: string;
+	/** What is wrong, naming the key (and the file). */
+	message: string;
+}
+
+export interface SettingView {
+	/** Dotted path in the settings file (`compaction.enabled`). */
+	key: string;
+	category: string;
+	description: string;
+	/** Which editor fits: a list's items may be limited to `enum`. */
+	type: "boolean" | "integer" | "string" | "enum" | "list";
+	/** What the key accepts, in words (`an integer from 1 to 1000000`). */
+	allowed: string;
+	/** The allowed values (of the items, for a list). */
+	enum?: string[];
+	minimum?: number;
+	maximum?: number;
+	/** The value when no file sets it (absent: unset). */
+	default?: unknown;
+	/** Where it may be set. */
+	scopes: SettingScope[];
+	/** When a change takes effect: at once, in new sessions, or after a restart. */
+	applies: "live" | "newSessions" | "restart";
+	/** Values are shown only as the redaction marker; only a `$VAR` reference may be set. */
+	secret: boolean;
+	/** Where the effective value comes from (`runtime`: this session switched it with a command). */
+	source: "default" | "global" | "project" | "runtime";
+	/** The value that counts for the addressed session (absent: unset). */
+	effectiveValue?: unknown;
+	/** What the global file holds. */
+	globalValue?: unknown;
+	/** What the project file holds (only for a trusted project). */
+	projectValue?: unknown;
+	/** A global draft may change it. */
+	editableGlobal: boolean;
+	/** A project draft may change it (the key allows it and the project is trusted). */
+	editableProject: boolean;
+}
+
+export interface SettingsInspection {
+	/** The addressed session's working directory. */
+	cwd: string;
+	globalPath: string;
+	/** The project: the session's working directory, symbolic links resolved. */
+	projectFolder: string;
+	/** `<project>/.skiff/settings.json`. */
+	projectPath: string;
+	projectTrusted: boolean;
+	/** Why the global file cannot be read (it is then ignored). */
+	globalError?: string;
+	/** Why the trusted project's file cannot be read (it is then ignored). */
+	projectError?: string;
+	/** Values in the files that are ignored because they do not fit. */
+	problems: SettingProblem[];
+	values: SettingView[];
+}
+
+export interface SettingsDraft {
+	draftId: string;
+	scope: SettingScope;
+	/** The file the draft writes. */
+	path: string;
+	/** Every catalog key the file will set, with the draft's changes (secrets as the redaction marker). */
+	values: Record<string, unknown>;
+	/** Keys whose value the draft changes. */
+	changed: string[];
+	/** What would stop settings_apply (empty: it may be applied). */
+	problems: SettingProblem[];
 }
 
 export interface AgentEndEvent {
@@ -622,6 +724,20 @@ export interface SessionUnloadedEvent {
 	/** Increasing per session (see Catching up). */
 	seq: number;
 	reason: "closed" | "evicted" | "shutdown";
+	[key: string]: unknown;
+}
+
+export interface SettingsChangedEvent {
+	type: "settings_changed";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	scope: SettingScope;
+	/** The settings file that changed (or now counts, or no longer counts). */
+	path: string;
+	/** The keys whose effective value changed. */
+	keys: string[];
 	[key: string]: unknown;
 }
 
@@ -960,7 +1076,7 @@ export interface Commands {
 		params: {};
 		result: MemoryView;
 	};
-	/** Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's configuration: the live defaults (every top-level session, and future ones) or a child's own copy. Not written to settings.json; nothing is migrated or deleted. */
+	/** Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's configuration: the shared live one (every top-level session of its project, or everywhere, and future ones) or a child's own copy. A run-time switch: not written to settings.json (settings_apply with `memory.backend` persists it); nothing is migrated or deleted. */
 	memory_set_backend: {
 		params: {
 			backend: "local" | "remote" | "off";
@@ -1051,6 +1167,13 @@ export interface Commands {
 			/** The control protocol's version (see Versioning). */
 			protocolVersion: number;
 		};
+	};
+	/** Trusts the addressed session's project (its working directory), so its `.skiff/settings.json` counts, or stops trusting it. Recorded in `<agent-dir>/trust.json`; opening a session never trusts a project. What it changes takes effect like settings_apply; emits `settings_changed`. */
+	project_trust: {
+		params: {
+			trusted: boolean;
+		};
+		result: ProjectTrustResult;
 	};
 	/** Starts a run with a user message. Acknowledged once the prompt is accepted and recorded on disk; the run streams as events. While a run is active it is refused (`busy`), unless `streamingBehavior` says to steer or queue it as a follow-up instead (as in pi). */
 	prompt: {
@@ -1198,6 +1321,64 @@ export interface Commands {
 			clamped: boolean;
 		};
 	};
+	/** Writes the draft's file atomically and makes the change take effect: `appliedLive` keys at once in the loaded sessions it reaches, `newSessions` keys in sessions created from now on, `restartRequired` keys after a restart. Refused, with nothing written, when the draft has problems, its project is no longer trusted, or the file changed since the draft was opened. Emits `settings_changed`. */
+	settings_apply: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+		};
+		result: SettingsApplyResult;
+	};
+	/** Drops a draft; nothing is written. */
+	settings_cancel: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+		};
+		result: void;
+	};
+	/** Every setting Skiff honours, for the addressed session: its effective value and where it comes from (default, global, project, runtime), what each file holds, what it accepts, and when a change takes effect. Secrets show only as the redaction marker. */
+	settings_inspect: {
+		params: {};
+		result: SettingsInspection;
+	};
+	/** Opens a draft of the global settings file, or of the addressed session's project file (the project must be trusted). Drafts live in memory until applied or cancelled (at most 32; one unused for 30 minutes expires). */
+	settings_open_draft: {
+		params: {
+			scope: SettingScope;
+		};
+		result: SettingsDraft;
+	};
+	/** Removes a key from the draft's file: its value then comes from the global file (for a project) or its default. */
+	settings_reset: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+			/** A key of the catalog (settings_inspect). */
+			key: string;
+		};
+		result: SettingsDraft;
+	};
+	/** Sets a key in a draft. The value is checked against the key's type and range (the error names the key and what it allows); a secret takes only a `$VAR` reference to an environment variable. */
+	settings_set: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+			/** A key of the catalog (settings_inspect). */
+			key: string;
+			/** The new value (JSON of the key's type). */
+			value: unknown;
+		};
+		result: SettingsDraft;
+	};
+	/** The draft with every problem that would stop settings_apply (keys that must go together, a `$VAR` that is not set, ...). */
+	settings_validate: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+		};
+		result: SettingsDraft;
+	};
 	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). */
 	steer: {
 		params: {
@@ -1273,6 +1454,7 @@ export type SkiffEvent =
 	| SessionReloadedEvent
 	| SessionStatsEvent
 	| SessionUnloadedEvent
+	| SettingsChangedEvent
 	| ThinkingLevelChangedEvent
 	| ToolExecutionEndEvent
 	| ToolExecutionStartEvent

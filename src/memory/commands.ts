@@ -60,7 +60,9 @@ export const MemoryViewSchema = Type.Object(
 		...MemorySettingsSchema.properties,
 		remoteApiToken: Type.Optional(Type.Literal(REDACTED, { description: "Set (shown only as the redaction marker) or absent." })),
 		activeTools: Type.Array(Type.String(), { description: "The memory tools the agent has now." }),
-		shared: Type.Boolean({ description: "The session uses the live defaults rather than its own copy (children have their own)." }),
+		shared: Type.Boolean({
+			description: "The session uses a shared live configuration (the defaults, or its trusted project's) rather than its own copy (children have their own).",
+		}),
 	},
 	{ title: "MemoryView" },
 );
@@ -165,8 +167,9 @@ export function memoryCommands(memory: MemoryService) {
 			name: "memory_set_backend",
 			summary:
 				"Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's " +
-				"configuration: the live defaults (every top-level session, and future ones) or a child's own copy. Not " +
-				"written to settings.json; nothing is migrated or deleted.",
+				"configuration: the shared live one (every top-level session of its project, or everywhere, and future ones) " +
+				"or a child's own copy. A run-time switch: not written to settings.json (settings_apply with `memory.backend` " +
+				"persists it); nothing is migrated or deleted.",
 			params: Type.Object({ backend: Type.Enum(BACKENDS) }, { additionalProperties: false }),
 			result: MemoryViewSchema,
 			handler: async ({ backend }, context) => {

@@ -7,16 +7,14 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
-import { createCommandRegistry, createEventRegistry } from "../../src/contract.js";
-import { MemoryService } from "../../src/memory/memory-service.js";
-import { DEFAULT_MEMORY_SETTINGS } from "../../src/memory/settings.js";
+import { createEventRegistry, createSchemaRegistry } from "../../src/contract.js";
 import { NoResult } from "../../src/protocol/command.js";
 import { ERROR_CODES } from "../../src/shared/errors.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Response, TestClient } from "../support/ws-client.js";
 
-const commands = createCommandRegistry({ memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS) });
+const commands = createSchemaRegistry();
 const events = createEventRegistry();
 const resultChecks = new Map(commands.list().map((c) => [c.name, c.result === NoResult ? undefined : Compile(c.result)]));
 const eventChecks = new Map(events.list().map((e) => [e.type, Compile(e.schema)]));
@@ -147,6 +145,21 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "switch_session", sessionPath: state.sessionId });
 	await run({ type: "get_state", sessionId: fresh.sessionId });
 	await run({ type: "get_messages" });
+	// Settings: inspect, a draft edited and applied, a project trusted and its draft cancelled.
+	await run({ type: "settings_inspect" });
+	const draft = (await run({ type: "settings_open_draft", scope: "global" })).data;
+	await run({ type: "settings_set", draftId: draft.draftId, key: "steeringMode", value: "all" });
+	await run({ type: "settings_set", draftId: draft.draftId, key: "memory.remoteApiToken", value: "$CONTRACT_TOKEN" });
+	await run({ type: "settings_reset", draftId: draft.draftId, key: "memory.remoteApiToken" });
+	await run({ type: "settings_validate", draftId: draft.draftId });
+	assert.deepEqual((await run({ type: "settings_apply", draftId: draft.draftId })).data.appliedLive, ["steeringMode"]);
+	await run({ type: "project_trust", trusted: true });
+	const projectDraft = (await run({ type: "settings_open_draft", scope: "project" })).data;
+	await run({ type: "settings_cancel", draftId: projectDraft.draftId });
+	await run({ type: "settings_set", draftId: projectDraft.draftId, key: "steeringMode", value: "all" });
+	await run({ type: "settings_set", draftId: "none", key: "steeringMode", value: 1 });
+	await run({ type: "project_trust", trusted: false });
+	await run({ type: "settings_open_draft", scope: "project" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
@@ -163,7 +176,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

@@ -16,6 +16,7 @@ import type {
 	QueueMode,
 	RuntimeEvent,
 	SessionCatalog,
+	SessionSettings,
 	SessionFileRef,
 	SessionOpener,
 	SessionStats,
@@ -117,6 +118,19 @@ export class FakeAgentHandle implements AgentHandle {
 		this.autoRetryEnabled = enabled;
 	}
 	abortRetry(): void {}
+	/** Every change applySettings received, in order. */
+	readonly appliedSettings: SessionSettings[] = [];
+	async applySettings(settings: SessionSettings): Promise<void> {
+		this.appliedSettings.push(settings);
+		this.takeSettings(settings);
+	}
+	/** Takes settings as the pi adapter does: those a session opens with, or changes applied to it. */
+	takeSettings(settings: SessionSettings): void {
+		if (settings.steeringMode) this.steeringMode = settings.steeringMode;
+		if (settings.followUpMode) this.followUpMode = settings.followUpMode;
+		if (settings.compaction?.enabled !== undefined) this.autoCompactionEnabled = settings.compaction.enabled;
+		if (settings.retry?.enabled !== undefined) this.autoRetryEnabled = settings.retry.enabled;
+	}
 	lastAssistantText(): string | undefined {
 		return undefined;
 	}
@@ -224,11 +238,12 @@ export class FakeCatalog implements SessionCatalog {
 export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; handles: FakeAgentHandle[] } {
 	const handles: FakeAgentHandle[] = [];
 	let counter = 0;
-	const openSession: SessionOpener = async (source) => {
+	const openSession: SessionOpener = async (source, options) => {
 		const id = source.kind === "file" ? idOfPath(source.path) : source.kind === "new" && source.id ? source.id : `s${++counter}`;
 		const path = `/sessions/${id}.jsonl`;
 		catalog.files.set(id, { id, path, modifiedMs: 0 });
-		const handle = new FakeAgentHandle(id, path);
+		const handle = new FakeAgentHandle(id, path, source.kind === "new" || source.kind === "memory" ? source.cwd : undefined);
+		if (options.settings) handle.takeSettings(options.settings(handle.cwd));
 		handles.push(handle);
 		return handle;
 	};

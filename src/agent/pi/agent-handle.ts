@@ -20,6 +20,7 @@ import type {
 	QueueKind,
 	QueueMode,
 	RuntimeEvent,
+	SessionSettings,
 	SessionStats,
 	SessionTree,
 	SlashCommand,
@@ -32,6 +33,7 @@ import { removeQueued } from "./message-queue.js";
 import type { SessionRecorder } from "./recorder.js";
 import { SessionTreeView } from "./session-tree.js";
 import { TreeEvents } from "./tree-events.js";
+import type { PiSessionSettings } from "./session-settings.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
 /** How long the doctor's model probe may take, and how much it may answer. */
@@ -64,6 +66,7 @@ export class PiAgentHandle implements AgentHandle {
 		private readonly manager: SessionManager,
 		private readonly recorder: SessionRecorder,
 		private readonly turnStart: TurnStartAbort,
+		private readonly settings: PiSessionSettings,
 	) {
 		this.treeView = new SessionTreeView(manager);
 		this.treeEvents = new TreeEvents(this.treeView, manager, (event) => this.emit(event));
@@ -257,6 +260,9 @@ export class PiAgentHandle implements AgentHandle {
 	}
 	abortRetry(): void {
 		this.session.abortRetry();
+	}
+	applySettings(settings: SessionSettings): Promise<void> {
+		return this.settings.apply(this.session, settings);
 	}
 
 	lastAssistantText(): string | undefined {
