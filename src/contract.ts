@@ -8,6 +8,9 @@ import { SettingsCatalog } from "./features/settings/catalog.js";
 import { settingsFeatureCommands } from "./features/settings/commands.js";
 import type { SettingDefinition } from "./features/settings/definition.js";
 import { settingsEvents } from "./features/settings/events.js";
+import { sideChatCommands } from "./features/side-chat/commands.js";
+import { sideChatEvents } from "./features/side-chat/events.js";
+import { SideChatService } from "./features/side-chat/side-chat-service.js";
 import { sessionSettingDefinitions } from "./features/settings/session-settings.js";
 import { SettingsService } from "./features/settings/settings-service.js";
 import { memoryCommands, memoryDoctorCheck } from "./memory/commands.js";
@@ -35,6 +38,7 @@ import { coreEvents } from "./protocol/events/core-events.js";
 export interface ContractFeatures {
 	memory: MemoryService;
 	settings: SettingsService;
+	sideChats: SideChatService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 }
@@ -52,6 +56,7 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 	return new CommandRegistry().register(
 		...memoryCommands(features.memory),
 		...settingsFeatureCommands(features.settings),
+		...sideChatCommands(features.sideChats),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -74,9 +79,10 @@ export function createSchemaRegistry(): CommandRegistry {
 	return createCommandRegistry({
 		memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS),
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
+		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
 	});
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents);
 }

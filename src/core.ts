@@ -9,6 +9,7 @@ import type { ThinkingLevel } from "./agent/types.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
+import { SideChatService } from "./features/side-chat/side-chat-service.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
 import { loadMemorySettings } from "./memory/settings.js";
@@ -62,8 +63,9 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
+	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -397,6 +397,41 @@ export interface AgentHandle {
 	/** Stops any run, compaction and shell command, and resolves once everything they produced is recorded (shutdown). */
 	settle(): Promise<void>;
 	dispose(): void;
+	/**
+	 * Forks the conversation as it stands at the call (taken before the returned promise first waits) into a
+	 * side chat: another agent, held in memory only (nothing is written to this session's file), with the
+	 * session's model and thinking level, pi's read-only tools and `options.tools`.
+	 */
+	openSideChat(options: SideChatOptions): Promise<SideChatHandle>;
+}
+
+/** How a side chat is opened (AgentHandle.openSideChat). */
+export interface SideChatOptions {
+	/** Tools beside pi's read-only ones (read, ls, and grep and find where their binaries are installed). */
+	tools: FeatureTool[];
+	/** Appended to the side agent's system prompt: what a side chat is and what it may do. */
+	instructions: string;
+}
+
+/** A side chat: a detached agent forked from a session's conversation, in memory only, gone once disposed. */
+export interface SideChatHandle {
+	/** The model it runs with (`provider/id`; the session's when forked), if any. */
+	readonly model: string | undefined;
+	readonly thinkingLevel: ThinkingLevel;
+	/** A run is active: from `prompt` until `agent_end`. */
+	readonly isBusy: boolean;
+	/** Starts a run; resolves once the prompt is accepted, not when the run ends. Throws `busy` during a run. */
+	prompt(text: string): Promise<void>;
+	/** Stops the run, if any (the partial reply is kept, `stopReason: "aborted"`). */
+	abort(): Promise<void>;
+	/** The messages of the side chat itself, oldest first (the forked history is the session's own). */
+	messages(): JsonObject[];
+	/** The assistant message being streamed right now, as far as it has come (undefined when idle). */
+	streamingMessage(): JsonObject | undefined;
+	/** pi's session events of the side agent. */
+	subscribe(listener: (event: RuntimeEvent) => void): () => void;
+	/** Stops any run and drops the side agent; it sends no more events. */
+	dispose(): void;
 }
 
 /** Hidden context a feature adds before a prompt (shown to the model, marked `display: false` for clients). */

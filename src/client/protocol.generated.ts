@@ -440,6 +440,19 @@ export interface SettingsDraft {
 	problems: SettingProblem[];
 }
 
+export interface SideChatTab {
+	name: string;
+	/** A run is active in the tab (a prompt is refused with `busy`). */
+	streaming: boolean;
+	/** Messages of the tab itself (the history it was forked from is the session's). */
+	messageCount: number;
+	/** When the tab was opened (ISO 8601). */
+	created: string;
+	/** `provider/id`: the session's model when the tab was opened. */
+	model?: string;
+	thinkingLevel: ThinkingLevel;
+}
+
 export interface AgentEndEvent {
 	type: "agent_end";
 	/** The session the event belongs to. */
@@ -741,6 +754,110 @@ export interface SettingsChangedEvent {
 	[key: string]: unknown;
 }
 
+export interface ToolOutput {
+	content: Array<TextBlock | ImageBlock>;
+	details?: unknown;
+	[key: string]: unknown;
+}
+
+/** A tab's run event: the main transcript's event of the same `type`, without `sessionId` and `seq` (those are the wrapping `side_chat_event`'s). */
+export type SideChatRunEvent = {
+	type: "agent_start";
+	[key: string]: unknown;
+} | {
+	type: "agent_end";
+	/** How many messages the run added (not the transcript's length). */
+	messageCount: number;
+	[key: string]: unknown;
+} | {
+	type: "turn_start";
+	[key: string]: unknown;
+} | {
+	type: "turn_end";
+	[key: string]: unknown;
+} | {
+	type: "message_start";
+	message: Message;
+	[key: string]: unknown;
+} | {
+	type: "message_update";
+	assistantMessageEvent: AssistantStreamEvent;
+	[key: string]: unknown;
+} | {
+	type: "message_end";
+	message: Message;
+	[key: string]: unknown;
+} | {
+	type: "tool_execution_start";
+	toolCallId: string;
+	toolName: string;
+	args: Record<string, unknown>;
+	[key: string]: unknown;
+} | {
+	type: "tool_execution_update";
+	toolCallId: string;
+	toolName: string;
+	outputDelta?: string;
+	partialResult?: ToolOutput;
+	[key: string]: unknown;
+} | {
+	type: "tool_execution_end";
+	toolCallId: string;
+	toolName: string;
+	result: ToolOutput;
+	isError: boolean;
+	[key: string]: unknown;
+} | {
+	type: "auto_retry_start";
+	attempt: number;
+	maxAttempts: number;
+	delayMs: number;
+	errorMessage: string;
+	[key: string]: unknown;
+} | {
+	type: "auto_retry_end";
+	success: boolean;
+	attempt: number;
+	finalError?: string;
+	[key: string]: unknown;
+} | {
+	type: "compaction_start";
+	reason: "manual" | "threshold" | "overflow";
+	[key: string]: unknown;
+} | {
+	type: "compaction_end";
+	reason: "manual" | "threshold" | "overflow";
+	result?: unknown;
+	aborted: boolean;
+	willRetry: boolean;
+	errorMessage?: string;
+	[key: string]: unknown;
+};
+
+export interface SideChatEventEvent {
+	type: "side_chat_event";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** The tab. */
+	name: string;
+	/** A tab's run event: the main transcript's event of the same `type`, without `sessionId` and `seq` (those are the wrapping `side_chat_event`'s). */
+	event: SideChatRunEvent;
+	[key: string]: unknown;
+}
+
+export interface SideChatUpdatedEvent {
+	type: "side_chat_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** Open tabs, oldest first (as side_chat_list). */
+	tabs: SideChatTab[];
+	[key: string]: unknown;
+}
+
 export interface ThinkingLevelChangedEvent {
 	type: "thinking_level_changed";
 	/** The session the event belongs to. */
@@ -748,12 +865,6 @@ export interface ThinkingLevelChangedEvent {
 	/** Increasing per session (see Catching up). */
 	seq: number;
 	level: ThinkingLevel;
-	[key: string]: unknown;
-}
-
-export interface ToolOutput {
-	content: Array<TextBlock | ImageBlock>;
-	details?: unknown;
 	[key: string]: unknown;
 }
 
@@ -1379,6 +1490,71 @@ export interface Commands {
 		};
 		result: SettingsDraft;
 	};
+	/** Stops a tab's run, if any (the partial reply is kept, `stopReason: "aborted"`). */
+	side_chat_abort: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: void;
+	};
+	/** Closes a tab, stopping its run; its conversation is gone. Emits `side_chat_updated`. */
+	side_chat_close: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: void;
+	};
+	/** The session's side chat tabs, and that they are ephemeral (`note` says what that means; a panel shows it). */
+	side_chat_list: {
+		params: {};
+		result: {
+			/** Tabs are never recorded: see `note`. */
+			ephemeral: true;
+			/** What happens to the tabs, in a sentence a panel can show. */
+			note: string;
+			/** How many tabs a session may hold at once. */
+			maxTabs: number;
+			/** Open tabs, oldest first. */
+			tabs: SideChatTab[];
+		};
+	};
+	/** A tab's transcript: its own messages (not the history it was forked from), the reply it is streaming, and the seq they match, like get_messages for the main transcript. */
+	side_chat_messages: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: {
+			name: string;
+			/** The tab's own messages, oldest first (not the forked history). */
+			messages: Message[];
+			streaming?: Message;
+			/** A run is active in the tab. */
+			running: boolean;
+			/** The session's seq this transcript matches: apply `side_chat_event`s with a larger seq. */
+			seq: number;
+		};
+	};
+	/** Opens a side chat tab: a "by the way" agent forked from the session's conversation as it is now, with its model and thinking level, read-only tools (read, grep, find, ls) and peek_main. Held in memory only; at most 8 per session. Emits `side_chat_updated`. */
+	side_chat_new: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: SideChatTab;
+	};
+	/** Sends a message to a tab. Acknowledged once accepted; the run streams as `side_chat_event`s. Refused (`busy`) while the tab is answering. */
+	side_chat_prompt: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+			/** The user's text. */
+			message: string;
+		};
+		result: void;
+	};
 	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). */
 	steer: {
 		params: {
@@ -1455,6 +1631,8 @@ export type SkiffEvent =
 	| SessionStatsEvent
 	| SessionUnloadedEvent
 	| SettingsChangedEvent
+	| SideChatEventEvent
+	| SideChatUpdatedEvent
 	| ThinkingLevelChangedEvent
 	| ToolExecutionEndEvent
 	| ToolExecutionStartEvent

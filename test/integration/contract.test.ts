@@ -160,6 +160,17 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "settings_set", draftId: "none", key: "steeringMode", value: 1 });
 	await run({ type: "project_trust", trusted: false });
 	await run({ type: "settings_open_draft", scope: "project" });
+	// Side chat: a tab forked from the conversation runs a tool and answers; bad input is refused.
+	await run({ type: "side_chat_new", name: "contract" });
+	await run({ type: "side_chat_list" });
+	const sideFrom = client.events.length;
+	await run({ type: "side_chat_prompt", name: "contract", message: "REPLY peeking\nCALL peek_main {}\nAFTER_TOOL Seen." });
+	await client.waitForEvent((e) => e.type === "side_chat_event" && e.event.type === "agent_end", 20_000, sideFrom);
+	await run({ type: "side_chat_messages", name: "contract" });
+	await run({ type: "side_chat_abort", name: "contract" });
+	await run({ type: "side_chat_new", name: "bad name" });
+	await run({ type: "side_chat_prompt", name: "unknown", message: "hi" });
+	await run({ type: "side_chat_close", name: "contract" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
@@ -176,7 +187,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed", "side_chat_event", "side_chat_updated"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

@@ -23,6 +23,8 @@ import type {
 	SessionSettings,
 	SessionStats,
 	SessionTree,
+	SideChatHandle,
+	SideChatOptions,
 	SlashCommand,
 	ThinkingLevel,
 	TreeNavigation,
@@ -30,6 +32,7 @@ import type {
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
 import { removeQueued } from "./message-queue.js";
+import { openPiSideChat } from "./side-chat.js";
 import type { SessionRecorder } from "./recorder.js";
 import { SessionTreeView } from "./session-tree.js";
 import { TreeEvents } from "./tree-events.js";
@@ -496,6 +499,10 @@ export class PiAgentHandle implements AgentHandle {
 
 	dispose(): void {
 		this.session.dispose();
+	}
+
+	openSideChat(options: SideChatOptions): Promise<SideChatHandle> {
+		return openPiSideChat(this.env, this.session, this.settings.manager, options);
 	}
 }
 
