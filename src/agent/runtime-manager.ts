@@ -248,6 +248,7 @@ export class RuntimeManager {
 				modified: new Date(session.lastUsed).toISOString(),
 				messageCount: state.messageCount,
 				firstMessage: "",
+				parentSession: state.parentSession,
 				loaded: true,
 				primary: session.id === this.primaryId,
 			});

@@ -70,6 +70,10 @@ test("switch, new, fork, clone, close and list sessions; each answers with a sna
 	const { sessions } = await client.ok({ type: "session_list" });
 	const ids = sessions.map((s: any) => s.sessionId);
 	for (const id of [primary.sessionId, created.sessionId, cloned.sessionId]) assert.ok(ids.includes(id), `listed ${id}`);
+	// A fork or clone names the session it came from, so a list can mark it.
+	const row = (id: string) => sessions.find((s: any) => s.sessionId === id);
+	assert.equal(row(cloned.sessionId).parentSession, primary.sessionFile);
+	assert.equal(row(created.sessionId).parentSession, undefined);
 	const all = await client.ok({ type: "session_list", scope: "all" });
 	assert.ok(all.sessions.length >= sessions.length);
 
