@@ -47,7 +47,13 @@ export class PiAgentHandle implements AgentHandle {
 	) {
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.running = true;
-			else if (event.type === "agent_end") this.running = false;
+			else if (event.type === "agent_end") {
+				this.running = false;
+				// pi keeps steering and follow-up messages a run did not take (it was aborted or failed) and would
+				// slip them into the next prompt unseen. They are dropped instead; the queue_update that says so
+				// lets a client offer the text again.
+				if (session.pendingMessageCount > 0) session.clearQueue();
+			}
 		});
 		recorder.onChange((failure) =>
 			this.emit(failure ? { type: "recording_failed", code: failure.systemCode, error: failure.message } : { type: "recording_restored" }),
