@@ -90,6 +90,11 @@ test("switch, new, fork, clone, close and list sessions; each answers with a sna
 	const switched = await client.ok({ type: "switch_session", sessionPath: created.sessionId.slice(0, 18) });
 	assert.equal(switched.sessionId, created.sessionId);
 	assert.equal(switched.messages.length, 2);
+	// A new session in which nothing was said yet has no file, and is still switched to by its id.
+	const fresh = await client.ok({ type: "new_session" });
+	const back = await client.ok({ type: "switch_session", sessionPath: fresh.sessionId });
+	assert.equal(back.sessionId, fresh.sessionId);
+	assert.deepEqual(back.messages, []);
 	const unknown = await client.request({ type: "get_state", sessionId: "no-such-session" });
 	assert.equal(unknown.success, false);
 	assert.match(unknown.error!, /Unknown session: no-such-session/);
