@@ -55,8 +55,8 @@ async function closeDrawer(page: Page, size: Size): Promise<void> {
 /** The views of a service with models and sessions. */
 async function conversationViews(browser: Browser, model: FakeOpenAiServer, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
 	const agentDir = tempDir("skiff-shots-");
-	const cwd = join(tempDir(), "skiff");
-	mkdirSync(cwd);
+	const cwd = join(tempDir(), "projects", "skiff");
+	mkdirSync(cwd, { recursive: true });
 	writeFakeModelsJson(agentDir, model.url);
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
@@ -102,10 +102,9 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector("[data-run='idle']");
 
 		// A steer that waits while a reply streams, then a stop: the steer comes back to the message box.
-		const summary = "Here is what changed:\n\n- the browser tests share one Chromium per worker\n- the suite takes 58 s instead of 112 s";
-		await page.fill("#composer", `Summarize what changed.\nREPLY_JSON ${JSON.stringify(summary)}\nSLOW 400`);
+		await page.fill("#composer", "Summarize what changed.\nREPLY The browser tests now share one Chromium per worker, and the suite takes 58 s instead of 112 s.\nSLOW 400");
 		await page.keyboard.press("Enter");
-		await page.waitForSelector(".msg.assistant.streaming:has-text('changed')");
+		await page.waitForSelector(".msg.assistant.streaming:has-text('browser')");
 		await page.fill("#composer", "Keep it to two bullet points.");
 		await page.keyboard.press("Enter");
 		await page.waitForSelector(".msg.pending");

@@ -12,6 +12,12 @@ export function sessionTitle(name: string | undefined, firstMessage: string | un
 	return first || UNTITLED;
 }
 
+/** A project folder as a list shows it: its last two parts ("…/projects/skiff"), the whole path in a tooltip. */
+export function shortFolder(cwd: string): string {
+	const parts = cwd.split(/[/\\]/).filter(Boolean);
+	return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : cwd;
+}
+
 /** When a session was last active: its own creation time counts too, so a fork sorts by when it was made. */
 export function activeTime(row: { created: string; modified: string }): number {
 	return Math.max(Date.parse(row.created) || 0, Date.parse(row.modified) || 0);

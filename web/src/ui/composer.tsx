@@ -79,7 +79,7 @@ export function Composer(props: ComposerProps) {
 					ref={box}
 					value={text}
 					rows={1}
-					placeholder={props.placeholder ?? (props.running ? "Steer the agent… (Esc stops it)" : "Ask the agent…")}
+					placeholder={props.placeholder ?? (props.running ? "Steer the agent…" : "Ask the agent…")}
 					onInput={(e) => change((e.target as HTMLTextAreaElement).value)}
 					onKeyDown={onKeyDown}
 					aria-label="Message"
@@ -89,11 +89,11 @@ export function Composer(props: ComposerProps) {
 					{props.running && (
 						<button type="button" class="abort" onClick={props.onAbort}>
 							<Icon name="stop" />
-							Abort
+							<span class="label">Abort</span>
 						</button>
 					)}
 					<button type="submit" class="primary send" disabled={!props.ready || !text.trim()}>
-						{props.running ? "Steer" : "Send"}
+						<span class="label">{props.running ? "Steer" : "Send"}</span>
 						<Icon name="send" />
 					</button>
 				</div>

@@ -15,11 +15,11 @@ export function StatusPill({ status }: { status: string }) {
 }
 
 export function ConnectionBar({ controller }: { controller: Controller }) {
-	const { status, statusDetail, retryAt, tokenNeeded, hasToken } = controller.state;
+	const { status, statusDetail, retryAt, tokenNeeded, tokenRefused, hasToken } = controller.state;
 	if (status === "connected" || (status === "connecting" && !tokenNeeded)) return null;
 	const tokenForm = tokenNeeded || hasToken;
 	return (
-		<div class={`connection ${status}`} role="region" aria-label="Connection">
+		<div class={`connection ${status}${tokenRefused ? " refused" : ""}`} role="region" aria-label="Connection">
 			<span class="detail">
 				{statusDetail}
 				{status === "reconnecting" && (retryAt ? <Countdown at={retryAt} /> : " Reconnecting…")}

@@ -23,6 +23,8 @@ export class FollowScroll {
 		private readonly scroller: HTMLElement,
 		content: HTMLElement,
 		private readonly changed: (following: boolean) => void,
+		/** Whether there is a conversation to follow (a notice alone is read from its top). */
+		private readonly hasConversation: () => boolean,
 	) {
 		scroller.addEventListener("wheel", this.onWheel, { passive: true });
 		scroller.addEventListener("touchstart", this.onUserInput, { passive: true });
@@ -43,7 +45,7 @@ export class FollowScroll {
 
 	/** While following: to the bottom (after every render and every change of size). */
 	pin(): void {
-		if (this.following) this.scroller.scrollTop = this.scroller.scrollHeight;
+		if (this.following && this.hasConversation()) this.scroller.scrollTop = this.scroller.scrollHeight;
 		this.height = this.scroller.scrollHeight;
 	}
 

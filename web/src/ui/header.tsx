@@ -15,7 +15,7 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 			</h1>
 			<StatusPill status={state.status} />
 			<div class="title" title={state.session?.cwd}>
-				{redact(props.controller.title())}
+				{state.session ? redact(props.controller.title()) : ""}
 			</div>
 			{props.running && <span class="badge streaming">working</span>}
 			<div class="spacer" />

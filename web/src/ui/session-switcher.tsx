@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../src/client/index";
 import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
-import { activeTime, relativeTime } from "../state/session-title";
+import { activeTime, relativeTime, shortFolder } from "../state/session-title";
 import { Dialog } from "./dialog";
 
 /** Options listed at most (typing narrows the rest down). */
@@ -77,7 +77,7 @@ export function SessionSwitcher({ controller, onClose }: { controller: Controlle
 								{row.sessionId === sessionId ? " (current)" : ""}
 							</span>
 							<span class="option-meta">
-								{relativeTime(activeTime(row))} · {row.messageCount} messages · {row.cwd}
+								{relativeTime(activeTime(row))} · {row.messageCount} messages · {shortFolder(row.cwd)}
 							</span>
 						</li>
 					))}

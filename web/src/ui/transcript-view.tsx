@@ -40,10 +40,15 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 	const { messages, streaming } = transcript;
 
 	useLayoutEffect(() => {
-		const followScroll = new FollowScroll(scroller.current!, content.current!, (now) => {
-			if (!now) leftAt.current = transcript.messages.length;
-			setFollowing(now);
-		});
+		const followScroll = new FollowScroll(
+			scroller.current!,
+			content.current!,
+			(now) => {
+				if (!now) leftAt.current = transcript.messages.length;
+				setFollowing(now);
+			},
+			() => transcript.messages.length > 0 || transcript.streaming !== undefined || transcript.running,
+		);
 		follow.current = followScroll;
 		return () => followScroll.dispose();
 	}, []);
@@ -117,7 +122,7 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 					<PendingMessages queued={transcript.queued} />
 				</div>
 			</div>
-			{!following && (
+			{!following && (messages.length > 0 || streaming) && (
 				<button type="button" class="jump-latest" onClick={() => follow.current?.jump()}>
 					<Icon name="down" />
 					{fresh > 0 ? `${fresh} new message${fresh === 1 ? "" : "s"}` : "Jump to latest"}

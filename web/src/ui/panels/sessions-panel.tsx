@@ -6,7 +6,7 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../../src/client/index";
 import { redact } from "../../render/redact";
-import { activeTime, relativeTime } from "../../state/session-title";
+import { activeTime, relativeTime, shortFolder } from "../../state/session-title";
 import { Icon } from "../icons";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout } from "./panel-layout";
@@ -123,7 +123,11 @@ function SessionRow(props: {
 					</span>
 					{props.showId && <span class="session-id">…{row.sessionId.slice(-ID_TAIL_CHARS)}</span>}
 					{row.loaded && <span>open</span>}
-					{props.showCwd && <span class="cwd">{row.cwd}</span>}
+					{props.showCwd && (
+						<span class="cwd" title={row.cwd}>
+							{shortFolder(row.cwd)}
+						</span>
+					)}
 				</span>
 			</button>
 			{row.loaded && !row.primary && (

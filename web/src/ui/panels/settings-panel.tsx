@@ -14,7 +14,7 @@ export function SettingsPanel({ controller }: PanelProps) {
 	const thinkingReason = !model ? "Choose a model first." : `${model.name ?? model.id} does not think: it supports no level but off.`;
 	return (
 		<PanelLayout title="Settings">
-			<PanelSection title="Model">
+			<PanelSection title="Agent">
 				{models.length === 0 ? (
 					<EmptyState title="No models available">
 						<span>No provider has credentials yet. The card in the conversation says how to set one up.</span>
@@ -41,7 +41,7 @@ export function SettingsPanel({ controller }: PanelProps) {
 					</label>
 				)}
 				<label class="field">
-					<span>Thinking</span>
+					<span>Thinking level</span>
 					<select
 						name="thinking"
 						value={session?.thinkingLevel ?? "off"}
