@@ -1,14 +1,18 @@
 /**
- * The heavy half of the composition root, loaded after the listener is up: pi, the memory subsystem, the
- * runtime manager, the event streams, every command and the dispatcher. Loading pi takes about a second;
+ * The heavy half of the composition root, loaded after the listener is up: the settings, pi, the memory
+ * subsystem, the runtime manager, the event streams, every command and the dispatcher. Loading pi takes about a second;
  * nothing here is imported before the start-up banner.
  */
 import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
-import { createCommandRegistry } from "./contract.js";
+import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
+import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
+import { SettingsService } from "./features/settings/settings-service.js";
 import { MemoryService } from "./memory/memory-service.js";
+import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
 import { loadMemorySettings } from "./memory/settings.js";
+import type { ServiceReach } from "./protocol/commands/doctor.js";
 import { createDispatcher, type Dispatcher } from "./protocol/dispatch.js";
 import { EventStreams } from "./protocol/event-streams.js";
 
@@ -19,6 +23,8 @@ export interface CoreConfig {
 	model?: string;
 	thinking?: ThinkingLevel;
 	maxSessions?: number;
+	/** How clients reach the service (for `doctor`); standard input and output when absent. */
+	reach?: ServiceReach;
 }
 
 export interface Core {
@@ -31,16 +37,23 @@ export interface Core {
 }
 
 export async function loadCore(config: CoreConfig): Promise<Core> {
-	// Invalid memory settings stop start-up with a message naming the key.
-	const memorySettings = loadMemorySettings(config.agentDir);
+	const log = (line: string) => process.stderr.write(`${line}\n`);
+	// Invalid settings stop start-up with a message naming the file and its position, or the key.
+	const settings = new SettingsService({ agentDir: config.agentDir, catalog: createSettingsCatalog(), log });
+	settings.checkGlobal();
+	const memorySettings = loadMemorySettings(config.agentDir); // also resolves the token's $VAR
 	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
 	const memory = new MemoryService(config.agentDir, memorySettings, {
-		log: (line) => process.stderr.write(`${line}\n`),
+		log,
+		projectSettings: (cwd) => projectMemorySettings(settings, cwd, log),
 	});
+	// What runs on settings: every session (new ones read them as they open) and memory.
+	settings.addConsumer(sessionSettingsConsumer({ log }));
+	settings.addConsumer(memorySettingsConsumer(memory));
 	const runtime = new RuntimeManager({
 		cwd: config.cwd,
 		catalog: pi.catalog,
-		openSession: pi.openSession,
+		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
 			const features = memory.forSession(origin);
 			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
@@ -50,6 +63,7 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
 	await runtime.start(config.session);
-	const dispatcher = createDispatcher(createCommandRegistry({ memory }), { runtime, streams });
+	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -58,7 +58,8 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 	let core;
 	try {
 		const { loadCore } = await import("./core.js");
-		core = await loadCore(config);
+		const reach = { transport: "listener" as const, url: urlOf(listener.address), loopback: config.auth.loopback, token: config.auth.token !== undefined };
+		core = await loadCore({ ...config, reach });
 	} catch (error) {
 		coreFailed(error);
 		await listener.close();
@@ -145,4 +146,10 @@ export async function startRpcService(config: RpcServiceConfig): Promise<RpcServ
 			return closing;
 		},
 	};
+}
+
+/** The listener's base URL (an IPv6 address in brackets). */
+function urlOf(address: AddressInfo): string {
+	const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+	return `http://${host}:${address.port}`;
 }

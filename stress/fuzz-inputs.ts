@@ -5,9 +5,7 @@
  * field, a wrong type, a boundary value, a broken envelope, a value that is not an object, or broken JSON.
  * A seeded generator makes a run repeatable.
  */
-import { createCommandRegistry } from "../src/contract.js";
-import { MemoryService } from "../src/memory/memory-service.js";
-import { DEFAULT_MEMORY_SETTINGS } from "../src/memory/settings.js";
+import { createSchemaRegistry } from "../src/contract.js";
 
 /** A JSON schema as TypeBox emits it (the parts the generator reads). */
 interface Schema {
@@ -33,7 +31,7 @@ export interface CommandSpec {
 
 /** Every registered command and its field schema. */
 export function commandSpecs(): CommandSpec[] {
-	const registry = createCommandRegistry({ memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS) });
+	const registry = createSchemaRegistry();
 	return registry.list().map((d) => ({ name: d.name, params: d.params as unknown as Schema, rpc: d.rpc !== false }));
 }
 

@@ -18,12 +18,25 @@ import {
 	type SessionSource,
 	type SessionState,
 	type SessionSummary,
+	type StaleSessionFile,
 	type ThinkingLevel,
 	type UnloadReason,
 } from "./types.js";
 
 /** Default bound on sessions held in memory at once (the primary counts). */
 export const DEFAULT_MAX_LOADED_SESSIONS = 8;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** What `prune` found, and removed unless it was a dry run. */
+export interface PruneReport {
+	/** Files last modified before this moment (epoch ms) qualified. */
+	cutoffMs: number;
+	/** The files removed, or with a dry run those that would be. */
+	files: StaleSessionFile[];
+	/** Files that qualified but could not be removed, with the reason. */
+	failed: Array<{ file: StaleSessionFile; error: string }>;
+}
 
 /** How the primary session is chosen at start-up (from --continue, --resume, --session, --session-id, --no-session). */
 export type StartupSession =
@@ -208,6 +221,37 @@ export class RuntimeManager {
 		const leaf = source.handle.leafEntryId();
 		if (!leaf || source.handle.state().messageCount === 0) throw new CodedError("conflict", `Session ${source.id} has nothing to clone yet`);
 		return this.load({ kind: "branch", path: file, leafId: leaf }, { parentSessionId: source.id });
+	}
+
+	/**
+	 * Lists (`dryRun`) or deletes recorded session files not modified for `olderThanDays` days: only files the
+	 * catalog finds in the sessions folder's own layout (never a symbolic link), never a loaded session's.
+	 * Runs between session opens, so no file is removed while it is being opened.
+	 */
+	prune(olderThanDays: number, dryRun: boolean): Promise<PruneReport> {
+		if (!(olderThanDays > 0) || !Number.isFinite(olderThanDays)) {
+			throw new CodedError("invalid_command", `Invalid command: \`olderThanDays\` must be a number of days greater than 0 (got ${olderThanDays})`);
+		}
+		const next = this.openQueue.then(() => this.pruneNow(Date.now() - olderThanDays * DAY_MS, dryRun));
+		this.openQueue = next.catch(() => undefined);
+		return next;
+	}
+
+	private pruneNow(cutoffMs: number, dryRun: boolean): PruneReport {
+		const loadedFiles = new Set([...this.loaded.values()].map((s) => s.handle.sessionFile));
+		const candidates = this.options.catalog.staleFiles(cutoffMs).filter((f) => !this.loaded.has(f.id) && !loadedFiles.has(f.path));
+		if (dryRun) return { cutoffMs, files: candidates, failed: [] };
+		const report: PruneReport = { cutoffMs, files: [], failed: [] };
+		for (const file of candidates) {
+			try {
+				this.options.catalog.removeStale(file, cutoffMs);
+				this.unloaded.delete(file.id);
+				report.files.push(file);
+			} catch (error) {
+				report.failed.push({ file, error: error instanceof Error ? error.message : String(error) });
+			}
+		}
+		return report;
 	}
 
 	/** Unloads an idle session; its recording stays on disk and it can be opened again. */

@@ -38,6 +38,84 @@ export interface CompactionReport {
 	details?: unknown;
 }
 
+/** How much context compaction freed: pi's `tokensBefore`, and an estimate of the context right after. */
+export interface CompactionTokens {
+	/** Estimated tokens of the conversation as the model now sees it (pi's estimate; null when unknown). */
+	tokensAfter: number | null;
+}
+
+/** The kinds of entries a session tree holds (pi's entry types, and the role of message entries). */
+export const TREE_NODE_KINDS = [
+	"user",
+	"assistant",
+	"toolResult",
+	"bashExecution",
+	"custom_message",
+	"custom",
+	"compaction",
+	"branch_summary",
+	"model_change",
+	"thinking_level_change",
+	"label",
+	"session_info",
+	"other",
+] as const;
+export type TreeNodeKind = (typeof TREE_NODE_KINDS)[number];
+
+/** One entry of a session tree as clients see it: where it sits, what it is, and a short redacted preview. */
+export interface TreeNode {
+	id: string;
+	/** The entry before it (null at a root). */
+	parentId: string | null;
+	kind: TreeNodeKind;
+	/** A short single-line preview, secrets redacted (see TREE_PREVIEW_CHARS in the pi adapter). */
+	preview: string;
+	/** When it was recorded (ISO 8601). */
+	timestamp: string;
+	/** The user's label on this entry, if any. */
+	label?: string;
+	/** Hidden from the transcript (a custom message with `display: false`). */
+	hidden?: boolean;
+	/** An assistant turn's tool calls (their results are `toolResult` nodes naming this turn). */
+	toolCalls?: Array<{ id: string; name: string }>;
+	/** An assistant turn that did not end normally: `aborted` or `error`. */
+	stopReason?: string;
+	/** A tool result: the call it answers, the tool, and whether it failed. */
+	toolCallId?: string;
+	toolName?: string;
+	isError?: boolean;
+	/** A tool result: the assistant entry whose tool call it answers (a panel folds it under that turn). */
+	turnId?: string;
+	/** A label entry: the entry it labels. */
+	targetId?: string;
+}
+
+/** A whole session tree: every entry in the order recorded (a parent before its children) and the active leaf. */
+export interface SessionTree {
+	nodes: TreeNode[];
+	/** The entry the conversation continues from (null: before the first entry). */
+	leafId: string | null;
+}
+
+/** What `navigateTree` did. */
+export interface TreeNavigation {
+	/** The new leaf (null: before the first entry). */
+	leafId: string | null;
+	/** False when the target already was the leaf (nothing changed). */
+	changed: boolean;
+	/** The text of the user message navigated to, for editing and sending again. */
+	editorText?: string;
+	/** The branch summary recorded for the branch left (with `summarize`). */
+	summaryEntryId?: string;
+}
+
+/** Steering and follow-up messages waiting to be delivered to the run, oldest first. */
+export interface QueuedMessages {
+	steering: string[];
+	followUp: string[];
+}
+export type QueueKind = keyof QueuedMessages;
+
 /** What `cycleModel` switched to (pi's ModelCycleResult). */
 export interface ModelCycle {
 	model: ModelInfo;
@@ -175,13 +253,46 @@ export interface SessionCatalog {
 	resolve(reference: string, baseDir: string, options?: { anywhere?: boolean }): SessionFileRef;
 	/** Summaries of this project's sessions, or of all projects', newest first. */
 	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>>;
+	/**
+	 * Recorded session files last modified before `beforeMs` (epoch ms), oldest first: only regular files in the
+	 * recorder's own folder layout under the sessions folder, never a symbolic link, never anything else.
+	 */
+	staleFiles(beforeMs: number): StaleSessionFile[];
+	/** Deletes a file `staleFiles` listed, after checking again that it still qualifies; throws why not. */
+	removeStale(file: StaleSessionFile, beforeMs: number): void;
 }
 
-/** How a session is opened: from a source, with the thinking level and features it starts with. */
+/** A recorded session file old enough to prune. */
+export interface StaleSessionFile {
+	id: string;
+	path: string;
+	/** Last modified, epoch ms. */
+	modifiedMs: number;
+	size: number;
+}
+
+/**
+ * What a session takes from Skiff's settings files (docs/settings.md), in pi's names: model defaults for a
+ * new session, how queued messages are delivered, automatic compaction and retries. Absent fields keep pi's
+ * defaults (or, when applied to a loaded session, its current values).
+ */
+export interface SessionSettings {
+	defaultProvider?: string;
+	defaultModel?: string;
+	defaultThinkingLevel?: ThinkingLevel;
+	steeringMode?: QueueMode;
+	followUpMode?: QueueMode;
+	compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
+	retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
+}
+
+/** How a session is opened: from a source, with the thinking level, features and settings it starts with. */
 export interface OpenSessionOptions {
 	thinkingLevel?: ThinkingLevel;
 	/** Tools and turn-start context from features (memory, ...). */
 	features?: SessionFeatures;
+	/** The settings for the session's working directory (known once its source is read). */
+	settings?: (cwd: string) => SessionSettings;
 }
 
 /** Opens (or creates) a session, ready to prompt; implemented by the pi adapter. */
@@ -228,6 +339,11 @@ export interface AgentHandle {
 	setFollowUpMode(mode: QueueMode): void;
 	setAutoCompaction(enabled: boolean): void;
 	setAutoRetry(enabled: boolean): void;
+	/**
+	 * Applies changed settings to the loaded session (settings_apply): queue modes, compaction and retry take
+	 * effect at once; model defaults only matter to sessions created later.
+	 */
+	applySettings(settings: SessionSettings): Promise<void>;
 	/** Stops waiting to retry a failed model call (the run then ends with the error). */
 	abortRetry(): void;
 	/** The text of the newest assistant reply (an aborted empty one skipped), if any. */
@@ -252,13 +368,33 @@ export interface AgentHandle {
 	commands(): SlashCommand[];
 	setName(name: string): void;
 	stats(): SessionStats;
-	compact(customInstructions?: string): Promise<CompactionReport>;
+	/** Compacts the conversation; the report adds an estimate of the context size after. */
+	compact(customInstructions?: string): Promise<CompactionReport & CompactionTokens>;
 	/** The entry id of the conversation's current leaf, if any. */
 	leafEntryId(): string | undefined;
 	/** The entry before `entryId` in the conversation tree (null at the root); throws for an unknown entry. */
 	parentEntryId(entryId: string): string | null;
 	/** The user messages a fork can start from: `{entryId, text}`. */
 	forkPoints(): Array<{ entryId: string; text: string }>;
+	/** The whole conversation tree (every branch) and the active leaf. */
+	tree(): SessionTree;
+	/**
+	 * Moves the conversation to another entry of its tree (pi's navigateTree): at a user message the leaf becomes
+	 * its parent and its text is returned for editing; `summarize` first records a summary of the branch left
+	 * (it calls the model). Throws `busy` during a run, compaction or shell command, `not_found` for an unknown
+	 * entry. Emits `tree_changed` (reason `navigated`).
+	 */
+	navigateTree(entryId: string, options?: { summarize?: boolean; customInstructions?: string }): Promise<TreeNavigation>;
+	/** Sets (or, with undefined, clears) an entry's label. Throws `busy` during a run, `not_found` for an unknown entry. */
+	setLabel(entryId: string, label: string | undefined): void;
+	/** The steering and follow-up messages waiting for the run. */
+	queuedMessages(): QueuedMessages;
+	/** Removes one waiting message before it is delivered (emits `queue_update`) and returns its text. */
+	cancelQueued(kind: QueueKind, index: number): string;
+	/** Removes every waiting message (emits `queue_update` when there were any) and returns them. */
+	clearQueue(): QueuedMessages;
+	/** Sends the session's model one tiny request (costs a request); throws, with the reason, when it fails. */
+	probeModel(): Promise<void>;
 	subscribe(listener: (event: RuntimeEvent) => void): () => void;
 	/** Stops any run, compaction and shell command, and resolves once everything they produced is recorded (shutdown). */
 	settle(): Promise<void>;

@@ -6,6 +6,13 @@ export const PROTOCOL_VERSION = 1;
 /** What kind of failure a response reports (`code` beside `error`). */
 export type ErrorCode = "parse_error" | "unknown_command" | "invalid_command" | "unknown_session" | "not_found" | "busy" | "conflict" | "limit" | "forbidden" | "unavailable" | "io_error" | "failed";
 
+export interface QueuedMessages {
+	/** Steering messages, oldest first (delivered after the current tool calls). */
+	steering: string[];
+	/** Follow-up messages, oldest first (sent when the run would end). */
+	followUp: string[];
+}
+
 export interface BashResult {
 	/** Standard output and error together; the tail when `truncated`. */
 	output: string;
@@ -181,9 +188,24 @@ export type Message = UserMessage | AssistantMessage | ToolResultMessage | Custo
 export interface CompactionResult {
 	summary: string;
 	firstKeptEntryId: string;
+	/** Tokens in context before compacting (pi's count). */
 	tokensBefore: number;
+	/** Tokens in context after compacting: pi's estimate from the messages the model now sees (null when unknown). */
+	tokensAfter: number | null;
 	details?: unknown;
 	[key: string]: unknown;
+}
+
+export interface DoctorCheck {
+	/** Stable name of the check (model, model_reachable, rg, fd, agent_dir, listener_auth, memory). */
+	id: string;
+	ok: boolean;
+	/** What is checked, in a few words. */
+	title: string;
+	/** What was found, in a sentence (secrets redacted). */
+	detail: string;
+	/** What to do about a failed check. */
+	fix?: string;
 }
 
 export interface SessionStats {
@@ -211,6 +233,53 @@ export interface SessionStats {
 		[key: string]: unknown;
 	};
 	[key: string]: unknown;
+}
+
+export interface TreeNode {
+	/** The entry's id (what navigate_tree, set_label and fork take). */
+	id: string;
+	/** The entry before it; null at a root. */
+	parentId: string | null;
+	/** A message's role (user, assistant, toolResult, bashExecution), else pi's entry type; `other` for anything unknown. */
+	kind: "user" | "assistant" | "toolResult" | "bashExecution" | "custom_message" | "custom" | "compaction" | "branch_summary" | "model_change" | "thinking_level_change" | "label" | "session_info" | "other";
+	/** One line, at most 160 characters (and `…`), secrets redacted. */
+	preview: string;
+	/** When it was recorded (ISO 8601). */
+	timestamp: string;
+	/** The user's label on this entry (set_label). */
+	label?: string;
+	/** A custom message hidden from the transcript (`display: false`). */
+	hidden?: boolean;
+	/** An assistant turn's tool calls. */
+	toolCalls?: {
+		id: string;
+		name: string;
+	}[];
+	/** An assistant turn that did not end normally: `aborted` or `error`. */
+	stopReason?: string;
+	/** A tool result: the call it answers. */
+	toolCallId?: string;
+	/** A tool result: the tool. */
+	toolName?: string;
+	/** A tool result: the tool failed. */
+	isError?: boolean;
+	/** A tool result: the assistant entry whose tool call it answers; a panel folds the result under that turn. */
+	turnId?: string;
+	/** A label entry: the entry it labels. */
+	targetId?: string;
+}
+
+export interface MemoryEntryView {
+	id: string;
+	/** Secrets redacted; cut to 4,000 characters. */
+	content: string;
+	/** The content was cut. */
+	truncated: boolean;
+	tags: string[];
+	/** ISO 8601 (the epoch for entries without a time). */
+	created: string;
+	/** The session that learned it. */
+	session: string;
 }
 
 export interface MemoryView {
@@ -250,8 +319,22 @@ export interface MemoryView {
 	remoteReflectTimeoutMs: number;
 	/** The memory tools the agent has now. */
 	activeTools: string[];
-	/** The session uses the live defaults rather than its own copy (children have their own). */
+	/** The session uses a shared live configuration (the defaults, or its trusted project's) rather than its own copy (children have their own). */
 	shared: boolean;
+}
+
+export interface ProjectTrustResult {
+	projectFolder: string;
+	projectPath: string;
+	trusted: boolean;
+	/** Keys whose value changed. */
+	keys: string[];
+	/** Changed keys that took effect at once in loaded sessions. */
+	appliedLive: string[];
+	/** Changed keys that take effect in sessions created from now on. */
+	newSessions: string[];
+	/** Changed keys that take effect when the service starts again. */
+	restartRequired: string[];
 }
 
 export interface SessionSummary {
@@ -269,6 +352,94 @@ export interface SessionSummary {
 	parentSession?: string;
 	loaded: boolean;
 	primary: boolean;
+}
+
+export type SettingScope = "global" | "project";
+
+export interface SettingsApplyResult {
+	scope: SettingScope;
+	/** The file written (unchanged when no key changed). */
+	path: string;
+	/** Keys whose value changed. */
+	keys: string[];
+	/** Changed keys that took effect at once in loaded sessions. */
+	appliedLive: string[];
+	/** Changed keys that take effect in sessions created from now on. */
+	newSessions: string[];
+	/** Changed keys that take effect when the service starts again. */
+	restartRequired: string[];
+}
+
+export interface SettingProblem {
+	key: string;
+	/** What is wrong, naming the key (and the file). */
+	message: string;
+}
+
+export interface SettingView {
+	/** Dotted path in the settings file (`compaction.enabled`). */
+	key: string;
+	category: string;
+	description: string;
+	/** Which editor fits: a list's items may be limited to `enum`. */
+	type: "boolean" | "integer" | "string" | "enum" | "list";
+	/** What the key accepts, in words (`an integer from 1 to 1000000`). */
+	allowed: string;
+	/** The allowed values (of the items, for a list). */
+	enum?: string[];
+	minimum?: number;
+	maximum?: number;
+	/** The value when no file sets it (absent: unset). */
+	default?: unknown;
+	/** Where it may be set. */
+	scopes: SettingScope[];
+	/** When a change takes effect: at once, in new sessions, or after a restart. */
+	applies: "live" | "newSessions" | "restart";
+	/** Values are shown only as the redaction marker; only a `$VAR` reference may be set. */
+	secret: boolean;
+	/** Where the effective value comes from (`runtime`: this session switched it with a command). */
+	source: "default" | "global" | "project" | "runtime";
+	/** The value that counts for the addressed session (absent: unset). */
+	effectiveValue?: unknown;
+	/** What the global file holds. */
+	globalValue?: unknown;
+	/** What the project file holds (only for a trusted project). */
+	projectValue?: unknown;
+	/** A global draft may change it. */
+	editableGlobal: boolean;
+	/** A project draft may change it (the key allows it and the project is trusted). */
+	editableProject: boolean;
+}
+
+export interface SettingsInspection {
+	/** The addressed session's working directory. */
+	cwd: string;
+	globalPath: string;
+	/** The project: the session's working directory, symbolic links resolved. */
+	projectFolder: string;
+	/** `<project>/.skiff/settings.json`. */
+	projectPath: string;
+	projectTrusted: boolean;
+	/** Why the global file cannot be read (it is then ignored). */
+	globalError?: string;
+	/** Why the trusted project's file cannot be read (it is then ignored). */
+	projectError?: string;
+	/** Values in the files that are ignored because they do not fit. */
+	problems: SettingProblem[];
+	values: SettingView[];
+}
+
+export interface SettingsDraft {
+	draftId: string;
+	scope: SettingScope;
+	/** The file the draft writes. */
+	path: string;
+	/** Every catalog key the file will set, with the draft's changes (secrets as the redaction marker). */
+	values: Record<string, unknown>;
+	/** Keys whose value the draft changes. */
+	changed: string[];
+	/** What would stop settings_apply (empty: it may be applied). */
+	problems: SettingProblem[];
 }
 
 export interface AgentEndEvent {
@@ -518,6 +689,36 @@ export interface SessionReloadedEvent {
 	[key: string]: unknown;
 }
 
+export interface SessionStatsEvent {
+	type: "session_stats";
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	sessionFile?: string;
+	userMessages: number;
+	assistantMessages: number;
+	toolCalls: number;
+	toolResults: number;
+	totalMessages: number;
+	tokens: {
+		input: number;
+		output: number;
+		cacheRead: number;
+		cacheWrite: number;
+		total: number;
+		[key: string]: unknown;
+	};
+	cost: number;
+	contextUsage?: {
+		/** Estimated tokens in context; null when unknown (right after compaction). */
+		tokens: number | null;
+		contextWindow: number;
+		percent: number | null;
+		[key: string]: unknown;
+	};
+	[key: string]: unknown;
+}
+
 export interface SessionUnloadedEvent {
 	type: "session_unloaded";
 	/** The session the event belongs to. */
@@ -525,6 +726,20 @@ export interface SessionUnloadedEvent {
 	/** Increasing per session (see Catching up). */
 	seq: number;
 	reason: "closed" | "evicted" | "shutdown";
+	[key: string]: unknown;
+}
+
+export interface SettingsChangedEvent {
+	type: "settings_changed";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	scope: SettingScope;
+	/** The settings file that changed (or now counts, or no longer counts). */
+	path: string;
+	/** The keys whose effective value changed. */
+	keys: string[];
 	[key: string]: unknown;
 }
 
@@ -582,6 +797,27 @@ export interface ToolExecutionUpdateEvent {
 	[key: string]: unknown;
 }
 
+export interface TreeChangedEvent {
+	type: "tree_changed";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	reason: "appended" | "navigated" | "labelled";
+	/** The entry the conversation continues from (the active leaf); null before the first entry. */
+	leafId: string | null;
+	/** Entries added by this change, in the order recorded. */
+	nodes: TreeNode[];
+	/** The transcript changed other than by appending: reload it (get_messages). */
+	reload: boolean;
+	labelled?: {
+		entryId: string;
+		/** Absent when the label was cleared. */
+		label?: string;
+	};
+	[key: string]: unknown;
+}
+
 export interface TurnEndEvent {
 	type: "turn_end";
 	/** The session the event belongs to. */
@@ -602,10 +838,12 @@ export interface TurnStartEvent {
 
 /** Every command: its parameters (beside `type`, `id` and `sessionId`) and the `data` of its response. */
 export interface Commands {
-	/** Stops the active run (the partial reply is kept, marked aborted). Succeeds when idle too. */
+	/** Stops the active run (the partial reply is kept, marked aborted), and a branch summary of `navigate_tree` under way. Steering and follow-up messages still waiting are not delivered later: they are dropped and returned in `dropped` (a `queue_update` shows the queues empty), so a client can put their text back in the composer. Succeeds when idle too. */
 	abort: {
 		params: {};
-		result: void;
+		result: {
+			dropped: QueuedMessages;
+		};
 	};
 	/** Kills the session's running shell command (it is recorded as cancelled). Succeeds when none runs. */
 	abort_bash: {
@@ -645,7 +883,7 @@ export interface Commands {
 			wasLoaded: boolean;
 		};
 	};
-	/** Summarizes older messages to free context. Waits for the summary (it calls the model). */
+	/** Summarizes older messages to free context. Waits for the summary (it calls the model) and reports the context before and after (`tokensBefore` → `tokensAfter`). */
 	compact: {
 		params: {
 			/** What the summary should focus on. */
@@ -669,6 +907,18 @@ export interface Commands {
 		result: {
 			level: ThinkingLevel;
 		} | null;
+	};
+	/** Checks what the agent needs and says what to fix: a model with credentials, the model reachable (only with `checkModel`: it sends the model one tiny request), rg and fd for the grep and find tools, a writable agent directory, how the control plane is protected, and the memory backend. Read-only. */
+	doctor: {
+		params: {
+			/** Also send the session's model one tiny request (costs a request). Default false. */
+			checkModel?: boolean;
+		};
+		result: {
+			/** Every check passed. */
+			ok: boolean;
+			checks: DoctorCheck[];
+		};
 	};
 	/** Writes the session as a standalone HTML page and answers with its absolute path. `outputPath` is taken from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted. */
 	export_html: {
@@ -771,7 +1021,7 @@ export interface Commands {
 			seq: number;
 		};
 	};
-	/** Message and token counts of the session, its cost, and how full the context window is. */
+	/** Message and token counts of the session, its cost, and how full the context window is. The same figures are pushed as `session_stats` after every turn and compaction. */
 	get_session_stats: {
 		params: {};
 		result: SessionStats;
@@ -781,17 +1031,113 @@ export interface Commands {
 		params: {};
 		result: SessionState;
 	};
+	/** The session's whole conversation tree: every entry of every branch, in the order recorded (a parent before its children), with a short redacted preview, and the active leaf. Tool results name the assistant turn they belong to (`turnId`) so a panel can fold them. `tree_changed` reports every change after this. */
+	get_tree: {
+		params: {};
+		result: {
+			nodes: TreeNode[];
+			/** The entry the conversation continues from (the active leaf); null before the first entry. */
+			leafId: string | null;
+		};
+	};
+	/** The addressed session's local memory entries (its project's store, or its persona's), newest first, or with `query` those matching it, best first (as the `memory` tool's recall ranks them). Whatever the backend: this is what is stored on this machine. Contents are redacted and cut to 4,000 characters. */
+	memory_entries: {
+		params: {
+			/** Search words (content and tags). */
+			query?: string;
+			/** At most this many entries (default 100). */
+			limit?: number;
+		};
+		result: {
+			/** The project's store, or the persona's (persona sessions). */
+			namespace: "project" | "persona";
+			/** The store's file. */
+			path: string;
+			/** The session's memory backend now. */
+			backend: "local" | "remote" | "off";
+			/** Entries in the store. */
+			total: number;
+			/** Lines of the file that are not entries (kept as they are). */
+			unreadable: number;
+			entries: MemoryEntryView[];
+		};
+	};
+	/** Removes entries from the addressed session's local memory store by id (see memory_entries), in one write. Ids not in the store are listed as `missing`; nothing else changes. */
+	memory_forget: {
+		params: {
+			/** Entry ids. */
+			ids: string[];
+		};
+		result: {
+			forgotten: string[];
+			missing: string[];
+		};
+	};
 	/** The memory configuration a session uses. The remote token is always shown as a redaction marker. */
 	memory_get_settings: {
 		params: {};
 		result: MemoryView;
 	};
-	/** Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's configuration: the live defaults (every top-level session, and future ones) or a child's own copy. Not written to settings.json; nothing is migrated or deleted. */
+	/** Switches the memory backend (`local`, `remote` or `off`) from the next turn on, for the addressed session's configuration: the shared live one (every top-level session of its project, or everywhere, and future ones) or a child's own copy. A run-time switch: not written to settings.json (settings_apply with `memory.backend` persists it); nothing is migrated or deleted. */
 	memory_set_backend: {
 		params: {
 			backend: "local" | "remote" | "off";
 		};
 		result: MemoryView;
+	};
+	/** How the addressed session's memory is doing: its backend, whether it works, its local store, and for the remote backend the server's answer to one cheap read-only request (the bank's profile): reachable, bank id, scoping and tags, whether the bank exists yet. The token shows only as a redaction marker. */
+	memory_status: {
+		params: {};
+		result: {
+			backend: "local" | "remote" | "off";
+			healthy: boolean;
+			/** What was found, in a sentence (secrets redacted). */
+			detail: string;
+			local: {
+				/** The project's store, or the persona's (persona sessions). */
+				namespace: "project" | "persona";
+				path: string;
+				entries: number;
+				unreadable: number;
+				/** Why the store could not be read. */
+				error?: string;
+			};
+			remote?: {
+				url: string;
+				/** The bank this session's memory goes to (prefix and scoping applied). */
+				bank: string;
+				scoping: "global" | "per-project" | "per-project-tagged";
+				/** The project tags of `per-project-tagged` scoping. */
+				tags?: string[];
+				/** Set (shown only as the redaction marker) or absent. */
+				remoteApiToken?: "[REDACTED]";
+				/** The server answered (even if it refused the token). */
+				reachable: boolean;
+				/** The bank exists (it is created on the first write). */
+				bankExists?: boolean;
+			};
+		};
+	};
+	/** Moves the conversation to another entry of its tree (pi's tree navigation), in the same session file. At a user message the leaf becomes that message's parent and its text is returned as `editorText`, to edit and send again; at any other entry the leaf becomes that entry. With `summarize`, a summary of the branch left is recorded first (a `branch_summary` entry; it calls the model). Every client following the session gets `tree_changed` with `reload: true`: reload get_messages. Refused during a run, a compaction or a shell command (`busy`); an unknown entry is `not_found`. `abort` stops a summary under way (nothing changes). */
+	navigate_tree: {
+		params: {
+			/** An entry id from get_tree. */
+			entryId: string;
+			/** Record a summary of the branch left (calls the model). Default false. */
+			summarize?: boolean;
+			/** What the branch summary should focus on (with `summarize`). */
+			customInstructions?: string;
+		};
+		result: {
+			/** The entry the conversation continues from (the active leaf); null before the first entry. */
+			leafId: string | null;
+			/** False when the entry already was the leaf (nothing happened). */
+			changed: boolean;
+			/** The user message navigated to, for editing and sending again. */
+			editorText?: string;
+			/** The branch summary recorded (with `summarize`). */
+			summaryEntryId?: string;
+		};
 	};
 	/** Creates and loads a new session (in `cwd`, default the parent's or the service's cwd). It is recorded from its first message. */
 	new_session: {
@@ -824,6 +1170,13 @@ export interface Commands {
 			protocolVersion: number;
 		};
 	};
+	/** Trusts the addressed session's project (its working directory), so its `.skiff/settings.json` counts, or stops trusting it. Recorded in `<agent-dir>/trust.json`; opening a session never trusts a project. What it changes takes effect like settings_apply; emits `settings_changed`. */
+	project_trust: {
+		params: {
+			trusted: boolean;
+		};
+		result: ProjectTrustResult;
+	};
 	/** Starts a run with a user message. Acknowledged once the prompt is accepted and recorded on disk; the run streams as events. While a run is active it is refused (`busy`), unless `streamingBehavior` says to steer or queue it as a follow-up instead (as in pi). */
 	prompt: {
 		params: {
@@ -841,6 +1194,25 @@ export interface Commands {
 		};
 		result: void;
 	};
+	/** Removes one waiting message before it is delivered: the `index`-th (from 0, as queue_list and queue_update list them) of the `steering` or `followUp` queue. The others stay as they were. Answers with the text removed (for the composer) and what still waits; `queue_update` goes to every client following the session. A message the agent is already taking is a `conflict`; an index past the end is `not_found`. */
+	queue_cancel: {
+		params: {
+			/** Which queue. */
+			kind: "steering" | "followUp";
+			/** Position in that queue, from 0. */
+			index: number;
+		};
+		result: {
+			/** The text of the message removed. */
+			removed: string;
+			queue: QueuedMessages;
+		};
+	};
+	/** The steering and follow-up messages waiting to be delivered to the active run (`queue_update` reports every change). */
+	queue_list: {
+		params: {};
+		result: QueuedMessages;
+	};
 	/** Recorded sessions of this project (the service's cwd), or of all projects, newest first; loaded ones marked. */
 	session_list: {
 		params: {
@@ -849,6 +1221,35 @@ export interface Commands {
 		};
 		result: {
 			sessions: SessionSummary[];
+		};
+	};
+	/** Lists (`dryRun`, the default) or deletes recorded session files not modified for more than `olderThanDays` days, in every project. Only regular files in the sessions folder's own layout (`<agent-dir>/sessions/--<cwd>--/*.jsonl` with a session header) qualify: never a loaded session, never a symbolic link or anything in a linked folder, never a file outside that folder. Each file is checked again just before it is deleted. */
+	sessions_prune: {
+		params: {
+			/** Age in days (fractions allowed), greater than 0. */
+			olderThanDays: number;
+			/** Only list what would be removed. Default true: send false to delete. */
+			dryRun?: boolean;
+		};
+		result: {
+			dryRun: boolean;
+			/** Files last modified before this moment qualify (ISO 8601). */
+			cutoff: string;
+			/** Removed, or with a dry run to be removed; oldest first. */
+			sessions: {
+				sessionId: string;
+				path: string;
+				/** Last modified (ISO 8601). */
+				modified: string;
+				/** Bytes. */
+				size: number;
+			}[];
+			totalBytes: number;
+			/** Files that qualified but could not be removed. */
+			failed: {
+				path: string;
+				error: string;
+			}[];
 		};
 	};
 	/** Turns automatic compaction (when the context window fills up) on or off for the session. */
@@ -871,6 +1272,20 @@ export interface Commands {
 			mode: QueueMode;
 		};
 		result: void;
+	};
+	/** Labels an entry of the tree (a bookmark shown by get_tree), or clears its label when `label` is absent or blank. Recorded as a `label` entry; every client following the session gets `tree_changed`. Refused during a run (`busy`). */
+	set_label: {
+		params: {
+			/** An entry id from get_tree. */
+			entryId: string;
+			/** The label (trimmed); absent or blank clears it. */
+			label?: string;
+		};
+		result: {
+			entryId: string;
+			/** The label now set; absent when cleared. */
+			label?: string;
+		};
 	};
 	/** Switches the session's model for its next turns; every client following the session gets `model_changed`. */
 	set_model: {
@@ -907,6 +1322,64 @@ export interface Commands {
 			/** The model does not support the requested level; `level` is the one set. */
 			clamped: boolean;
 		};
+	};
+	/** Writes the draft's file atomically and makes the change take effect: `appliedLive` keys at once in the loaded sessions it reaches, `newSessions` keys in sessions created from now on, `restartRequired` keys after a restart. Refused, with nothing written, when the draft has problems, its project is no longer trusted, or the file changed since the draft was opened. Emits `settings_changed`. */
+	settings_apply: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+		};
+		result: SettingsApplyResult;
+	};
+	/** Drops a draft; nothing is written. */
+	settings_cancel: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+		};
+		result: void;
+	};
+	/** Every setting Skiff honours, for the addressed session: its effective value and where it comes from (default, global, project, runtime), what each file holds, what it accepts, and when a change takes effect. Secrets show only as the redaction marker. */
+	settings_inspect: {
+		params: {};
+		result: SettingsInspection;
+	};
+	/** Opens a draft of the global settings file, or of the addressed session's project file (the project must be trusted). Drafts live in memory until applied or cancelled (at most 32; one unused for 30 minutes expires). */
+	settings_open_draft: {
+		params: {
+			scope: SettingScope;
+		};
+		result: SettingsDraft;
+	};
+	/** Removes a key from the draft's file: its value then comes from the global file (for a project) or its default. */
+	settings_reset: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+			/** A key of the catalog (settings_inspect). */
+			key: string;
+		};
+		result: SettingsDraft;
+	};
+	/** Sets a key in a draft. The value is checked against the key's type and range (the error names the key and what it allows); a secret takes only a `$VAR` reference to an environment variable. */
+	settings_set: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+			/** A key of the catalog (settings_inspect). */
+			key: string;
+			/** The new value (JSON of the key's type). */
+			value: unknown;
+		};
+		result: SettingsDraft;
+	};
+	/** The draft with every problem that would stop settings_apply (keys that must go together, a `$VAR` that is not set, ...). */
+	settings_validate: {
+		params: {
+			/** From settings_open_draft. */
+			draftId: string;
+		};
+		result: SettingsDraft;
 	};
 	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). What the run has not taken when it ends (aborted or failed) is dropped, announced by a `queue_update`. */
 	steer: {
@@ -981,11 +1454,14 @@ export type SkiffEvent =
 	| RecordingRestoredEvent
 	| SessionInfoChangedEvent
 	| SessionReloadedEvent
+	| SessionStatsEvent
 	| SessionUnloadedEvent
+	| SettingsChangedEvent
 	| ThinkingLevelChangedEvent
 	| ToolExecutionEndEvent
 	| ToolExecutionStartEvent
 	| ToolExecutionUpdateEvent
+	| TreeChangedEvent
 	| TurnEndEvent
 	| TurnStartEvent;
 

@@ -67,6 +67,30 @@ export function authorizeRequest(policy: AuthPolicy, request: RequestHeaders, op
 }
 
 /**
+ * Decides whether a session download (GET /export/...) may proceed: the rules of /rpc, and two more, because a
+ * browser sends no `Origin` with a same-origin GET, so the browser rule cannot see where such a request comes
+ * from. A request the browser marks as coming from another site (`Sec-Fetch-Site: cross-site` or `same-site`)
+ * is refused; and on a tokenless loopback listener the `Host` must be a loopback name, so a DNS-rebinding
+ * page (whose GET to its own name carries no `Origin`) cannot read a session.
+ */
+export function authorizeDownload(policy: AuthPolicy, request: RequestHeaders): AuthDecision {
+	const decision = authorizeRequest(policy, request, { websocket: false });
+	if (!decision.ok) return decision;
+	const site = header(request, "sec-fetch-site")?.toLowerCase();
+	if (site !== undefined && site !== "same-origin" && site !== "none") {
+		return { ok: false, status: 403, reason: "forbidden: a download must come from this origin's own page" };
+	}
+	if (policy.loopback && policy.token === undefined) {
+		const host = header(request, "host")?.toLowerCase();
+		if (!host || !isAuthority(host)) return { ok: false, status: 400, reason: "bad request: invalid Host header" };
+		if (!isLoopbackHost(hostnameOf(host))) {
+			return { ok: false, status: 403, reason: "forbidden: a loopback listener serves downloads only at a loopback address" };
+		}
+	}
+	return { ok: true };
+}
+
+/**
  * The browser rule: no Origin (a native client such as curl) passes; otherwise the Origin must be an
  * http(s) origin whose authority equals Host, and on a tokenless loopback listener Host must name a
  * loopback address (with a token, a TLS proxy's public name in front of a loopback bind is fine). Returns

@@ -1,13 +1,15 @@
 /**
- * The control-plane listener: node:http with routes /web, /ws (WebSocket) and /rpc, authentication and
- * origin checks before anything else runs, and a clean shutdown. It knows the protocol's dispatcher, not pi.
+ * The control-plane listener: node:http with routes /web, /ws (WebSocket), /rpc and /export (session
+ * downloads), authentication and origin checks before anything else runs, and a clean shutdown. It knows the
+ * protocol's dispatcher, not pi.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer } from "ws";
 import type { Dispatcher } from "../protocol/dispatch.js";
-import { type AuthDecision, type AuthPolicy, authorizeRequest } from "./auth.js";
+import { type AuthDecision, type AuthPolicy, authorizeDownload, authorizeRequest } from "./auth.js";
 import { AuthThrottle } from "./auth-throttle.js";
+import { exportTarget, isExportPath, serveExport } from "./export-route.js";
 import { HeaderWatch, peerAddress } from "./header-watch.js";
 import { replyOnSocket, sendText } from "./http-reply.js";
 import {
@@ -82,7 +84,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 	});
 
 	/** The throttle first (a throttled address is refused before its credentials are looked at), then the policy. */
-	const admit = (request: IncomingMessage, route: "/ws" | "/rpc"): Admission => {
+	const admit = (request: IncomingMessage, route: "/ws" | "/rpc" | "/export"): Admission => {
 		const address = peerAddress(request.socket);
 		const waitMs = throttle.retryAfterMs(address);
 		if (waitMs > 0) {
@@ -90,13 +92,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 			const reason = `too many failed authentication attempts from this address: retry in ${seconds} s`;
 			return { ok: false, status: 429, reason, headers: { "Retry-After": seconds } };
 		}
-		const decision = authorizeRequest(auth, request, { websocket: route === "/ws" });
+		const decision = route === "/export" ? authorizeDownload(auth, request) : authorizeRequest(auth, request, { websocket: route === "/ws" });
 		if (!decision.ok) {
 			log(`skiff: authentication failed from ${address} on ${route}: ${decision.status} ${decision.reason}`);
 			if (throttle.recordFailure(address)) {
 				log(
 					`skiff: ${address} failed authentication ${limits.authFailuresPerWindow} times within ` +
-						`${limits.authWindowMs / 1000} s: /ws and /rpc answer it 429 until that window ends`,
+						`${limits.authWindowMs / 1000} s: /ws, /rpc and /export answer it 429 until that window ends`,
 				);
 			}
 		}
@@ -128,6 +130,21 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 				return;
 			}
 			if (path === "/ws") return sendText(response, 426, "upgrade required: /ws is a WebSocket endpoint");
+			if (isExportPath(path)) {
+				if (request.method !== "GET" && request.method !== "HEAD") {
+					response.setHeader("Allow", "GET, HEAD");
+					return sendText(response, 405, "method not allowed: GET /export/<sessionId>.html or .jsonl");
+				}
+				const decision = admit(request, "/export");
+				if (!decision.ok) return sendText(response, decision.status, decision.reason, "headers" in decision ? decision.headers : {});
+				const target = exportTarget(path);
+				if (!target) return sendText(response, 404, "not found: export a session as /export/<sessionId>.html or /export/<sessionId>.jsonl");
+				serveExport(request, response, dispatcher, target).catch(() => {
+					if (!response.headersSent) sendText(response, 500, "the export failed");
+					else response.destroy();
+				});
+				return;
+			}
 			sendText(response, 404, "not found");
 		},
 	);

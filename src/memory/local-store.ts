@@ -70,9 +70,14 @@ export class LocalMemoryStore {
 
 	/** Entries matching the query (content and tags), best first; `count` is clamped to 1..50. */
 	async recall(query: string, count?: number | null): Promise<MemoryEntry[]> {
+		if (!query.trim()) throw new Error("query is required for memory recall");
+		return this.search(query, clampCount(count));
+	}
+
+	/** Entries matching the query (content and tags), best first, at most `limit` (the inspector's search). */
+	search(query: string, limit: number): MemoryEntry[] {
 		const phrase = query.trim().toLowerCase();
-		if (!phrase) throw new Error("query is required for memory recall");
-		const limit = clampCount(count);
+		if (!phrase) return [];
 		const normalized = phrase.replace(/\s+/g, " ");
 		// Terms match at the start of a word ("test" finds "testing", not "attestation").
 		const atWordStart = (text: string) => new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(text)}`, "u");
@@ -103,6 +108,20 @@ export class LocalMemoryStore {
 			file.entries = file.entries.filter((e) => e.id !== id);
 			return file.entries.length < before;
 		});
+	}
+
+	/** Removes the entries with these ids in one write; the file is left alone when none is there. */
+	async forgetMany(ids: string[]): Promise<{ forgotten: string[]; missing: string[] }> {
+		const wanted = new Set(ids);
+		const present = new Set(this.read().entries.filter((e) => wanted.has(e.id)).map((e) => e.id));
+		if (present.size === 0) return { forgotten: [], missing: [...wanted] };
+		const forgotten = await this.change((file) => {
+			const gone = [...new Set(file.entries.filter((e) => wanted.has(e.id)).map((e) => e.id))];
+			file.entries = file.entries.filter((e) => !wanted.has(e.id));
+			return gone;
+		});
+		const removed = new Set(forgotten);
+		return { forgotten, missing: [...wanted].filter((id) => !removed.has(id)) };
 	}
 
 	/** Reads the store; a missing file is an empty store. */

@@ -1,17 +1,19 @@
 /**
  * The memory subsystem as the rest of the service sees it: which backend each session uses (exactly one),
- * the tools that backend offers, and the hidden context injected at turn start. Top-level sessions share
- * the live defaults (from settings.json, changeable at run time); a child session starts from its parent's
- * live configuration at the moment it is created.
+ * the tools that backend offers, and the hidden context injected at turn start. Top-level sessions share a
+ * live configuration: their trusted project's when its settings file sets memory keys, else the live
+ * defaults (from settings.json); both change at run time (memory_set_backend, settings_apply). A child
+ * session starts from its parent's live configuration at the moment it is created and keeps its own copy.
  */
+import { isDeepStrictEqual } from "node:util";
 import type { FeatureTool } from "../features/feature-tool.js";
 import { boundText } from "../features/feature-tool.js";
 import { LocalMemoryStore, personaStorePath, projectStorePath } from "./local-store.js";
 import { createLocalMemoryTool } from "./local-tool.js";
-import { RemoteMemoryClient } from "./remote-client.js";
+import { RemoteMemoryClient, RemoteMemoryError } from "./remote-client.js";
 import { remoteScope } from "./remote-scope.js";
 import { createRemoteMemoryTools } from "./remote-tools.js";
-import { REDACTED } from "../shared/redact.js";
+import { REDACTED, redactSecrets } from "../shared/redact.js";
 import { type Backend, type MemorySettings, redactedSettings } from "./settings.js";
 
 /** A session's memory configuration as clients see it (see MemoryViewSchema in commands.ts). */
@@ -22,16 +24,50 @@ export const INJECTION_DEADLINE_MS = 5_000;
 /** Hindsight refuses recall queries over 500 tokens; about 1,500 characters stays under that. */
 export const INJECTION_QUERY_CHARS = 1_500;
 export const INJECTION_CUSTOM_TYPE = "memory-context";
+/** The memory status request's own deadline (it is meant to be cheap). */
+export const STATUS_TIMEOUT_MS = 10_000;
 
-/** A session's memory configuration: shared (the live defaults) or its own (children). */
+/** Where a session's local memory lives: its project's store, or its persona's. */
+export type LocalNamespace = "project" | "persona";
+
+/** What `memory_status` reports: the backend, whether it works, and where memory lives. */
+export interface MemoryStatus {
+	backend: Backend;
+	healthy: boolean;
+	/** One sentence on what was found (secrets redacted). */
+	detail: string;
+	local: { namespace: LocalNamespace; path: string; entries: number; unreadable: number; error?: string };
+	remote?: {
+		url: string;
+		bank: string;
+		scoping: MemorySettings["remoteScoping"];
+		tags?: string[];
+		remoteApiToken?: typeof REDACTED;
+		reachable: boolean;
+		bankExists?: boolean;
+	};
+}
+
+/** A memory configuration: shared (the live defaults, or a project's) or a session's own (children). */
 export interface MemoryBinding {
 	settings: MemorySettings;
+	/**
+	 * What the settings files said when a shared configuration was last read: a reload changes only the keys the
+	 * files changed, so a run-time switch of another key stays.
+	 */
+	fromFiles?: MemorySettings;
 }
 
 /** What a session gets from memory: tools to register, which of them are active now, and turn-start context. */
 export interface SessionMemory {
-	readonly binding: MemoryBinding;
+	/** The session's own configuration (a child's copy); undefined when it shares its project's or the defaults. */
+	readonly own: MemoryBinding | undefined;
+	/** Its working directory (known once the session is open), which decides the shared configuration it uses. */
+	readonly cwd: () => string;
 	readonly tools: FeatureTool[];
+	/** The session's local store (its project's, or its persona's) and which it is. */
+	readonly namespace: LocalNamespace;
+	localStore(): LocalMemoryStore;
 	activeToolNames(): string[];
 	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<{ customType: string; content: string } | undefined>;
 }
@@ -49,24 +85,40 @@ export interface SessionMemoryOptions {
 
 const TOOLS_BY_BACKEND: Record<Backend, string[]> = { local: ["memory"], remote: ["recall", "retain", "reflect"], off: [] };
 
+export interface MemoryServiceOptions {
+	ca?: string | Buffer;
+	log?: (line: string) => void;
+	/**
+	 * The memory settings of the trusted project whose working directory is `cwd`, when its settings file sets
+	 * memory keys (undefined: its sessions share the defaults).
+	 */
+	projectSettings?: (cwd: string) => MemorySettings | undefined;
+}
+
 export class MemoryService {
-	/** The live defaults, shared by every top-level session. */
+	/** The live defaults, shared by every top-level session outside a project with its own memory settings. */
 	readonly defaults: MemoryBinding;
-	private readonly bindings = new Map<string, MemoryBinding>();
+	/** Shared configurations of projects that set memory keys, by working directory (null: it uses the defaults). */
+	private readonly projects = new Map<string, MemoryBinding | null>();
+	/** Each attached session: its own configuration (children's), its working directory, and its local store. */
+	private readonly sessions = new Map<
+		string,
+		{ own: MemoryBinding | undefined; cwd: () => string; namespace: LocalNamespace; store: () => LocalMemoryStore }
+	>();
 
 	constructor(
 		private readonly agentDir: string,
 		settings: MemorySettings,
-		private readonly options: { ca?: string | Buffer; log?: (line: string) => void } = {},
+		private readonly options: MemoryServiceOptions = {},
 	) {
-		this.defaults = { settings };
+		this.defaults = { settings, fromFiles: settings };
 	}
 
 	/** Memory for a new session. Call `attach` with its id once it exists. */
 	forSession(options: SessionMemoryOptions): SessionMemory {
-		const parent = options.parentSessionId ? this.bindings.get(options.parentSessionId) : undefined;
-		const binding: MemoryBinding = parent ? { settings: { ...parent.settings } } : this.defaults;
-		const live = () => binding.settings;
+		const parentId = options.parentSessionId;
+		const own = parentId !== undefined && this.sessions.has(parentId) ? { settings: { ...this.binding(parentId).settings } } : undefined;
+		const live = () => (own ?? this.shared(options.cwd())).settings;
 		const store = () =>
 			new LocalMemoryStore(options.personaRoot ? personaStorePath(options.personaRoot) : projectStorePath(this.agentDir, options.cwd()));
 		const local = createLocalMemoryTool(() => {
@@ -74,7 +126,10 @@ export class MemoryService {
 			return store();
 		}, options.sessionId);
 		return {
-			binding,
+			own,
+			cwd: options.cwd,
+			namespace: options.personaRoot ? "persona" : "project",
+			localStore: store,
 			tools: [local, ...createRemoteMemoryTools(live, options.cwd, { ca: this.options.ca })],
 			activeToolNames: () => TOOLS_BY_BACKEND[live().backend],
 			contextForPrompt: async (prompt, signal) => {
@@ -89,13 +144,94 @@ export class MemoryService {
 	 * again (after it was unloaded) keeps the configuration it had, not a fresh copy of its parent's.
 	 */
 	attach(sessionId: string, memory: SessionMemory): void {
-		const earlier = this.bindings.get(sessionId);
-		if (earlier && earlier !== memory.binding && memory.binding !== this.defaults) memory.binding.settings = earlier.settings;
-		this.bindings.set(sessionId, memory.binding);
+		const earlier = this.sessions.get(sessionId)?.own;
+		if (earlier && memory.own && earlier !== memory.own) memory.own.settings = earlier.settings;
+		this.sessions.set(sessionId, { own: memory.own, cwd: memory.cwd, namespace: memory.namespace, store: () => memory.localStore() });
 	}
 
+	/** The local store of a session (its persona's when it has one), else of the project at `cwd`. */
+	localStore(sessionId: string, cwd: string): { namespace: LocalNamespace; store: LocalMemoryStore } {
+		const known = this.sessions.get(sessionId);
+		if (known) return { namespace: known.namespace, store: known.store() };
+		return { namespace: "project", store: new LocalMemoryStore(projectStorePath(this.agentDir, cwd)) };
+	}
+
+	/**
+	 * How a session's memory is doing: its local store (read), and for the remote backend one cheap read-only
+	 * request (the bank's profile). Never throws; secrets are redacted.
+	 */
+	async status(sessionId: string, cwd: string, signal?: AbortSignal): Promise<MemoryStatus> {
+		const settings = this.binding(sessionId).settings;
+		const { namespace, store } = this.localStore(sessionId, cwd);
+		const local: MemoryStatus["local"] = { namespace, path: store.path, entries: 0, unreadable: 0 };
+		try {
+			const file = store.read();
+			local.entries = file.entries.length;
+			local.unreadable = file.unreadable.length;
+		} catch (error) {
+			local.error = (error as Error).message;
+		}
+		const backend = settings.backend;
+		if (backend === "off") return { backend, healthy: true, detail: "Memory is off: the agent has no memory tools.", local };
+		if (backend === "local") {
+			if (local.error) return { backend, healthy: false, detail: `The local memory store ${store.path} ${local.error.replace(/^memory store /, "")}.`, local };
+			const kept = local.unreadable ? ` (${local.unreadable} unreadable line${local.unreadable === 1 ? "" : "s"} kept as they are)` : "";
+			return { backend, healthy: true, detail: `Local memory holds ${local.entries} entr${local.entries === 1 ? "y" : "ies"}${kept}.`, local };
+		}
+		const scope = remoteScope(settings, cwd);
+		const remote: NonNullable<MemoryStatus["remote"]> = {
+			url: settings.remoteApiUrl ?? "",
+			bank: scope.bank,
+			scoping: settings.remoteScoping,
+			...(scope.tags ? { tags: scope.tags } : {}),
+			...(settings.remoteApiToken ? { remoteApiToken: REDACTED } : {}),
+			reachable: false,
+		};
+		let found;
+		try {
+			const timeout = Math.min(settings.remoteRequestTimeoutMs, STATUS_TIMEOUT_MS);
+			found = await new RemoteMemoryClient(settings, { ca: this.options.ca }).bankStatus(scope.bank, timeout, signal);
+		} catch (error) {
+			const reason = error instanceof RemoteMemoryError ? error.message : `remote memory status failed: ${(error as Error).message}`;
+			return { backend, healthy: false, detail: `${redactSecrets(reason)}.`, local, remote };
+		}
+		remote.reachable = true;
+		if (found.problem) return { backend, healthy: false, detail: `${redactSecrets(found.problem)}.`, local, remote };
+		remote.bankExists = found.bankExists;
+		const bank = found.bankExists ? `bank ${scope.bank} exists` : `bank ${scope.bank} does not exist yet (it is created on the first write)`;
+		return { backend, healthy: true, detail: `The memory server at ${remote.url} answered: ${bank}.`, local, remote };
+	}
+
+	/** The configuration a session uses now: its own, or the one it shares. */
 	binding(sessionId: string): MemoryBinding {
-		return this.bindings.get(sessionId) ?? this.defaults;
+		const session = this.sessions.get(sessionId);
+		if (!session) return this.defaults;
+		return session.own ?? this.shared(session.cwd());
+	}
+
+	/** The configuration top-level sessions in `cwd` share: their project's, or the live defaults. */
+	private shared(cwd: string): MemoryBinding {
+		let binding = this.projects.get(cwd);
+		if (binding === undefined) {
+			const settings = this.options.projectSettings?.(cwd);
+			binding = settings ? { settings, fromFiles: settings } : null;
+			this.projects.set(cwd, binding);
+		}
+		return binding ?? this.defaults;
+	}
+
+	/**
+	 * The settings files changed (settings_apply, project_trust): the shared configurations take the files' new
+	 * values of the keys that changed; a run-time switch of another key stays. Children keep their copies.
+	 */
+	reload(global: MemorySettings): void {
+		rebase(this.defaults, global);
+		for (const [cwd, binding] of this.projects) {
+			const settings = this.options.projectSettings?.(cwd);
+			if (!settings) this.projects.delete(cwd);
+			else if (binding) rebase(binding, settings);
+			else this.projects.set(cwd, { settings, fromFiles: settings });
+		}
 	}
 
 	/** Switches a binding's backend; it applies from the next turn. Remote needs a configured URL. */
@@ -111,7 +247,8 @@ export class MemoryService {
 	view(binding: MemoryBinding): MemoryView {
 		// Every secret key of the schema (not only the token) is masked by redactedSettings.
 		const visible = redactedSettings(binding.settings) as Omit<MemoryView, "activeTools" | "shared">;
-		return { ...visible, activeTools: TOOLS_BY_BACKEND[binding.settings.backend], shared: binding === this.defaults };
+		const shared = binding === this.defaults || [...this.projects.values()].includes(binding);
+		return { ...visible, activeTools: TOOLS_BY_BACKEND[binding.settings.backend], shared };
 	}
 
 	/**
@@ -137,4 +274,18 @@ export class MemoryService {
 			return undefined;
 		}
 	}
+}
+
+/** Takes the files' new values of the keys they changed since `binding` last read them. */
+function rebase(binding: MemoryBinding, files: MemorySettings): void {
+	const previous = (binding.fromFiles ?? binding.settings) as Record<string, unknown>;
+	const next = { ...binding.settings } as Record<string, unknown>;
+	const current = files as Record<string, unknown>;
+	for (const key of new Set([...Object.keys(previous), ...Object.keys(current)])) {
+		if (isDeepStrictEqual(previous[key], current[key])) continue;
+		if (current[key] === undefined) delete next[key];
+		else next[key] = current[key];
+	}
+	binding.settings = next as MemorySettings;
+	binding.fromFiles = files;
 }

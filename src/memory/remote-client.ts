@@ -16,7 +16,16 @@ export const MAX_REDIRECTS = 10;
 /** How much of an error body is quoted in the error message. */
 const ERROR_DETAIL_BYTES = 2048;
 
-export type RemoteOperation = "recall" | "retain" | "reflect" | "createBank";
+export type RemoteOperation = "recall" | "retain" | "reflect" | "createBank" | "status";
+
+/** What one look at the bank found: the server answered with this status; whether the bank exists, or what is wrong. */
+export interface BankStatus {
+	/** The HTTP status of the bank profile request (200: the bank exists; 404: it is created on the first write). */
+	status: number;
+	bankExists?: boolean;
+	/** Why the answer is not a good one (the token refused, a server error), secrets redacted. */
+	problem?: string;
+}
 
 /** Where a call goes: the bank and the tags of the namespace (see remote-scope.ts). */
 export interface RemoteScope {
@@ -100,6 +109,32 @@ export class RemoteMemoryClient {
 		if (remoteRetainMission !== undefined) body.retain_mission = remoteRetainMission;
 		await this.call("createBank", "PUT", bankPath(bank), body, this.settings.remoteRequestTimeoutMs, signal);
 		RemoteMemoryClient.ensuredBanks.add(key);
+	}
+
+	/**
+	 * One cheap, read-only request: GET the bank's profile. A 200 or a 404 (no bank yet) means the server is
+	 * reachable and took the token; another status is reported as a problem; throws only when the server could
+	 * not be reached (or may not be, by the plaintext rule). Never creates the bank.
+	 */
+	async bankStatus(bank: string, timeoutMs: number, signal?: AbortSignal): Promise<BankStatus> {
+		const base = this.settings.remoteApiUrl;
+		if (!base) throw new RemoteMemoryError("remote memory is not configured: set memory.remoteApiUrl in settings.json");
+		const deadline = AbortSignal.timeout(timeoutMs);
+		const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
+		let result: HttpResult;
+		try {
+			result = await this.send("status", "GET", new URL(`${base}${bankPath(bank)}/profile`), undefined, combined);
+		} catch (error) {
+			if (deadline.aborted) throw new RemoteMemoryError(`remote memory status timed out after ${Math.ceil(timeoutMs / 1000)} s`);
+			if (error instanceof RemoteMemoryError) throw error;
+			throw new RemoteMemoryError(`remote memory is unreachable: ${this.redact((error as Error).message)}`);
+		}
+		if (result.status === 200 || result.status === 404) return { status: result.status, bankExists: result.status === 200 };
+		if (result.status === 401 || result.status === 403) {
+			return { status: result.status, problem: `the memory server refused the token (HTTP ${result.status}): check memory.remoteApiToken` };
+		}
+		const detail = this.redact(result.body.subarray(0, ERROR_DETAIL_BYTES).toString("utf8").trim());
+		return { status: result.status, problem: `the memory server answered HTTP ${result.status}${detail ? `: ${detail}` : ""}` };
 	}
 
 	/** Forgets which banks were ensured (tests; a settings change keys differently anyway). */

@@ -9,7 +9,11 @@ import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
+import { ENV_REFERENCE, requirement, type SettingSchema } from "../features/settings/setting-schema.js";
 import { REDACTED } from "../shared/redact.js";
+
+/** How a key's schema is read and what it accepts in words: the settings catalog's, shared by memory's errors. */
+export { requirement, type SettingSchema };
 
 export const BACKENDS = ["local", "remote", "off"] as const;
 export const SCOPINGS = ["global", "per-project", "per-project-tagged"] as const;
@@ -87,20 +91,6 @@ export const MemorySettingsSchema = Type.Object(
 export type MemorySettings = Static<typeof MemorySettingsSchema>;
 export type Backend = MemorySettings["backend"];
 
-/** What a key's schema says, as plain JSON Schema: the keywords and annotations views and errors read. */
-export interface SettingSchema {
-	description?: string;
-	default?: unknown;
-	type?: string;
-	enum?: readonly string[];
-	minimum?: number;
-	maximum?: number;
-	items?: SettingSchema;
-	minItems?: number;
-	writeOnly?: boolean;
-	allowedText?: string;
-}
-
 const SETTINGS_CHECK = Compile(MemorySettingsSchema);
 /** Every key's schema, for the settings catalog: description, default, allowed values, secrecy. */
 export const MEMORY_SETTING_SCHEMAS = MemorySettingsSchema.properties as Readonly<Record<keyof MemorySettings, SettingSchema>>;
@@ -150,20 +140,6 @@ function normalizeText(value: unknown): unknown {
 	return value.trim() === "" ? undefined : value.trim();
 }
 
-/**
- * What a key accepts, in words read off its schema, as the rest of a sentence after "must": `be one of
- * local, remote, off`, `be an integer from 1 to 600000`, ... Errors end with it; the settings catalog shows it.
- */
-export function requirement(s: SettingSchema): string {
-	if (s.enum) return `be one of ${s.enum.join(", ")}`;
-	if (s.type === "boolean") return "be true or false";
-	if (s.type === "integer") return `be an integer from ${s.minimum} to ${s.maximum}`;
-	if (s.type === "array" && s.items) {
-		return `be a ${s.minItems ? "non-empty " : ""}list of ${requirement(s.items).replace(/^be one of /, "")}`;
-	}
-	return s.allowedText ?? "be a string";
-}
-
 /** The error for the first failing key: it names the key and says what is allowed. */
 function describeError(instancePath: string, settings: Record<string, unknown>): string {
 	const key = instancePath.split("/")[1] ?? "";
@@ -191,7 +167,7 @@ function validateBaseUrl(text: string): string {
 
 /** `$NAME` or `${NAME}` reads the environment; an unset or empty variable is a configuration error. */
 function resolveToken(value: string, env: Record<string, string | undefined>): string {
-	const reference = /^\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))$/.exec(value);
+	const reference = ENV_REFERENCE.exec(value);
 	if (!reference) return value;
 	const name = (reference[1] ?? reference[2])!;
 	const resolved = env[name]?.trim();

@@ -3,6 +3,7 @@
  * every command waits until the real dispatcher is ready (nothing is refused or lost), or fails with the
  * reason start-up failed.
  */
+import { CodedError } from "../shared/errors.js";
 import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
 import { type Dispatcher, refusal, refusalOf } from "./dispatch.js";
 import { errorMessage } from "./envelope.js";
@@ -28,6 +29,14 @@ export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
 		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), (reason) => refusalOf(value, reason, "unavailable")),
 		eventClient: (deliver: (published: PublishedEvent) => void) => lazyEventClient(() => dispatcher?.eventClient(deliver)),
 		refuse: refusal,
+		download: async (sessionId, format) => {
+			try {
+				return await (dispatcher ?? (await ready)).download(sessionId, format);
+			} catch (error) {
+				if (dispatcher) throw error;
+				throw new CodedError("unavailable", failure ?? errorMessage(error));
+			}
+		},
 	};
 }
 

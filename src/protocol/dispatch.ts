@@ -10,6 +10,7 @@ import { describeSchemaErrors } from "./schema-errors.js";
 import type { ClientLink, CommandContext, EventClient, ProtocolServices } from "./context.js";
 import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope, successResponse } from "./envelope.js";
 import type { PublishedEvent } from "./event-hub.js";
+import { type DownloadFormat, type SessionDownload, sessionDownload } from "./session-download.js";
 import { EventSubscriptions } from "./subscriptions.js";
 
 /** Longest `id`: one up to this length is echoed exactly in every response; a longer one is refused. */
@@ -50,6 +51,11 @@ export interface Dispatcher {
 	 * flight), with the frame's `type` and `id` echoed when they can be read.
 	 */
 	refuse(text: string, message: string, code: ErrorCode): ResponseEnvelope;
+	/**
+	 * A session as a file to download (GET /export/...); fails with a CodedError (`unknown_session`, `conflict`
+	 * when nothing is recorded yet, ...).
+	 */
+	download(sessionId: string, format: DownloadFormat): Promise<SessionDownload>;
 }
 
 export function createDispatcher(registry: CommandRegistry, services: ProtocolServices): Dispatcher {
@@ -105,6 +111,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		dispatchValue,
 		eventClient: (deliver) => new EventSubscriptions(services.streams, deliver),
 		refuse: refusal,
+		download: (sessionId, format) => sessionDownload(runtime, sessionId, format),
 		dispatchText: async (text, client) => {
 			let value: unknown;
 			try {

@@ -1,13 +1,13 @@
 /** Connecting with a token, reconnecting with backoff, and rebinding after a listener restart. */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { launchBrowser } from "../support/browser.js";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
 import { startSkiff, tempDir } from "../support/skiff-process.js";
+import { portForRestart } from "../support/restart-port.js";
 
 let browser: Browser;
 let model: FakeOpenAiServer;
@@ -21,16 +21,6 @@ after(async () => {
 	await browser?.close();
 	await model?.close();
 });
-
-function freePort(): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const { port } = server.address() as { port: number };
-			server.close(() => resolve(port));
-		});
-	});
-}
 
 /**
  * An init script that records, in the page, each WebSocket it opens with the page's clock time (Playwright's fake
@@ -93,7 +83,7 @@ test("after a listener restart mid-stream the page backs off, rebinds, and shows
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	const cwd = tempDir();
-	const port = await freePort();
+	const port = await portForRestart();
 	const listen = `127.0.0.1:${port}`;
 	const args = ["--model", "fake/fake-model", "--session-id", "restart-ui"];
 	let skiff = await startSkiff({ agentDir, cwd, listen, args });

@@ -5,7 +5,6 @@
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
@@ -21,6 +20,7 @@ import {
 } from "../../src/client/node.js";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { portForRestart } from "../support/restart-port.js";
 
 /** A short reconnect wait keeps the tests quick; the default backoff is covered by the unit and browser tests. */
 const QUICK_RECONNECT = { delayMs: () => 100 };
@@ -67,16 +67,6 @@ function collect(client: SkiffClient, sessionId: () => string | undefined): { te
 
 function assertIncreasing(events: SkiffEvent[]): void {
 	for (let i = 1; i < events.length; i++) assert.ok(events[i]!.seq > events[i - 1]!.seq, `seq ${events[i]!.seq} after ${events[i - 1]!.seq}: no repeat, in order`);
-}
-
-function freePort(): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const { port } = server.address() as { port: number };
-			server.close(() => resolve(port));
-		});
-	});
 }
 
 test("connects, calls typed commands, and streams a prompt's typed events to agent_end", { timeout: 60_000 }, async () => {
@@ -194,7 +184,7 @@ test("after the connection drops mid-run, the client resumes by seq: the reply a
 });
 
 test("after the listener restarts, the epoch changed: the client announces a resync and the reload has the transcript", { timeout: 90_000 }, async () => {
-	const listen = `127.0.0.1:${await freePort()}`;
+	const listen = `127.0.0.1:${await portForRestart()}`;
 	const cwd = tempDir();
 	const args = ["--model", "fake/fake-model", "--session-id", "client-restart"];
 	let service = await startSkiff({ agentDir, cwd, listen, args });

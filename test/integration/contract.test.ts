@@ -7,16 +7,14 @@ import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
-import { createCommandRegistry, createEventRegistry } from "../../src/contract.js";
-import { MemoryService } from "../../src/memory/memory-service.js";
-import { DEFAULT_MEMORY_SETTINGS } from "../../src/memory/settings.js";
+import { createEventRegistry, createSchemaRegistry } from "../../src/contract.js";
 import { NoResult } from "../../src/protocol/command.js";
 import { ERROR_CODES } from "../../src/shared/errors.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Response, TestClient } from "../support/ws-client.js";
 
-const commands = createCommandRegistry({ memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS) });
+const commands = createSchemaRegistry();
 const events = createEventRegistry();
 const resultChecks = new Map(commands.list().map((c) => [c.name, c.result === NoResult ? undefined : Compile(c.result)]));
 const eventChecks = new Map(events.list().map((e) => [e.type, Compile(e.schema)]));
@@ -76,7 +74,7 @@ test("a full run: every response and event fits the published schemas", async ()
 
 	const state = (await run({ type: "get_state" })).data;
 	await watcher.ok({ type: "subscribe", sessionId: state.sessionId });
-	for (const type of ["get_messages", "get_available_models", "get_available_thinking_levels", "get_commands", "session_list", "ping", "memory_get_settings", "get_session_stats", "get_fork_messages"]) {
+	for (const type of ["get_messages", "get_available_models", "get_available_thinking_levels", "get_commands", "session_list", "ping", "memory_get_settings", "get_session_stats", "get_fork_messages", "get_tree", "queue_list", "memory_entries", "memory_status", "doctor"]) {
 		await run({ type });
 	}
 	let idle = untilIdle();
@@ -89,8 +87,27 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "prompt", message: "REPLY one two three four five six\nSLOW 40" });
 	await client.waitForEvent((e) => e.type === "message_update", 10_000);
 	await run({ type: "steer", message: "steer here" });
+	await run({ type: "follow_up", message: "follow here" });
+	await run({ type: "follow_up", message: "and here" });
+	await run({ type: "queue_list" });
+	await run({ type: "queue_cancel", kind: "followUp", index: 1 });
 	await run({ type: "abort" });
 	await idle;
+	// The tree: label an entry, move back to the first prompt and summarize the branch left, then continue.
+	const tree = (await run({ type: "get_tree" })).data;
+	const firstPrompt = tree.nodes.find((n: { kind: string }) => n.kind === "user");
+	await run({ type: "set_label", entryId: firstPrompt.id, label: "start" });
+	await run({ type: "set_label", entryId: "unknown", label: "x" });
+	const navigated = (await run({ type: "navigate_tree", entryId: (await run({ type: "get_tree" })).data.leafId })).data;
+	assert.equal(navigated.changed, false);
+	await run({ type: "navigate_tree", entryId: firstPrompt.id, summarize: true });
+	idle = untilIdle();
+	await run({ type: "prompt", message: "REPLY on a new branch" });
+	await idle;
+	await run({ type: "compact" });
+	await run({ type: "memory_forget", ids: ["nothing-here"] });
+	await run({ type: "sessions_prune", olderThanDays: 30 });
+	await run({ type: "sessions_prune", olderThanDays: -1 });
 	assert.equal(typeof (await run({ type: "get_last_assistant_text" })).data.text, "string");
 	assert.equal((await run({ type: "cycle_thinking_level" })).data, null, "fake-model cannot think");
 	const bash = await run({ type: "bash", command: "echo contract-bash" });
@@ -128,6 +145,21 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "switch_session", sessionPath: state.sessionId });
 	await run({ type: "get_state", sessionId: fresh.sessionId });
 	await run({ type: "get_messages" });
+	// Settings: inspect, a draft edited and applied, a project trusted and its draft cancelled.
+	await run({ type: "settings_inspect" });
+	const draft = (await run({ type: "settings_open_draft", scope: "global" })).data;
+	await run({ type: "settings_set", draftId: draft.draftId, key: "steeringMode", value: "all" });
+	await run({ type: "settings_set", draftId: draft.draftId, key: "memory.remoteApiToken", value: "$CONTRACT_TOKEN" });
+	await run({ type: "settings_reset", draftId: draft.draftId, key: "memory.remoteApiToken" });
+	await run({ type: "settings_validate", draftId: draft.draftId });
+	assert.deepEqual((await run({ type: "settings_apply", draftId: draft.draftId })).data.appliedLive, ["steeringMode"]);
+	await run({ type: "project_trust", trusted: true });
+	const projectDraft = (await run({ type: "settings_open_draft", scope: "project" })).data;
+	await run({ type: "settings_cancel", draftId: projectDraft.draftId });
+	await run({ type: "settings_set", draftId: projectDraft.draftId, key: "steeringMode", value: "all" });
+	await run({ type: "settings_set", draftId: "none", key: "steeringMode", value: 1 });
+	await run({ type: "project_trust", trusted: false });
+	await run({ type: "settings_open_draft", scope: "project" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
@@ -144,7 +176,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

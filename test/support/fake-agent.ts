@@ -7,18 +7,25 @@ import type {
 	AgentState,
 	BashOutcome,
 	CompactionReport,
+	CompactionTokens,
 	JsonObject,
 	ModelCycle,
 	ModelInfo,
+	QueuedMessages,
+	QueueKind,
 	QueueMode,
 	RuntimeEvent,
 	SessionCatalog,
+	SessionSettings,
 	SessionFileRef,
 	SessionOpener,
 	SessionStats,
 	SessionSummary,
+	SessionTree,
 	SlashCommand,
+	StaleSessionFile,
 	ThinkingLevel,
+	TreeNavigation,
 } from "../../src/agent/types.js";
 
 export class FakeAgentHandle implements AgentHandle {
@@ -36,6 +43,8 @@ export class FakeAgentHandle implements AgentHandle {
 	disposed = false;
 	/** Whether the session file exists (a new session has none until its first message). */
 	persisted = true;
+	/** The pretend queue of waiting messages. */
+	queue: QueuedMessages = { steering: [], followUp: [] };
 	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 
 	constructor(
@@ -109,6 +118,19 @@ export class FakeAgentHandle implements AgentHandle {
 		this.autoRetryEnabled = enabled;
 	}
 	abortRetry(): void {}
+	/** Every change applySettings received, in order. */
+	readonly appliedSettings: SessionSettings[] = [];
+	async applySettings(settings: SessionSettings): Promise<void> {
+		this.appliedSettings.push(settings);
+		this.takeSettings(settings);
+	}
+	/** Takes settings as the pi adapter does: those a session opens with, or changes applied to it. */
+	takeSettings(settings: SessionSettings): void {
+		if (settings.steeringMode) this.steeringMode = settings.steeringMode;
+		if (settings.followUpMode) this.followUpMode = settings.followUpMode;
+		if (settings.compaction?.enabled !== undefined) this.autoCompactionEnabled = settings.compaction.enabled;
+		if (settings.retry?.enabled !== undefined) this.autoRetryEnabled = settings.retry.enabled;
+	}
 	lastAssistantText(): string | undefined {
 		return undefined;
 	}
@@ -149,8 +171,33 @@ export class FakeAgentHandle implements AgentHandle {
 	async setModel(): Promise<ModelInfo> {
 		throw new Error("the fake agent has no models");
 	}
-	async compact(): Promise<CompactionReport> {
+	async compact(): Promise<CompactionReport & CompactionTokens> {
 		throw new Error("the fake agent does not compact");
+	}
+	tree(): SessionTree {
+		return { nodes: [], leafId: null };
+	}
+	async navigateTree(): Promise<TreeNavigation> {
+		throw new Error("the fake agent has no tree");
+	}
+	setLabel(): void {
+		throw new Error("the fake agent has no tree");
+	}
+	queuedMessages(): QueuedMessages {
+		return { steering: [...this.queue.steering], followUp: [...this.queue.followUp] };
+	}
+	cancelQueued(kind: QueueKind, index: number): string {
+		const [text] = this.queue[kind].splice(index, 1);
+		if (text === undefined) throw new Error(`nothing at ${index}`);
+		return text;
+	}
+	clearQueue(): QueuedMessages {
+		const queued = this.queue;
+		this.queue = { steering: [], followUp: [] };
+		return queued;
+	}
+	async probeModel(): Promise<void> {
+		throw new Error("the fake agent has no models");
 	}
 	async settle(): Promise<void> {}
 	dispose(): void {
@@ -161,6 +208,9 @@ export class FakeAgentHandle implements AgentHandle {
 /** A catalog over a map of pretend files, filled as sessions are "recorded". */
 export class FakeCatalog implements SessionCatalog {
 	readonly files = new Map<string, SessionFileRef>();
+	/** Pretend files old enough to prune (see staleFiles), and the paths removed. */
+	readonly stale: StaleSessionFile[] = [];
+	readonly removed: string[] = [];
 
 	newestFor(): SessionFileRef | undefined {
 		return undefined;
@@ -176,17 +226,24 @@ export class FakeCatalog implements SessionCatalog {
 	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>> {
 		return [];
 	}
+	staleFiles(beforeMs: number): StaleSessionFile[] {
+		return this.stale.filter((f) => f.modifiedMs < beforeMs && !this.removed.includes(f.path));
+	}
+	removeStale(file: StaleSessionFile): void {
+		this.removed.push(file.path);
+	}
 }
 
 /** An opener that records every session it opens in `catalog` and keeps its handles, in order. */
 export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; handles: FakeAgentHandle[] } {
 	const handles: FakeAgentHandle[] = [];
 	let counter = 0;
-	const openSession: SessionOpener = async (source) => {
+	const openSession: SessionOpener = async (source, options) => {
 		const id = source.kind === "file" ? idOfPath(source.path) : source.kind === "new" && source.id ? source.id : `s${++counter}`;
 		const path = `/sessions/${id}.jsonl`;
 		catalog.files.set(id, { id, path, modifiedMs: 0 });
-		const handle = new FakeAgentHandle(id, path);
+		const handle = new FakeAgentHandle(id, path, source.kind === "new" || source.kind === "memory" ? source.cwd : undefined);
+		if (options.settings) handle.takeSettings(options.settings(handle.cwd));
 		handles.push(handle);
 		return handle;
 	};

@@ -228,6 +228,11 @@ function answer(operationId: string, bankId: string, body: Record<string, any>, 
 			}
 			return { status: 200, body: { results } };
 		}
+		case "get_bank_profile": {
+			const b = banks.get(bankId);
+			if (!b) return { status: 404, body: { detail: `Bank '${bankId}' not found` } };
+			return { status: 200, body: { bank_id: bankId, name: bankId, disposition: { skepticism: 3, literalism: 3, empathy: 3 }, mission: b.reflect_mission ?? "", background: null } };
+		}
 		case "reflect": {
 			bank();
 			const facts = matching(banks.get(bankId)?.facts ?? [], body);

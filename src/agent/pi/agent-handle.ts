@@ -3,26 +3,42 @@
  * flag says whether a run (or a compaction) is in progress. Nothing above src/agent/ sees pi.
  */
 import { CodedError } from "../../shared/errors.js";
-import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
+import { redactSecrets } from "../../shared/redact.js";
+import { completeSimple } from "@mariozechner/pi-ai";
+import { type AgentSession, estimateTokens, type SessionManager } from "@mariozechner/pi-coding-agent";
 import type {
 	AgentHandle,
 	AgentState,
 	BashOutcome,
 	CompactionReport,
+	CompactionTokens,
 	ImageAttachment,
 	JsonObject,
 	ModelCycle,
 	ModelInfo,
+	QueuedMessages,
+	QueueKind,
 	QueueMode,
 	RuntimeEvent,
+	SessionSettings,
 	SessionStats,
+	SessionTree,
 	SlashCommand,
 	ThinkingLevel,
+	TreeNavigation,
 } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
+import { removeQueued } from "./message-queue.js";
 import type { SessionRecorder } from "./recorder.js";
+import { SessionTreeView } from "./session-tree.js";
+import { TreeEvents } from "./tree-events.js";
+import type { PiSessionSettings } from "./session-settings.js";
 import type { TurnStartAbort } from "./turn-start.js";
+
+/** How long the doctor's model probe may take, and how much it may answer. */
+export const PROBE_TIMEOUT_MS = 30_000;
+export const PROBE_MAX_TOKENS = 16;
 
 export class PiAgentHandle implements AgentHandle {
 	/**
@@ -37,6 +53,12 @@ export class PiAgentHandle implements AgentHandle {
 	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 	/** The user's shell command running now (see runBash), settled once it is recorded. */
 	private bash: Promise<unknown> | undefined;
+	/** A navigation of the tree is under way (it may be summarizing the branch left, which calls the model). */
+	private navigating = false;
+	private readonly treeView: SessionTreeView;
+	private readonly treeEvents: TreeEvents;
+	/** The statistics last pushed (`session_stats`), as JSON: an unchanged figure is not sent again. */
+	private statsSent = "";
 
 	constructor(
 		private readonly env: PiEnvironment,
@@ -44,20 +66,37 @@ export class PiAgentHandle implements AgentHandle {
 		private readonly manager: SessionManager,
 		private readonly recorder: SessionRecorder,
 		private readonly turnStart: TurnStartAbort,
+		private readonly settings: PiSessionSettings,
 	) {
+		this.treeView = new SessionTreeView(manager);
+		this.treeEvents = new TreeEvents(this.treeView, manager, (event) => this.emit(event));
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.running = true;
 			else if (event.type === "agent_end") {
 				this.running = false;
-				// pi keeps steering and follow-up messages a run did not take (it was aborted or failed) and would
-				// slip them into the next prompt unseen. They are dropped instead; the queue_update that says so
-				// lets a client offer the text again.
+				// pi keeps steering and follow-up messages a run did not take (it failed) and would slip them into
+				// the next prompt unseen. They are dropped instead; the queue_update that says so lets a client offer
+				// the text again. (abort empties the queues itself, returning what it dropped.)
 				if (session.pendingMessageCount > 0) session.clearQueue();
+			}
+			// After every listener has this event (pi calls them in a row), so the figures follow what they report.
+			if (event.type === "turn_end" || event.type === "agent_end" || (event.type === "compaction_end" && event.result)) {
+				queueMicrotask(() => this.pushStats());
 			}
 		});
 		recorder.onChange((failure) =>
 			this.emit(failure ? { type: "recording_failed", code: failure.systemCode, error: failure.message } : { type: "recording_restored" }),
 		);
+		recorder.onAppend((entry) => this.treeEvents.appended(entry));
+	}
+
+	/** Pushes `session_stats` when the figures changed since last pushed (several turns may end unchanged). */
+	private pushStats(): void {
+		const stats = this.stats();
+		const json = JSON.stringify(stats);
+		if (json === this.statsSent) return;
+		this.statsSent = json;
+		this.emit({ type: "session_stats", ...stats });
 	}
 
 	get sessionId(): string {
@@ -70,7 +109,7 @@ export class PiAgentHandle implements AgentHandle {
 		return this.manager.getCwd();
 	}
 	get isBusy(): boolean {
-		return this.running || this.compactionAsked || this.session.isCompacting;
+		return this.running || this.compactionAsked || this.session.isCompacting || this.navigating;
 	}
 	get isBashRunning(): boolean {
 		return this.bash !== undefined;
@@ -79,6 +118,7 @@ export class PiAgentHandle implements AgentHandle {
 	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
 		const model = this.session.model;
 		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
+		this.refuseWhileNavigating();
 		// Right after agent_end pi is still settling, and may compact the context on its own (the reply filled
 		// it): a prompt sent then waits for both instead of being refused.
 		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
@@ -124,14 +164,22 @@ export class PiAgentHandle implements AgentHandle {
 	}
 
 	steer(text: string, images?: ImageAttachment[]): Promise<void> {
+		this.refuseWhileNavigating();
 		return this.session.steer(text, images);
 	}
 	followUp(text: string, images?: ImageAttachment[]): Promise<void> {
+		this.refuseWhileNavigating();
 		return this.session.followUp(text, images);
 	}
 	abort(): Promise<void> {
 		this.turnStart.abort();
+		this.session.abortBranchSummary(); // a navigation summarizing the branch left stops; the tree stays as it was
 		return this.session.abort();
+	}
+
+	/** A message sent while the tree is being navigated would land on the branch being left. */
+	private refuseWhileNavigating(): void {
+		if (this.navigating) throw new CodedError("busy", "The session is moving to another point of its tree (navigate_tree): wait for it to finish, or abort it");
 	}
 
 	state(): AgentState {
@@ -219,6 +267,9 @@ export class PiAgentHandle implements AgentHandle {
 	abortRetry(): void {
 		this.session.abortRetry();
 	}
+	applySettings(settings: SessionSettings): Promise<void> {
+		return this.settings.apply(this.session, settings);
+	}
 
 	lastAssistantText(): string | undefined {
 		return this.session.getLastAssistantText();
@@ -293,13 +344,28 @@ export class PiAgentHandle implements AgentHandle {
 		return { ...this.session.getSessionStats(), contextUsage: this.session.getContextUsage() };
 	}
 
-	async compact(customInstructions?: string): Promise<CompactionReport> {
+	async compact(customInstructions?: string): Promise<CompactionReport & CompactionTokens> {
 		// pi marks itself compacting only after an await: until then a second compact would start beside this one.
 		this.compactionAsked = true;
 		try {
-			return await this.session.compact(customInstructions);
+			const report = await this.session.compact(customInstructions);
+			return { ...report, tokensAfter: this.estimatedContextTokens() };
 		} finally {
 			this.compactionAsked = false;
+		}
+	}
+
+	/**
+	 * The context's size as pi estimates it from the messages the model now sees (pi's own count is unknown
+	 * right after compaction, until the model answers again).
+	 */
+	private estimatedContextTokens(): number | null {
+		const known = this.session.getContextUsage()?.tokens;
+		if (typeof known === "number") return known;
+		try {
+			return this.session.messages.reduce((sum, message) => sum + estimateTokens(message), 0);
+		} catch {
+			return null;
 		}
 	}
 
@@ -317,7 +383,100 @@ export class PiAgentHandle implements AgentHandle {
 		return this.session.getUserMessagesForForking();
 	}
 
-	/** pi's session events, plus the adapter's: `model_changed`, `recording_failed`, `recording_restored`. */
+	tree(): SessionTree {
+		return this.treeView.tree();
+	}
+
+	async navigateTree(entryId: string, options: { summarize?: boolean; customInstructions?: string } = {}): Promise<TreeNavigation> {
+		this.refuseTreeChange("move to another point of the tree");
+		if (!this.manager.getEntry(entryId)) throw unknownEntry(entryId, this.sessionId);
+		if (options.summarize) {
+			const model = this.session.model;
+			if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
+		}
+		if (entryId === this.manager.getLeafId()) return { leafId: entryId, changed: false };
+		this.navigating = true;
+		try {
+			const { result, nodes } = await this.treeEvents.collect(() =>
+				this.session.navigateTree(entryId, { summarize: options.summarize, customInstructions: options.customInstructions }),
+			);
+			if (result.cancelled) {
+				throw new CodedError(
+					"failed",
+					result.aborted ? "navigate_tree was aborted while summarizing the branch left; the session stays where it was" : "navigate_tree was cancelled; the session stays where it was",
+				);
+			}
+			const leafId = this.manager.getLeafId();
+			this.emit({ type: "tree_changed", reason: "navigated", leafId, nodes, reload: true });
+			this.pushStats();
+			return {
+				leafId,
+				changed: true,
+				...(result.editorText !== undefined ? { editorText: result.editorText } : {}),
+				...(result.summaryEntry ? { summaryEntryId: result.summaryEntry.id } : {}),
+			};
+		} catch (error) {
+			if (error instanceof CodedError) throw error;
+			throw new CodedError("failed", `navigate_tree failed: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+		} finally {
+			this.navigating = false;
+		}
+	}
+
+	setLabel(entryId: string, label: string | undefined): void {
+		this.refuseTreeChange("label an entry");
+		if (!this.manager.getEntry(entryId)) throw unknownEntry(entryId, this.sessionId);
+		const { nodes } = this.treeEvents.collectNow(() => this.manager.appendLabelChange(entryId, label));
+		this.emit({
+			type: "tree_changed",
+			reason: "labelled",
+			leafId: this.manager.getLeafId(),
+			nodes,
+			reload: false,
+			labelled: { entryId, ...(label !== undefined ? { label } : {}) },
+		});
+	}
+
+	/** Tree changes wait for the session to be idle: a run appends to the leaf they would move. */
+	private refuseTreeChange(what: string): void {
+		if (this.isBusy) throw new CodedError("busy", `Cannot ${what} now: a run, a compaction or another navigation is in progress (wait for it, or abort it)`);
+		if (this.bash) throw new CodedError("busy", `Cannot ${what} now: a shell command is running (wait for it, or send abort_bash)`);
+	}
+
+	queuedMessages(): QueuedMessages {
+		return { steering: [...this.session.getSteeringMessages()], followUp: [...this.session.getFollowUpMessages()] };
+	}
+
+	cancelQueued(kind: QueueKind, index: number): string {
+		const text = removeQueued(this.session, kind, index);
+		this.emit({ type: "queue_update", ...this.queuedMessages() });
+		return text;
+	}
+
+	clearQueue(): QueuedMessages {
+		if (this.session.pendingMessageCount === 0) return { steering: [], followUp: [] };
+		return this.session.clearQueue(); // emits queue_update
+	}
+
+	async probeModel(): Promise<void> {
+		const model = this.session.model;
+		if (!model) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
+		const auth = await this.env.modelRegistry.getApiKeyAndHeaders(model);
+		if (!auth.ok) throw new CodedError("unavailable", redactSecrets(auth.error));
+		const reply = await completeSimple(
+			model,
+			{ messages: [{ role: "user", content: "Reply with the word ok.", timestamp: Date.now() }] },
+			{ apiKey: auth.apiKey, headers: auth.headers, maxTokens: PROBE_MAX_TOKENS, signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) },
+		);
+		if (reply.stopReason === "error" || reply.stopReason === "aborted") {
+			throw new CodedError("failed", redactSecrets(reply.errorMessage ?? `the model answered with stopReason ${reply.stopReason}`));
+		}
+	}
+
+	/**
+	 * pi's session events, plus the adapter's: `model_changed`, `recording_failed`, `recording_restored`,
+	 * `tree_changed`, `session_stats` (and `queue_update` after a cancelled message).
+	 */
 	subscribe(listener: (event: RuntimeEvent) => void): () => void {
 		const offAgent = this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
 		this.listeners.add(listener);
@@ -344,4 +503,8 @@ export class PiAgentHandle implements AgentHandle {
 	dispose(): void {
 		this.session.dispose();
 	}
+}
+
+function unknownEntry(entryId: string, sessionId: string): CodedError {
+	return new CodedError("not_found", `Unknown entry ${entryId} in session ${sessionId}: see get_tree for the entry ids`);
 }

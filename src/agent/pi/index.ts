@@ -13,6 +13,10 @@ export interface PiRuntime {
 	readonly openSession: SessionOpener;
 	/** Problems worth telling the operator at start-up (never secrets). */
 	readonly warnings: string[];
+	/** Where sessions are recorded (`<agent-dir>/sessions`). */
+	readonly sessionsDir: string;
+	/** The tools every session gets (`grep` and `find` only when rg and fd are installed). */
+	readonly tools: readonly string[];
 	/** Loads the configured providers' SDKs in the background, so the first prompt does not wait for them. */
 	warmUp(): void;
 }
@@ -29,6 +33,8 @@ export function createPiRuntime(options: { agentDir: string; model?: string; war
 		catalog: new PiSessionCatalog(env.sessionsDir),
 		openSession: (source, openOptions) => openPiSession(env, source, openOptions),
 		warnings,
+		sessionsDir: env.sessionsDir,
+		tools: env.tools,
 		warmUp: () => warmUpProviders(env),
 	};
 }

@@ -1,13 +1,14 @@
 /**
- * Opens one chat session on pi's SDK: an AgentSession with its own settings, resources and recorder,
- * wrapped in the runtime's AgentHandle.
+ * Opens one chat session on pi's SDK: an AgentSession with its own settings (Skiff's, for its cwd), resources
+ * and recorder, wrapped in the runtime's AgentHandle.
  */
-import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionManager, SettingsManager } from "@mariozechner/pi-coding-agent";
+import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionManager } from "@mariozechner/pi-coding-agent";
 import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
 import { featureHooks, recordBeforeModelCall, toPiTool } from "./extensions.js";
 import { SessionRecorder } from "./recorder.js";
+import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
 import { TurnStartAbort } from "./turn-start.js";
 
@@ -18,7 +19,9 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 	const turnStart = new TurnStartAbort();
 	const conversation: { session?: AgentSession } = {};
 	const cwd = manager.getCwd();
-	const settingsManager = SettingsManager.inMemory({}); // per session: pi's file-backed one is shared global state
+	// Per session, from Skiff's settings for its cwd: pi's file-backed manager is shared global state.
+	const settings = new PiSessionSettings(options.settings?.(cwd) ?? {});
+	const settingsManager = settings.manager;
 	const { features } = options;
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
@@ -49,7 +52,7 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 	conversation.session = session;
 	if (features) session.setActiveToolsByName([...env.tools, ...features.activeToolNames()]);
 	await session.bindExtensions({});
-	return new PiAgentHandle(env, session, manager, recorder, turnStart);
+	return new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
 }
 
 /** Checks a recorded file before pi reads it: repairs are reported, a file set aside cannot be opened. */

@@ -105,6 +105,7 @@ export class SessionRecorder {
 	private failures = 0;
 	private readonly checks = new Set<() => void>();
 	private readonly listeners = new Set<RecordingListener>();
+	private readonly appendListeners = new Set<(entry: object) => void>();
 
 	constructor(
 		private readonly manager: SessionManager,
@@ -218,7 +219,21 @@ export class SessionRecorder {
 		return !this.internals.persist || this.written.has(entry);
 	}
 
+	/** Hears about every entry pi appends, recorded or not (an in-memory session's too), once it is handled. */
+	onAppend(listener: (entry: object) => void): () => void {
+		this.appendListeners.add(listener);
+		return () => this.appendListeners.delete(listener);
+	}
+
 	private persist(entry: object): void {
+		try {
+			this.record(entry);
+		} finally {
+			for (const listener of this.appendListeners) listener(entry);
+		}
+	}
+
+	private record(entry: object): void {
 		const internals = this.internals;
 		if (!internals.persist || !internals.sessionFile) return;
 		if (!this.hasMessage()) {

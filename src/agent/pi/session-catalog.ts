@@ -6,16 +6,19 @@
  * for a foreign file name).
  */
 import { CodedError } from "../../shared/errors.js";
-import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, resolve, sep } from "node:path";
+import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
-import type { SessionCatalog, SessionFileRef, SessionSummary } from "../types.js";
+import type { SessionCatalog, SessionFileRef, SessionSummary, StaleSessionFile } from "../types.js";
 
 /**
  * File systems stamp changes with a coarse clock (a few milliseconds): a folder changed this recently may
  * change again without its time moving, so it is listed again on the next lookup.
  */
 const SETTLED_AFTER_NS = 1_000_000_000n;
+
+/** pi's project folders: the cwd encoded between double dashes (see projectFolderName). */
+const PROJECT_FOLDER = /^--.*--$/;
 
 /** One project folder as last listed: its change time and its session files by name. */
 interface IndexedFolder {
@@ -88,6 +91,51 @@ export class PiSessionCatalog implements SessionCatalog {
 		if (matches.length === 0) throw new CodedError("unknown_session", `No recorded session matches "${trimmed}"`);
 		const sample = matches.slice(0, 5).map((m) => m.id).join(", ");
 		throw new CodedError("invalid_command", `Session prefix "${trimmed}" is ambiguous: ${matches.length} sessions match (${sample})`);
+	}
+
+	/**
+	 * Session files older than `beforeMs`, oldest first, in pi's layout only: `<sessions>/--<cwd>--/<name>.jsonl`,
+	 * regular files (never a symbolic link, nor anything in a linked folder) whose first line is a session
+	 * header. Nothing when the sessions folder itself is a link (its files live elsewhere).
+	 */
+	staleFiles(beforeMs: number): StaleSessionFile[] {
+		if (!isRealDirectory(this.sessionsDir)) return [];
+		const found: StaleSessionFile[] = [];
+		for (const folder of safeReaddir(this.sessionsDir)) {
+			const dir = join(this.sessionsDir, folder);
+			if (!PROJECT_FOLDER.test(folder) || !isRealDirectory(dir)) continue;
+			for (const name of safeReaddir(dir)) {
+				if (!name.endsWith(".jsonl")) continue;
+				const file = this.staleFile(join(dir, name), beforeMs);
+				if (file) found.push(file);
+			}
+		}
+		return found.sort((a, b) => a.modifiedMs - b.modifiedMs);
+	}
+
+	/** Deletes a file `staleFiles` listed, once it is checked again (it may have changed meanwhile). */
+	removeStale(file: StaleSessionFile, beforeMs: number): void {
+		const folder = dirname(file.path);
+		if (dirname(folder) !== this.sessionsDir || !PROJECT_FOLDER.test(basename(folder))) {
+			throw new CodedError("forbidden", `${file.path} is not in the sessions folder's layout; it was not removed`);
+		}
+		if (!isRealDirectory(this.sessionsDir) || !isRealDirectory(folder)) throw new CodedError("forbidden", `${file.path} lies in a linked folder; it was not removed`);
+		const current = this.staleFile(file.path, beforeMs);
+		if (!current || current.id !== file.id) throw new CodedError("conflict", `${file.path} changed since it was listed (newer, replaced or gone); it was not removed`);
+		unlinkSync(file.path);
+	}
+
+	/** The file as a pruning candidate: a regular session file last modified before `beforeMs`, else undefined. */
+	private staleFile(path: string, beforeMs: number): StaleSessionFile | undefined {
+		let stats;
+		try {
+			stats = lstatSync(path);
+		} catch {
+			return undefined;
+		}
+		if (!stats.isFile() || stats.mtimeMs >= beforeMs) return undefined;
+		const id = idFromHeader(path);
+		return id === undefined ? undefined : { id, path, modifiedMs: stats.mtimeMs, size: stats.size };
 	}
 
 	/** The project folders: every entry of the sessions folder that is a folder. */
@@ -187,6 +235,15 @@ function idFromHeader(path: string): string | undefined {
 		return undefined;
 	} finally {
 		if (fd !== undefined) closeSync(fd);
+	}
+}
+
+/** A folder that is not a symbolic link. */
+function isRealDirectory(path: string): boolean {
+	try {
+		return lstatSync(path).isDirectory();
+	} catch {
+		return false;
 	}
 }
 

@@ -8,3 +8,4 @@ export { settingsCommands } from "./settings.js";
 export { shellCommands } from "./shell.js";
 export { stateCommands } from "./state.js";
 export { streamCommands } from "./stream.js";
+export { treeCommands } from "./tree.js";

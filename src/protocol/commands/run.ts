@@ -3,6 +3,7 @@ import { Type } from "typebox";
 import { CodedError } from "../../shared/errors.js";
 import { defineCommand, NoFields, NoResult } from "../command.js";
 import { checkImages, IMAGE_TYPES } from "../image-check.js";
+import { QueuedMessagesSchema } from "../schemas/session.js";
 
 const Message = Type.String({ minLength: 1, description: "The user's text." });
 
@@ -93,12 +94,19 @@ export const followUp = queueingCommand(
 
 export const abort = defineCommand({
 	name: "abort",
-	summary: "Stops the active run (the partial reply is kept, marked aborted). Succeeds when idle too.",
+	summary:
+		"Stops the active run (the partial reply is kept, marked aborted), and a branch summary of `navigate_tree` under " +
+		"way. Steering and follow-up messages still waiting are not delivered later: they are dropped and returned in " +
+		"`dropped` (a `queue_update` shows the queues empty), so a client can put their text back in the composer. " +
+		"Succeeds when idle too.",
 	params: NoFields,
-	result: NoResult,
+	result: Type.Object({ dropped: QueuedMessagesSchema }),
 	handler: async (_params, context) => {
-		const session = await context.session();
-		await session.handle.abort();
+		const { handle } = await context.session();
+		// Cleared first: once the run stops, pi would keep them for the next prompt, where nobody expects them.
+		const dropped = handle.clearQueue();
+		await handle.abort();
+		return { dropped };
 	},
 });
 

@@ -2,7 +2,7 @@
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../command.js";
 import { MessageSchema } from "../schemas/messages.js";
-import { SessionStateSchema } from "../schemas/session.js";
+import { SessionStateSchema, SessionStatsSchema } from "../schemas/session.js";
 import { messagesOf, streamingOf, wireStateOf } from "../snapshot.js";
 
 export const getState = defineCommand({
@@ -30,37 +30,11 @@ export const getMessages = defineCommand({
 	},
 });
 
-export const SessionStatsSchema = Type.Object(
-	{
-		sessionId: Type.String(),
-		sessionFile: Type.Optional(Type.String()),
-		userMessages: Type.Integer(),
-		assistantMessages: Type.Integer(),
-		toolCalls: Type.Integer(),
-		toolResults: Type.Integer(),
-		totalMessages: Type.Integer(),
-		tokens: Type.Object(
-			{ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), total: Type.Number() },
-			{ additionalProperties: true },
-		),
-		cost: Type.Number(),
-		contextUsage: Type.Optional(
-			Type.Object(
-				{
-					tokens: Type.Union([Type.Number(), Type.Null()], { description: "Estimated tokens in context; null when unknown (right after compaction)." }),
-					contextWindow: Type.Number(),
-					percent: Type.Union([Type.Number(), Type.Null()]),
-				},
-				{ additionalProperties: true },
-			),
-		),
-	},
-	{ additionalProperties: true, title: "SessionStats" },
-);
-
 export const getSessionStats = defineCommand({
 	name: "get_session_stats",
-	summary: "Message and token counts of the session, its cost, and how full the context window is.",
+	summary:
+		"Message and token counts of the session, its cost, and how full the context window is. The same figures are " +
+		"pushed as `session_stats` after every turn and compaction.",
 	params: NoFields,
 	result: SessionStatsSchema,
 	handler: async (_params, context) => (await context.session()).handle.stats(),

@@ -6,6 +6,8 @@ import { Type } from "typebox";
 import { defineEvent } from "../event.js";
 import { BashExecutionMessageSchema, ImageBlockSchema, MessageSchema, TextBlockSchema, ToolCallBlockSchema } from "../schemas/messages.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
+import { SessionStatsSchema } from "../schemas/session.js";
+import { LeafIdSchema, TreeNodeSchema } from "../schemas/tree.js";
 
 const ContentIndex = Type.Integer({ minimum: 0, description: "Which block of the assistant message." });
 /** Deltas, the most frequent events, leave out `contentIndex` when it is 0. */
@@ -119,6 +121,27 @@ export const coreEvents = [
 			reason: Type.Literal("changed_on_disk"),
 			discarded: Type.Integer({ minimum: 0, description: "Entries held in memory but not on disk, dropped by the reload (0 unless the file changed during a run)." }),
 		},
+	),
+	defineEvent(
+		"tree_changed",
+		"The session's tree changed: entries were appended (`appended`, one event per batch, about one per message during " +
+			"a run), the conversation moved to another entry (`navigated`: `reload` is true, reload get_messages), or a " +
+			"label was set or cleared (`labelled`). `nodes` are the entries added, as get_tree shows them.",
+		{
+			reason: Type.Enum(["appended", "navigated", "labelled"]),
+			leafId: LeafIdSchema,
+			nodes: Type.Array(TreeNodeSchema, { description: "Entries added by this change, in the order recorded." }),
+			reload: Type.Boolean({ description: "The transcript changed other than by appending: reload it (get_messages)." }),
+			labelled: Type.Optional(
+				Type.Object({ entryId: Type.String(), label: Type.Optional(Type.String({ description: "Absent when the label was cleared." })) }),
+			),
+		},
+	),
+	defineEvent(
+		"session_stats",
+		"The session's counts, tokens, cost and context use (as get_session_stats), pushed after a turn, a compaction or " +
+			"a navigation when they changed.",
+		SessionStatsSchema.properties,
 	),
 	defineEvent("session_unloaded", "The session left memory (closed, evicted for room, or at shutdown); commands load it again.", {
 		reason: UnloadReason,

@@ -57,3 +57,41 @@ export const SessionSnapshotSchema = Type.Object(
 	{ sessionId: Type.String(), state: SessionStateSchema, messages: Type.Array(MessageSchema) },
 	{ title: "SessionSnapshot" },
 );
+
+/** Counts, tokens and cost of a session (pi's session statistics) and how full its context window is. */
+export const SessionStatsSchema = Type.Object(
+	{
+		sessionId: Type.String(),
+		sessionFile: Type.Optional(Type.String()),
+		userMessages: Type.Integer(),
+		assistantMessages: Type.Integer(),
+		toolCalls: Type.Integer(),
+		toolResults: Type.Integer(),
+		totalMessages: Type.Integer(),
+		tokens: Type.Object(
+			{ input: Type.Number(), output: Type.Number(), cacheRead: Type.Number(), cacheWrite: Type.Number(), total: Type.Number() },
+			{ additionalProperties: true },
+		),
+		cost: Type.Number(),
+		contextUsage: Type.Optional(
+			Type.Object(
+				{
+					tokens: Type.Union([Type.Number(), Type.Null()], { description: "Estimated tokens in context; null when unknown (right after compaction)." }),
+					contextWindow: Type.Number(),
+					percent: Type.Union([Type.Number(), Type.Null()]),
+				},
+				{ additionalProperties: true },
+			),
+		),
+	},
+	{ additionalProperties: true, title: "SessionStats" },
+);
+
+/** The messages waiting for a run, as `queue_update` reports them. */
+export const QueuedMessagesSchema = Type.Object(
+	{
+		steering: Type.Array(Type.String(), { description: "Steering messages, oldest first (delivered after the current tool calls)." }),
+		followUp: Type.Array(Type.String(), { description: "Follow-up messages, oldest first (sent when the run would end)." }),
+	},
+	{ title: "QueuedMessages" },
+);

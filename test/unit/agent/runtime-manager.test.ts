@@ -132,3 +132,22 @@ test("a busy session (a run or a shell command) is not reloaded until it is idle
 	assert.notEqual((await runtime.get(other.id)).handle, handles[1], "reloaded once idle");
 	assert.ok(primary);
 });
+
+test("prune never touches a loaded session, refuses a non-positive age, and lists without removing on a dry run", async () => {
+	const { runtime, catalog } = setup(4);
+	const primary = await runtime.start({ kind: "new" });
+	const old = Date.now() - 40 * 24 * 60 * 60 * 1000;
+	catalog.stale.push(
+		{ id: primary.id, path: `/sessions/${primary.id}.jsonl`, modifiedMs: old, size: 10 },
+		{ id: "gone", path: "/sessions/gone.jsonl", modifiedMs: old, size: 20 },
+	);
+	assert.throws(() => runtime.prune(0, false), /`olderThanDays` must be a number of days greater than 0 \(got 0\)/);
+	assert.throws(() => runtime.prune(-1, false), /greater than 0/);
+	const dry = await runtime.prune(30, true);
+	assert.deepEqual(dry.files.map((f) => f.id), ["gone"]);
+	assert.deepEqual(catalog.removed, []);
+	const done = await runtime.prune(30, false);
+	assert.deepEqual(done.files.map((f) => f.id), ["gone"]);
+	assert.deepEqual(catalog.removed, ["/sessions/gone.jsonl"]);
+	assert.deepEqual((await runtime.prune(30, false)).files, []);
+});

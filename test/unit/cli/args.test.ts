@@ -58,3 +58,7 @@ test("--mode rpc takes pi's RpcClient flags: --provider with --model <id>, and t
 		assert.throws(() => parseCliArgs(argv), (error: unknown) => error instanceof UsageError && pattern.test(error.message), argv.join(" "));
 	}
 });
+
+test("the last --listen wins, so `npm start -- --listen <addr>` picks another address", () => {
+	assert.equal(parseCliArgs(["--listen", "127.0.0.1:8787", "--listen", "127.0.0.1:9000"]).listen, "127.0.0.1:9000");
+});

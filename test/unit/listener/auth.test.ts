@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { authorizeRequest, constantTimeEqual, type AuthPolicy } from "../../../src/listener/auth.js";
+import { authorizeDownload, authorizeRequest, constantTimeEqual, type AuthPolicy } from "../../../src/listener/auth.js";
 
 const TOKEN = "tok-123";
 const req = (headers: Record<string, string>, raw?: string[]) => ({
@@ -96,4 +96,22 @@ test("with a token: a TLS proxy's public name works; a bearer client's matching 
 test("with a token, a browser from another origin is refused even with the right token", () => {
 	const decision = authorizeRequest(tokened, req({ Origin: "http://evil.example", Host: "127.0.0.1:1", Authorization: `Bearer ${TOKEN}` }), { websocket: false });
 	assert.equal(!decision.ok && decision.status, 403);
+});
+
+test("downloads: the /rpc rules, plus no cross-site or same-site fetch, and loopback Hosts only on a tokenless loopback listener", () => {
+	const host = { Host: "127.0.0.1:8787" };
+	assert.deepEqual(authorizeDownload(open, req(host)), { ok: true });
+	assert.deepEqual(authorizeDownload(open, req({ ...host, "Sec-Fetch-Site": "same-origin" })), { ok: true });
+	assert.deepEqual(authorizeDownload(open, req({ ...host, "Sec-Fetch-Site": "none" })), { ok: true }, "typed or bookmarked");
+	for (const site of ["cross-site", "same-site", "Cross-Site"]) {
+		const decision = authorizeDownload(open, req({ ...host, "Sec-Fetch-Site": site }));
+		assert.deepEqual(decision, { ok: false, status: 403, reason: "forbidden: a download must come from this origin's own page" }, site);
+	}
+	const rebinding = authorizeDownload(open, req({ Host: "evil.example:8787" }));
+	assert.deepEqual(rebinding, { ok: false, status: 403, reason: "forbidden: a loopback listener serves downloads only at a loopback address" });
+	assert.equal(authorizeDownload(open, req({})).ok, false, "no Host at all");
+	assert.deepEqual(authorizeDownload(tokened, req({ Host: "proxy.example", Authorization: `Bearer ${TOKEN}` })), { ok: true }, "a token makes the Host free");
+	assert.equal(authorizeDownload(tokened, req({ Host: "127.0.0.1" })).ok, false, "the token is still required");
+	assert.deepEqual(authorizeDownload(remote, req({ Host: "10.0.0.5:8787" })), { ok: true }, "a tokenless remote listener is open by the operator's choice");
+	assert.equal(authorizeDownload(open, req({ ...host, Origin: "http://evil.example" })).ok, false, "the browser rule still applies");
 });

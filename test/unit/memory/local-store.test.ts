@@ -144,3 +144,16 @@ test("a crash in the middle of writing leaves a readable store, and the next wri
 	await store.learn("after the crashes", [], "s"); // a lock left by the killed writer does not block this
 	assert.ok(store.list().some((e) => e.content === "after the crashes"));
 });
+
+test("inspector helpers: search without recall's cap of 50, forgetMany in one write", async () => {
+	const store = new LocalMemoryStore(join(tempDir(), "memory", "entries.jsonl"));
+	const ids: string[] = [];
+	for (let i = 0; i < 60; i++) ids.push((await store.learn(`note number ${i} about search`, [], "s")).entry.id);
+	assert.equal(store.search("search", 100).length, 60);
+	assert.equal((await store.recall("search", 100)).length, 50, "recall stays capped");
+	assert.deepEqual(store.search("   ", 10), []);
+	const result = await store.forgetMany([ids[0]!, ids[1]!, "absent", ids[0]!]);
+	assert.deepEqual(result.forgotten.sort(), [ids[0]!, ids[1]!].sort());
+	assert.deepEqual(result.missing, ["absent"]);
+	assert.equal(store.list().length, 58);
+});

@@ -92,7 +92,7 @@ export class MessageView extends Component<MessageProps> {
 					<div class={`msg assistant${streaming ? " streaming" : ""}`}>
 						{blocks.map((block, n) => {
 							if (!block) return null;
-							if (block.type === "text") return streaming ? <div key={n} class="md live">{redact(settled(block.text))}</div> : <Markdown key={n} text={block.text} />;
+							if (block.type === "text") return <Markdown key={n} text={streaming ? settled(block.text) : block.text} streaming={streaming} />;
 							if (block.type === "thinking")
 								return (
 									<details key={n} class="thinking" open={streaming}>

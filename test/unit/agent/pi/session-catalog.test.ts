@@ -59,3 +59,37 @@ test("a session file with a byte-order mark is found by path as by id", () => {
 	assert.equal(catalog.resolve(path, "/").id, "bom");
 	assert.equal(catalog.byId("bom")?.path, path);
 });
+
+test("stale files: only regular session files of the layout, older than the cutoff; each checked again before removal", () => {
+	const { catalog, root, sessions, folder } = sessionsWith(3);
+	const day = 24 * 60 * 60 * 1000;
+	const age = (path: string, days: number) => utimesSync(path, new Date(Date.now() - days * day), new Date(Date.now() - days * day));
+	const file = (i: number) => join(folder, `2026-01-01T00-00-00-000Z_id${i}.jsonl`);
+	age(file(0), 10);
+	age(file(1), 20);
+	const outside = join(root, "2020_outside.jsonl");
+	writeFileSync(outside, `${JSON.stringify({ type: "session", version: 3, id: "outside", cwd: "/p" })}\n`);
+	age(outside, 50);
+	symlinkSync(outside, join(folder, "2020_link.jsonl"));
+	const elsewhere = join(root, "elsewhere");
+	mkdirSync(elsewhere);
+	writeFileSync(join(elsewhere, "2020_x.jsonl"), `${JSON.stringify({ type: "session", version: 3, id: "x", cwd: "/p" })}\n`);
+	age(join(elsewhere, "2020_x.jsonl"), 50);
+	symlinkSync(elsewhere, join(sessions, "--linked--"));
+	mkdirSync(join(sessions, "not-a-project"));
+	writeFileSync(join(sessions, "not-a-project", "2020_y.jsonl"), `${JSON.stringify({ type: "session", version: 3, id: "y", cwd: "/p" })}\n`);
+	age(join(sessions, "not-a-project", "2020_y.jsonl"), 50);
+	writeFileSync(join(folder, "2020_headerless.jsonl"), '{"type":"message"}\n');
+	age(join(folder, "2020_headerless.jsonl"), 50);
+
+	const cutoff = Date.now() - 5 * day;
+	const stale = catalog.staleFiles(cutoff);
+	assert.deepEqual(stale.map((f) => f.id), ["id1", "id0"], "oldest first, nothing else");
+	assert.throws(() => catalog.removeStale({ ...stale[0]!, path: outside }, cutoff), /not in the sessions folder's layout/);
+	assert.throws(() => catalog.removeStale({ ...stale[0]!, path: join(elsewhere, "2020_x.jsonl") }, cutoff), /not in the sessions folder's layout/);
+	writeFileSync(file(0), `${JSON.stringify({ type: "session", version: 3, id: "id0", cwd: "/p" })}\n`); // touched: newer now
+	assert.throws(() => catalog.removeStale(stale[1]!, cutoff), /changed since it was listed/);
+	catalog.removeStale(stale[0]!, cutoff);
+	assert.deepEqual(catalog.staleFiles(cutoff), []);
+	assert.equal(catalog.byId("id1"), undefined, "the index forgets it");
+});
