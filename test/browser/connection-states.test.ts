@@ -68,7 +68,7 @@ for (const viewport of VIEWPORTS) {
 			try {
 				await typeAndSend(page, "REPLY one two three four five six seven eight nine ten\nSLOW 400");
 				await page.waitForSelector(".msg.assistant.streaming:has-text('two')");
-				await page.waitForSelector(".badge.streaming");
+				await page.waitForSelector("[data-run='running']");
 				assert.equal(await skiff.stop("SIGTERM"), 0);
 				await page.waitForSelector('.pill[data-status="reconnecting"]');
 				await page.waitForSelector(".connection:has-text('Reconnecting in')");
