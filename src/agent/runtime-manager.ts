@@ -174,6 +174,9 @@ export class RuntimeManager {
 	 * in the sessions folder unless `anywhere` (a client as trusted as the command line).
 	 */
 	async open(reference: string, options: { anywhere?: boolean } = {}): Promise<LoadedSession> {
+		// A loaded session named by its id is returned even before it has a file (nothing said in it yet).
+		const byId = this.loaded.get(reference.trim());
+		if (byId) return this.fresh(byId);
 		const ref = this.options.catalog.resolve(reference, this.options.cwd, options);
 		const loaded = this.loaded.get(ref.id);
 		if (loaded) return this.fresh(loaded);
@@ -292,6 +295,7 @@ export class RuntimeManager {
 				modified: new Date(session.lastUsed).toISOString(),
 				messageCount: state.messageCount,
 				firstMessage: "",
+				parentSession: state.parentSession,
 				loaded: true,
 				primary: session.id === this.primaryId,
 			});

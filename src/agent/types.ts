@@ -193,6 +193,8 @@ export interface SessionSummary {
 	modified: string;
 	messageCount: number;
 	firstMessage: string;
+	/** The file of the session this one was forked or cloned from. */
+	parentSession?: string;
 	loaded: boolean;
 	primary: boolean;
 }

@@ -348,6 +348,8 @@ export interface SessionSummary {
 	modified: string;
 	messageCount: number;
 	firstMessage: string;
+	/** The file of the session this one was forked or cloned from. */
+	parentSession?: string;
 	loaded: boolean;
 	primary: boolean;
 }
@@ -1047,7 +1049,7 @@ export interface Commands {
 		};
 		result: void;
 	};
-	/** Queues a message to be sent when the active run finishes. Acknowledged once queued. */
+	/** Queues a message to be sent when the active run finishes. Acknowledged once queued. Dropped, with a `queue_update`, when the run ends without taking it (aborted or failed). */
 	follow_up: {
 		params: {
 			/** The user's text. */
@@ -1555,7 +1557,7 @@ export interface Commands {
 		};
 		result: void;
 	};
-	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). */
+	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). What the run has not taken when it ends (aborted or failed) is dropped, announced by a `queue_update`. */
 	steer: {
 		params: {
 			/** The user's text. */

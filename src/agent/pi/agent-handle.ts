@@ -75,7 +75,13 @@ export class PiAgentHandle implements AgentHandle {
 		this.treeEvents = new TreeEvents(this.treeView, manager, (event) => this.emit(event));
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.running = true;
-			else if (event.type === "agent_end") this.running = false;
+			else if (event.type === "agent_end") {
+				this.running = false;
+				// pi keeps steering and follow-up messages a run did not take (it failed) and would slip them into
+				// the next prompt unseen. They are dropped instead; the queue_update that says so lets a client offer
+				// the text again. (abort empties the queues itself, returning what it dropped.)
+				if (session.pendingMessageCount > 0) session.clearQueue();
+			}
 			// After every listener has this event (pi calls them in a row), so the figures follow what they report.
 			if (event.type === "turn_end" || event.type === "agent_end" || (event.type === "compaction_end" && event.result)) {
 				queueMicrotask(() => this.pushStats());
