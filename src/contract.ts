@@ -12,6 +12,8 @@ import { jobCommands } from "./features/jobs/commands.js";
 import { jobEvents } from "./features/jobs/events.js";
 import { JobService } from "./features/jobs/job-service.js";
 import { DEFAULT_JOB_LIMITS, jobSettingDefinitions } from "./features/jobs/settings.js";
+import { personaCommands } from "./features/personas/commands.js";
+import { PersonaStore } from "./features/personas/persona-store.js";
 import { sideChatCommands } from "./features/side-chat/commands.js";
 import { sideChatEvents } from "./features/side-chat/events.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
@@ -44,6 +46,7 @@ export interface ContractFeatures {
 	settings: SettingsService;
 	sideChats: SideChatService;
 	jobs: JobService;
+	personas: PersonaStore;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 }
@@ -63,6 +66,7 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 		...settingsFeatureCommands(features.settings),
 		...sideChatCommands(features.sideChats),
 		...jobCommands(features.jobs),
+		...personaCommands(features.personas, features.jobs),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -87,6 +91,7 @@ export function createSchemaRegistry(): CommandRegistry {
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
 		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
 		jobs: inertJobService(),
+		personas: new PersonaStore({ agentDir: "", trusted: () => false, knownTools: [] }),
 	});
 }
 

@@ -11,6 +11,7 @@ import { loadCatalog } from "./features/jobs/definitions.js";
 import { JobService } from "./features/jobs/job-service.js";
 import { JobStore } from "./features/jobs/job-store.js";
 import { jobLimitsFrom } from "./features/jobs/settings.js";
+import { PersonaStore } from "./features/personas/persona-store.js";
 import { valuesOf } from "./features/settings/effective-settings.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
@@ -75,17 +76,19 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
+	const personas = new PersonaStore({ agentDir: config.agentDir, trusted: (cwd) => settings.effective(cwd).trusted, knownTools: pi.tools });
 	const jobs = new JobService({
 		runtime,
 		store: new JobStore(config.agentDir),
 		publish: (id, event) => streams.hub(id).publish(event),
 		limits: () => jobLimitsFrom(valuesOf(settings.effective())),
 		catalog: (cwd) => loadCatalog({ agentDir: config.agentDir, cwd, trusted: settings.effective(cwd).trusted, knownTools: pi.tools }),
+		personas,
 		warn: log,
 	});
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

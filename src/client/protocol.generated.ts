@@ -385,6 +385,22 @@ export interface MemoryView {
 	shared: boolean;
 }
 
+export interface PersonaRow {
+	name: string;
+	/** The user's personas, or a trusted project's. */
+	scope: "user" | "project";
+	/** Its persona.md exists (false: removed; memory and sessions remain until purged). */
+	defined: boolean;
+	description?: string;
+	model?: string;
+	/** Entries of its local memory. */
+	memoryEntries: number;
+	/** Archived run transcripts (its continuity). */
+	sessionCount: number;
+	/** Why it cannot be run. */
+	error?: string;
+}
+
 export interface ProjectTrustResult {
 	projectFolder: string;
 	projectPath: string;
@@ -1396,6 +1412,94 @@ export interface Commands {
 			messages: Message[];
 			/** As in pi (an extension could cancel there); never true here. */
 			cancelled: false;
+		};
+	};
+	/** Creates a persona in the user scope (`<agent-dir>/personas/<name>/persona.md`) from `content`, or from the template without it. The frontmatter's name must be the persona's; a bad definition creates nothing. */
+	persona_create: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** The whole persona.md: frontmatter and system prompt. */
+			content?: string;
+		};
+		result: PersonaRow;
+	};
+	/** Replaces a persona's persona.md (validated first; its name cannot change). */
+	persona_edit: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** The whole persona.md: frontmatter and system prompt. */
+			content: string;
+		};
+		result: PersonaRow;
+	};
+	/** One persona's row and its persona.md text (empty when removed). */
+	persona_get: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+		};
+		result: {
+			name: string;
+			/** The user's personas, or a trusted project's. */
+			scope: "user" | "project";
+			/** Its persona.md exists (false: removed; memory and sessions remain until purged). */
+			defined: boolean;
+			description?: string;
+			model?: string;
+			/** Entries of its local memory. */
+			memoryEntries: number;
+			/** Archived run transcripts (its continuity). */
+			sessionCount: number;
+			/** Why it cannot be run. */
+			error?: string;
+			/** persona.md as it is on disk. */
+			content: string;
+		};
+	};
+	/** The personas visible from the session's folder (a trusted project's first, then the user's), with memory entry and session counts. No paths. */
+	persona_list: {
+		params: {};
+		result: {
+			personas: PersonaRow[];
+		};
+	};
+	/** Deletes a persona's whole folder: definition, memory and archived sessions. */
+	persona_purge: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** Must be true: this deletes files. */
+			confirm: true;
+		};
+		result: {
+			name: string;
+			removed: "root";
+		};
+	};
+	/** Deletes a persona's definition (persona.md) only: its memory and archived sessions stay. */
+	persona_remove: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** Must be true: this deletes files. */
+			confirm: true;
+		};
+		result: {
+			name: string;
+			removed: "definition";
+		};
+	};
+	/** Runs a persona on a task: a job of the session whose agent is the persona, with its own memory and its newest archived runs as continuity (see job_updated). */
+	persona_run: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			task: string;
+		};
+		result: {
+			job: Job;
 		};
 	};
 	/** Answers at once; for liveness checks. */

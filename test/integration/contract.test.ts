@@ -183,6 +183,16 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "job_cancel", jobIds: ["job-00000000"] });
 	await run({ type: "task_spawn", task: "x", agent: "nobody" });
 	await run({ type: "job_output", jobId: "nope" });
+	// Personas: create, read, edit, run, remove and purge; bad names refused.
+	await run({ type: "persona_create", name: "contract" });
+	await run({ type: "persona_list" });
+	await run({ type: "persona_get", name: "contract" });
+	await run({ type: "persona_edit", name: "contract", content: "---\nname: contract\ndescription: d\n---\nprompt\n" });
+	const personaJob = (await run({ type: "persona_run", name: "contract", task: "REPLY persona says hi" })).data.job;
+	await client.waitForEvent((e) => e.type === "job_updated" && e.job.id === personaJob.id && e.job.status === "completed", 20_000, jobFrom);
+	await run({ type: "persona_remove", name: "contract", confirm: true });
+	await run({ type: "persona_purge", name: "contract", confirm: true });
+	await run({ type: "persona_create", name: "../bad" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
