@@ -74,6 +74,16 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "settings");
 		await page.waitForSelector(".settings select[name='memory']");
 		await shot(page, "settings", size, scheme);
+		// Jobs: one finished job, opened with its transcript and output, after the list.
+		await openDrawer(page, size, "jobs");
+		await page.fill("#panel-jobs textarea[name='task']", 'Check the flaky test.\nCALL yield {"text":"The flaky test waited on a timer; it now awaits the event."}');
+		await page.click("#panel-jobs button[type='submit']");
+		await page.waitForSelector("#panel-jobs .job-list li[data-status='completed']");
+		await shot(page, "jobs", size, scheme);
+		await page.click("#panel-jobs .job-list li button");
+		await page.waitForSelector("#panel-jobs .job-output");
+		await shot(page, "job-detail", size, scheme);
+		await page.click("#panel-jobs button:has-text('Back')");
 		await closeDrawer(page, size);
 
 		await page.keyboard.press("Control+/");

@@ -7,6 +7,12 @@ import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
+import { loadCatalog } from "./features/jobs/definitions.js";
+import { JobService } from "./features/jobs/job-service.js";
+import { JobStore } from "./features/jobs/job-store.js";
+import { jobLimitsFrom } from "./features/jobs/settings.js";
+import { PersonaStore } from "./features/personas/persona-store.js";
+import { valuesOf } from "./features/settings/effective-settings.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
@@ -57,15 +63,32 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
 			const features = memory.forSession(origin);
-			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
+			// A top-level session may delegate (`task`); a job's child gets its own tools from its profile.
+			const own = origin.profile ? [] : [jobs.taskTool(origin.sessionId)];
+			return {
+				...features,
+				tools: [...features.tools, ...own],
+				activeToolNames: () => [...features.activeToolNames(), ...own.map((t) => t.name)],
+				attach: (sessionId: string) => memory.attach(sessionId, features),
+			};
 		},
 		maxLoadedSessions: config.maxSessions,
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
+	const personas = new PersonaStore({ agentDir: config.agentDir, trusted: (cwd) => settings.effective(cwd).trusted, knownTools: pi.tools });
+	const jobs = new JobService({
+		runtime,
+		store: new JobStore(config.agentDir),
+		publish: (id, event) => streams.hub(id).publish(event),
+		limits: () => jobLimitsFrom(valuesOf(settings.effective())),
+		catalog: (cwd) => loadCatalog({ agentDir: config.agentDir, cwd, trusted: settings.effective(cwd).trusted, knownTools: pi.tools }),
+		personas,
+		warn: log,
+	});
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -19,6 +19,7 @@ import {
 	type ThinkingLevel,
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
+import { JobsState } from "./jobs-state";
 import { sessionTitle } from "./session-title";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
 import { contentText, Transcript } from "./transcript";
@@ -83,6 +84,8 @@ export class Controller {
 	private readonly drafts = new Drafts();
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
+	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
+	readonly jobs: JobsState;
 
 	constructor(wsUrl: string) {
 		this.state = {
@@ -106,6 +109,7 @@ export class Controller {
 			announcement: undefined,
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {

@@ -4,10 +4,12 @@
  * an empty mock-up.
  */
 import type { PanelDefinition } from "./panel";
+import { JobsPanel } from "./jobs-panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
+	{ id: "jobs", label: "Jobs", View: JobsPanel },
 ];
