@@ -41,6 +41,7 @@ before(async () => {
 		join(agentDir, "agents", "reader.md"),
 		"---\nname: reader\ndescription: Reads files and nothing else\ntools: [read]\nmaxTurns: 1\n---\nYou only read. READER-PROMPT-MARK\n",
 	);
+	writeFileSync(join(agentDir, "agents", "sleeper.md"), "---\nname: sleeper\ndescription: Gives up after a second\ntimeoutSeconds: 1\n---\nYou are quick.\n");
 	writeFileSync(join(agentDir, "agents", "broken.md"), "---\nname: broken\ndescription: oops\ncolour: red\n---\nbody\n");
 	skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"] });
 });
@@ -203,6 +204,23 @@ test("cancelling a running job stops its child; a turn limit fails a job; bad in
 	assert.equal(await codes({ type: "job_output", jobId: "nope" }), "not_found");
 	assert.equal(await codes({ type: "job_transcript", jobId: "nope" }), "not_found");
 	client.close();
+});
+
+test("a job past its agent's time limit is stopped and fails, saying so", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const { sessionId } = await client.ok({ type: "new_session" });
+	const from = client.events.length;
+	// The model never answers while held, so only the agent's one-second limit can end the job.
+	const release = holdReplies();
+	try {
+		const { jobs } = await client.ok({ type: "task_spawn", sessionId, agent: "sleeper", task: "REPLY too late" });
+		const failed = await finished(client, jobs[0].id, from);
+		assert.equal(failed.status, "failed");
+		assert.match(failed.error, /longer than 1 s \(its time limit\)/);
+	} finally {
+		release();
+		client.close();
+	}
 });
 
 test("after a restart, jobs that were running are marked interrupted", async () => {
