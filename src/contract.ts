@@ -4,12 +4,18 @@
  * (docs/protocol.md, docs/protocol.schema.json, docs/settings.md) and types the client from them
  * (src/client/protocol.generated.ts).
  */
+import { goalCommands } from "./features/goal/commands.js";
+import { goalEvents } from "./features/goal/events.js";
+import { GoalService } from "./features/goal/service.js";
 import { SettingsCatalog } from "./features/settings/catalog.js";
 import { settingsFeatureCommands } from "./features/settings/commands.js";
 import type { SettingDefinition } from "./features/settings/definition.js";
 import { settingsEvents } from "./features/settings/events.js";
 import { sessionSettingDefinitions } from "./features/settings/session-settings.js";
 import { SettingsService } from "./features/settings/settings-service.js";
+import { todoCommands } from "./features/todo/commands.js";
+import { todoEvents } from "./features/todo/events.js";
+import { TodoService } from "./features/todo/service.js";
 import { memoryCommands, memoryDoctorCheck } from "./memory/commands.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingDefinitions } from "./memory/settings-consumer.js";
@@ -35,6 +41,8 @@ import { coreEvents } from "./protocol/events/core-events.js";
 export interface ContractFeatures {
 	memory: MemoryService;
 	settings: SettingsService;
+	todo: TodoService;
+	goal: GoalService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 }
@@ -52,6 +60,8 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 	return new CommandRegistry().register(
 		...memoryCommands(features.memory),
 		...settingsFeatureCommands(features.settings),
+		...todoCommands(features.todo),
+		...goalCommands(features.goal),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -74,9 +84,11 @@ export function createSchemaRegistry(): CommandRegistry {
 	return createCommandRegistry({
 		memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS),
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
+		todo: new TodoService(),
+		goal: new GoalService(),
 	});
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...todoEvents, ...goalEvents);
 }

@@ -1,7 +1,8 @@
 /**
  * A fake OpenAI-compatible model server (Chat Completions with SSE streaming), on loopback only, used by every
- * integration test and benchmark. The text of the last user message scripts the reply, one directive per line
- * (lines that hold no directive are ignored):
+ * integration test and benchmark. The text of the last user message (with the user messages right before it:
+ * hidden context added to a prompt) scripts the reply, one directive per line (lines that hold no directive are
+ * ignored):
  *
  *   REPLY <text>          stream <text> as word-sized text deltas
  *   REPLY_JSON <json>     the same, for a JSON string (so a reply can hold newlines and any character)
@@ -181,6 +182,19 @@ function textOf(content: unknown): string {
 	return "";
 }
 
+/**
+ * The text of the latest user turn: the last user message and the user messages right before it, joined by
+ * newlines. Hidden context a feature adds to a prompt (memory, todo plan, goal) reaches the model as user
+ * messages after the prompt; reading them together keeps the prompt's directives in force.
+ */
+function userTurnText(messages: ChatMessage[]): string {
+	let end = messages.length - 1;
+	while (end >= 0 && messages[end]!.role !== "user") end--;
+	let start = end;
+	while (start > 0 && messages[start - 1]!.role === "user") start--;
+	return end < 0 ? "" : messages.slice(start, end + 1).map((m) => textOf(m.content)).join("\n");
+}
+
 /** Word-sized pieces that join back to `text` exactly. */
 function words(text: string): string[] {
 	return text.match(/\s*\S+\s*$|\s*\S+/g) ?? (text ? [text] : []);
@@ -285,8 +299,7 @@ function approximateTokens(text: string): number {
 
 async function reply(record: RecordedRequest, response: ServerResponse): Promise<void> {
 	const messages: ChatMessage[] = Array.isArray(record.body?.messages) ? record.body.messages : [];
-	const lastUser = [...messages].reverse().find((m) => m.role === "user");
-	const lastUserText = textOf(lastUser?.content);
+	const lastUserText = userTurnText(messages);
 	const script = parseScript(lastUserText);
 
 	if (script.error) {
