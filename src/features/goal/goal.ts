@@ -123,14 +123,14 @@ function nextGoal(goal: Goal | undefined, change: GoalChange, at: string): Goal 
 			delete next.pauseReason;
 			return next;
 		case "pinned":
-			if (isTerminal(goal)) throw refused("pin to", goal);
+			if (isTerminal(goal)) throw refused("add a pin to", goal);
 			if (change.text.trim().length === 0) throw new GoalError("invalid_command", "A pin is empty");
 			if ([...change.text].length > MAX_PIN_CHARS) throw new GoalError("limit", `A pin is at most ${MAX_PIN_CHARS} characters (this one has ${[...change.text].length})`);
 			if (goal.pins.length >= MAX_PINS) throw new GoalError("limit", `A goal holds at most ${MAX_PINS} pins: unpin one first`);
 			next.pins.push(change.text);
 			return next;
 		case "unpinned":
-			if (isTerminal(goal)) throw refused("unpin from", goal);
+			if (isTerminal(goal)) throw refused("remove a pin of", goal);
 			if (!Number.isInteger(change.index) || change.index < 0 || change.index >= goal.pins.length) {
 				throw new GoalError("not_found", `No pin at index ${change.index} (the goal has ${goal.pins.length} pin${goal.pins.length === 1 ? "" : "s"}, counted from 0)`);
 			}
