@@ -30,7 +30,11 @@ export function goalCommands(goals: GoalService) {
 				"also starts one hidden continuation turn toward it. Refused while a goal is active or paused (complete or drop it first).",
 			params: Type.Object(
 				{
-					objective: Type.String({ minLength: 1, maxLength: MAX_OBJECTIVE_BYTES, description: "What the session works toward." }),
+					objective: Type.String({
+						minLength: 1,
+						maxLength: MAX_OBJECTIVE_BYTES,
+						description: "What the session works toward: at most 64 KiB of UTF-8 (`limit` beyond), not blank.",
+					}),
 					tokenBudget: Type.Optional(Budget),
 					activate: Type.Optional(Activate),
 				},
@@ -99,7 +103,7 @@ export function goalCommands(goals: GoalService) {
 			result: Type.Object({
 				events: Type.Array(GoalEventSchema),
 				total: Type.Integer({ minimum: 0, description: "How many events the branch holds." }),
-				journalError: Type.Optional(Type.String()),
+				journalError: Type.Optional(Type.String({ description: "The journal is damaged: the entry where replay stopped, and why." })),
 			}),
 			handler: async (_params, context) => (await goalOf(context)).journal(MAX_JOURNAL_EVENTS),
 		}),
