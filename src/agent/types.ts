@@ -460,6 +460,11 @@ export interface FeatureSession {
 	/** Throws (`unavailable`, `busy`) when a hidden turn could not start now. */
 	checkCanStartTurn(): void;
 	/**
+	 * Throws `busy` while the session moves to another point of its tree: a change recorded then would land on
+	 * the branch being left, and be undone as soon as the move ends.
+	 */
+	checkCanRecord(): void;
+	/**
 	 * Starts one run whose prompt is a hidden message (`display: false`, recorded like any message), or queues it
 	 * as a follow-up of the active run. The run streams as any other; its failures end it as any other's do.
 	 */

@@ -20,6 +20,8 @@ export class FakeFeatureSession implements FeatureSession {
 	noModel = false;
 	/** Set while a run is active: hidden turns are queued. */
 	running = false;
+	/** Set while the session moves in its tree: changes are refused (`busy`). */
+	moving = false;
 	private nextId = 1;
 	private readonly turnListeners = new Set<(usage: TurnUsage) => void>();
 	private readonly branchListeners = new Set<() => void>();
@@ -51,6 +53,10 @@ export class FakeFeatureSession implements FeatureSession {
 
 	checkCanStartTurn(): void {
 		if (this.noModel) throw new CodedError("unavailable", "No model is configured");
+	}
+
+	checkCanRecord(): void {
+		if (this.moving) throw new CodedError("busy", "The session is moving to another point of its tree");
 	}
 
 	async startHiddenTurn(context: HiddenContext): Promise<HiddenTurnStart> {

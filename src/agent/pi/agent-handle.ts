@@ -512,6 +512,7 @@ export class PiAgentHandle implements AgentHandle {
 					: this.compactionAsked || this.session.isCompacting
 						? "the conversation is being compacted"
 						: undefined,
+			navigating: () => this.navigating,
 			syncTools,
 		});
 		return this.features;

@@ -19,6 +19,8 @@ export interface PiFeatureSessionParts {
 	running(): boolean;
 	/** Why nothing may start now (a compaction, a navigation), if so. */
 	blocked(): string | undefined;
+	/** The session is moving to another point of its tree (navigate_tree, maybe summarizing first). */
+	navigating(): boolean;
 	/** Activates the feature tools that apply now (a hidden turn does not pass the turn-start hook). */
 	syncTools(): void;
 }
@@ -62,6 +64,10 @@ export class PiFeatureSession implements FeatureSession {
 		if (!model || !env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(env.agentDir));
 		const blocked = this.parts.blocked();
 		if (blocked) throw new CodedError("busy", `Cannot start a turn now: ${blocked} (wait for it, or abort it)`);
+	}
+
+	checkCanRecord(): void {
+		if (this.parts.navigating()) throw new CodedError("busy", "Cannot change it now: the session is moving to another point of its tree (wait for navigate_tree)");
 	}
 
 	async startHiddenTurn(context: HiddenContext): Promise<HiddenTurnStart> {

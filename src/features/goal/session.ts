@@ -103,6 +103,7 @@ export class GoalSession implements SessionFeatures {
 			...(options.tokenBudget !== undefined ? { tokenBudget: options.tokenBudget } : {}),
 		};
 		this.check(change);
+		session.checkCanRecord();
 		if (options.activate) session.checkCanStartTurn(); // nothing is recorded when the turn could not start
 		this.record(change, "created");
 		return this.continueIf(options.activate);
@@ -112,33 +113,37 @@ export class GoalSession implements SessionFeatures {
 	async resume(options: { tokenBudget?: number; activate?: boolean } = {}): Promise<GoalResult> {
 		const session = this.writable();
 		this.check({ kind: "resumed", ...(options.tokenBudget !== undefined ? { tokenBudget: options.tokenBudget } : {}) });
+		session.checkCanRecord();
 		if (options.activate) session.checkCanStartTurn();
 		this.record({ kind: "resumed", ...(options.tokenBudget !== undefined ? { tokenBudget: options.tokenBudget } : {}) }, "resumed");
 		return this.continueIf(options.activate);
 	}
 
 	pause(reason: PauseReason = "manual"): GoalView {
-		this.record({ kind: "paused", reason }, "paused");
-		return this.view();
+		return this.asked({ kind: "paused", reason }, "paused");
 	}
 
 	complete(): GoalView {
-		this.record({ kind: "completed" }, "completed");
-		return this.view();
+		return this.asked({ kind: "completed" }, "completed");
 	}
 
 	drop(): GoalView {
-		this.record({ kind: "dropped" }, "dropped");
-		return this.view();
+		return this.asked({ kind: "dropped" }, "dropped");
 	}
 
 	pin(text: string): GoalView {
-		this.record({ kind: "pinned", text }, "pinned");
-		return this.view();
+		return this.asked({ kind: "pinned", text }, "pinned");
 	}
 
 	unpin(index: number): GoalView {
-		this.record({ kind: "unpinned", index }, "unpinned");
+		return this.asked({ kind: "unpinned", index }, "unpinned");
+	}
+
+	/** A change a command or the tool asks for: checked, then refused while the session moves in its tree. */
+	private asked(change: GoalChange, operation: GoalOperation): GoalView {
+		this.check(change);
+		this.session!.checkCanRecord();
+		this.record(change, operation);
 		return this.view();
 	}
 

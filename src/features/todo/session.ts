@@ -91,6 +91,7 @@ export class TodoSession implements SessionFeatures {
 	}
 
 	private commit(session: FeatureSession, outcome: TodoOutcome, cause: TodoCause): void {
+		session.checkCanRecord();
 		// Recorded first: the plan changes only once its snapshot is in the session.
 		session.appendCustomEntry(TODO_ENTRY_TYPE, { version: TODO_RECORD_VERSION, plan: outcome.plan });
 		this.current = outcome.plan;
