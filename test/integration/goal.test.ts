@@ -13,9 +13,21 @@ import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
+/** While set, the model's replies wait for it. */
+let gate: Promise<void> | undefined;
+
+/** Holds the model's replies until the returned function is called. */
+function holdReplies(): () => void {
+	let release!: () => void;
+	gate = new Promise((resolve) => (release = resolve));
+	return () => {
+		gate = undefined;
+		release();
+	};
+}
 
 before(async () => {
-	model = await startFakeOpenAi();
+	model = await startFakeOpenAi({ onRequest: () => gate });
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -54,6 +66,10 @@ test("goal commands: each transition is journalled and announced; a refused one 
 	const watcher = await TestClient.connect(skiff.wsUrl);
 	const sessionId = await freshSession(client, watcher);
 	const run = (command: Record<string, unknown>) => client.request({ sessionId, ...command });
+	// A message first, so the session file exists and refusals can be seen to write nothing.
+	await turn(client, sessionId, "REPLY listening");
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	let written = readFileSync(sessionFile, "utf8");
 	assert.deepEqual(await client.ok({ type: "goal_get", sessionId }), { revision: 0, actions: ["create"] });
 	for (const type of ["goal_pause", "goal_resume", "goal_complete", "goal_drop"]) {
 		const refused = await run({ type });
@@ -61,6 +77,8 @@ test("goal commands: each transition is journalled and announced; a refused one 
 		assert.match(refused.error!, /There is no goal/, type);
 	}
 	assert.equal((await run({ type: "goal_pin", text: "x" })).code, "conflict");
+	assert.equal((await run({ type: "goal_unpin", index: 0 })).code, "conflict");
+	assert.equal(readFileSync(sessionFile, "utf8"), written, "no refusal wrote anything");
 
 	const created = await client.ok({ type: "goal_create", sessionId, objective: "Make the build green", tokenBudget: 100_000 });
 	assert.equal(created.goal.lifecycle, "active");
@@ -70,6 +88,7 @@ test("goal commands: each transition is journalled and announced; a refused one 
 	const pinned = await client.ok({ type: "goal_get", sessionId });
 	assert.deepEqual(pinned.goal.pins.slice(0, 2), ["note 0", "note 1"], "pins are trimmed");
 	const revision = pinned.revision;
+	written = readFileSync(sessionFile, "utf8");
 
 	const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
 		[{ type: "goal_pin", text: "ninth" }, "limit", /at most 8 pins/],
@@ -87,6 +106,8 @@ test("goal commands: each transition is journalled and announced; a refused one 
 		assert.match(refused.error!, pattern, JSON.stringify(command).slice(0, 80));
 	}
 	assert.equal((await client.ok({ type: "goal_get", sessionId })).revision, revision, "no refusal was recorded");
+	assert.equal(readFileSync(sessionFile, "utf8"), written, "nor written");
+	assert.equal(recordedEvents(sessionFile).length, revision, "each change is one entry in the session file");
 
 	await client.ok({ type: "goal_unpin", sessionId, index: 0 });
 	const paused = await client.ok({ type: "goal_pause", sessionId });
@@ -239,6 +260,53 @@ test("tree navigation and fork restore the goal of the branch", async () => {
 	assert.deepEqual([forked.goal.objective, forked.goal.lifecycle], ["Branch goal", "active"], "a fork takes the goal of its point");
 	await client.ok({ type: "navigate_tree", sessionId, entryId: tree.leafId });
 	assert.equal((await client.ok({ type: "goal_get", sessionId })).goal.lifecycle, "paused");
+	client.close();
+});
+
+test("a session closed and loaded again pauses its active goal (resume_safety); nothing runs until it is resumed", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await freshSession(client);
+	await turn(client, sessionId, "REPLY first");
+	await client.ok({ type: "goal_create", sessionId, objective: "Wait for me" });
+	await client.ok({ type: "close_session", sessionId });
+	const requests = model.requests.length;
+	const from = client.events.length;
+	await client.ok({ type: "switch_session", sessionPath: sessionId });
+	await client.ok({ type: "subscribe", sessionId });
+	const state = await client.ok({ type: "goal_get", sessionId });
+	assert.deepEqual([state.goal.lifecycle, state.goal.pauseReason, state.actions], ["paused", "resume_safety", ["resume", "complete", "drop", "pin"]]);
+	assert.deepEqual(recordedEvents((await client.ok({ type: "get_state", sessionId })).sessionFile).map((e) => e.change.kind), ["created", "paused"]);
+	assert.equal(model.requests.length, requests, "nothing ran");
+	const resumed = await client.ok({ type: "goal_resume", sessionId, activate: true });
+	assert.equal(resumed.continuation, "started");
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
+	assert.equal(model.requests.length, requests + 1, "one continuation turn once resumed");
+	client.close();
+});
+
+test("while a navigation summarizes the branch left, goal changes are refused (busy) and nothing is written", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await freshSession(client);
+	await turn(client, sessionId, "REPLY base");
+	await client.ok({ type: "goal_create", sessionId, objective: "Stay put" });
+	await turn(client, sessionId, "REPLY to be summarized");
+	const { nodes } = await client.ok({ type: "get_tree", sessionId });
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	const release = holdReplies(); // the summary's reply waits
+	const summaryRequest = model.nextRequest();
+	const navigation = client.request({ type: "navigate_tree", sessionId, entryId: nodes.filter((n: { kind: string }) => n.kind === "user")[1].id, summarize: true });
+	await summaryRequest;
+	const written = readFileSync(sessionFile, "utf8");
+	for (const command of [{ type: "goal_pause" }, { type: "goal_pin", text: "late" }, { type: "goal_complete" }, { type: "goal_drop" }]) {
+		const refused = await client.request({ sessionId, ...command });
+		assert.equal(refused.code, "busy", command.type);
+		assert.match(refused.error!, /moving to another point of its tree/);
+	}
+	assert.equal((await client.ok({ type: "goal_get", sessionId })).goal.lifecycle, "active", "reading is fine");
+	assert.equal(readFileSync(sessionFile, "utf8"), written, "nothing was written meanwhile");
+	release();
+	assert.equal((await navigation).success, true);
+	assert.equal((await client.ok({ type: "goal_get", sessionId })).goal.lifecycle, "active");
 	client.close();
 });
 

@@ -14,9 +14,21 @@ import { type Event, TestClient } from "../support/ws-client.js";
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let agentDir: string;
+/** While set, the model's replies wait for it. */
+let gate: Promise<void> | undefined;
+
+/** Holds the model's replies until the returned function is called. */
+function holdReplies(): () => void {
+	let release!: () => void;
+	gate = new Promise((resolve) => (release = resolve));
+	return () => {
+		gate = undefined;
+		release();
+	};
+}
 
 before(async () => {
-	model = await startFakeOpenAi();
+	model = await startFakeOpenAi({ onRequest: () => gate });
 	agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -123,6 +135,8 @@ test("todo_op, todo_set and todo_get; every refusal names what was wrong and cha
 		assert.match(refused.error!, /The plan is empty/, name);
 	}
 	assert.equal((await op({ op: "view" })).data.summary, "The plan is empty.");
+	// A message first, so the session file exists and refusals can be seen to write nothing.
+	await turn(client, sessionId, "REPLY listening");
 	const created = await client.ok({ type: "todo_op", sessionId, ...INIT });
 	assert.equal(created.changed, true);
 	const same = await client.ok({ type: "todo_op", sessionId, ...INIT });
@@ -130,6 +144,8 @@ test("todo_op, todo_set and todo_get; every refusal names what was wrong and cha
 	assert.deepEqual(statuses(same.phases), statuses(created.phases), "and keeps the ids");
 	const before = await plan();
 	const events = client.events.length;
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	const written = readFileSync(sessionFile, "utf8");
 
 	const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
 		[{ op: "add_dependency", task: "t1", dependsOn: ["t3"] }, "conflict", /cycle: t1 .* waits for t3 .* which waits for t2 .* which waits for t1/],
@@ -155,6 +171,7 @@ test("todo_op, todo_set and todo_get; every refusal names what was wrong and cha
 		assert.match(refused.error!, pattern, JSON.stringify(fields));
 	}
 	assert.deepEqual(await plan(), before, "no refusal changed the plan");
+	assert.equal(readFileSync(sessionFile, "utf8"), written, "nor wrote anything");
 	assert.equal(client.events.slice(events).filter((e) => e.type === "todo_updated").length, 0, "nor announced anything");
 
 	// Changes: each recorded and announced.
@@ -208,6 +225,34 @@ test("tree navigation, fork and clone restore the plan of the branch", async () 
 	assert.deepEqual(statuses((await client.ok({ type: "todo_get", sessionId })).phases), afterDone);
 	const clone = await client.ok({ type: "clone", sessionId });
 	assert.deepEqual(statuses((await client.ok({ type: "todo_get", sessionId: clone.sessionId })).phases), afterDone);
+	client.close();
+});
+
+test("while a navigation summarizes the branch left, plan changes are refused (busy) and nothing is written", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await freshSession(client);
+	await turn(client, sessionId, call(INIT));
+	await turn(client, sessionId, "REPLY to be summarized");
+	const { nodes } = await client.ok({ type: "get_tree", sessionId });
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	const release = holdReplies(); // the summary's reply waits
+	const summaryRequest = model.nextRequest();
+	const navigation = client.request({ type: "navigate_tree", sessionId, entryId: nodes.filter((n: { kind: string }) => n.kind === "user")[1].id, summarize: true });
+	await summaryRequest;
+	const written = readFileSync(sessionFile, "utf8");
+	for (const command of [
+		{ type: "todo_op", op: "done", task: "t1" },
+		{ type: "todo_set", phases: [] },
+	]) {
+		const refused = await client.request({ sessionId, ...command });
+		assert.equal(refused.code, "busy", command.type);
+		assert.match(refused.error!, /moving to another point of its tree/);
+	}
+	assert.equal((await client.ok({ type: "todo_op", sessionId, op: "view" })).changed, false, "reading is fine");
+	assert.equal(readFileSync(sessionFile, "utf8"), written, "nothing was written meanwhile");
+	release();
+	assert.equal((await navigation).success, true);
+	assert.deepEqual(statuses((await client.ok({ type: "todo_get", sessionId })).phases), ["t1:in_progress", "t2:pending", "t3:pending"]);
 	client.close();
 });
 
