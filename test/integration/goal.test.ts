@@ -174,6 +174,32 @@ test("activating a goal starts exactly one hidden continuation turn; the model c
 	watcher.close();
 });
 
+test("an activation during a run queues its one continuation turn behind the run", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await freshSession(client);
+	const from = client.events.length;
+	const release = holdReplies();
+	const first = model.nextRequest();
+	await client.ok({ type: "prompt", sessionId, message: "REPLY busy for a moment" });
+	await first;
+	const requests = model.requests.length;
+	const created = await client.ok({ type: "goal_create", sessionId, objective: "Queued goal", activate: true });
+	assert.equal(created.continuation, "queued");
+	const continued = model.nextRequest();
+	release();
+	const request = await continued;
+	assert.match(JSON.stringify(request.body.messages.at(-1)), /Start concrete work toward the active session goal now/);
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
+	assert.equal(model.requests.length, requests + 1, "exactly one continuation turn");
+	const events = client.events.slice(from).filter((e) => e.sessionId === sessionId);
+	assert.equal(events.filter((e) => e.type === "agent_end").length, 1, "within the same run");
+	const { messages } = await client.ok({ type: "get_messages", sessionId });
+	const hidden = messages.filter((m: any) => m.role === "custom" && m.customType === "goal-continue");
+	assert.deepEqual(hidden.map((m: any) => m.display), [false]);
+	assert.deepEqual((await client.ok({ type: "queue_list", sessionId })), { steering: [], followUp: [] });
+	client.close();
+});
+
 test("while active the goal is hidden context before each prompt and the goal tool is offered; paused, neither", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const sessionId = await freshSession(client);
