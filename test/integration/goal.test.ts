@@ -262,7 +262,7 @@ test("usage is charged after each turn and a spent budget pauses the goal; resum
 	watcher.close();
 });
 
-test("tree navigation and fork restore the goal of the branch", async () => {
+test("tree navigation, fork and clone restore the goal of the branch", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const sessionId = await freshSession(client);
 	await turn(client, sessionId, "REPLY one");
@@ -286,6 +286,9 @@ test("tree navigation and fork restore the goal of the branch", async () => {
 	assert.deepEqual([forked.goal.objective, forked.goal.lifecycle], ["Branch goal", "active"], "a fork takes the goal of its point");
 	await client.ok({ type: "navigate_tree", sessionId, entryId: tree.leafId });
 	assert.equal((await client.ok({ type: "goal_get", sessionId })).goal.lifecycle, "paused");
+	const clone = await client.ok({ type: "clone", sessionId });
+	const cloned = await client.ok({ type: "goal_get", sessionId: clone.sessionId });
+	assert.deepEqual([cloned.goal.lifecycle, cloned.revision], ["paused", (await client.ok({ type: "goal_get", sessionId })).revision], "a clone takes the journal of the leaf");
 	client.close();
 });
 
