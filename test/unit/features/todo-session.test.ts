@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { restorePlan, TODO_CONTEXT_TYPE, TODO_ENTRY_TYPE, TodoSession } from "../../../src/features/todo/session.js";
-import type { TodoPhaseView, TodoPlan } from "../../../src/features/todo/schemas.js";
+import type { TodoOp, TodoPhaseView, TodoPlan } from "../../../src/features/todo/schemas.js";
 import type { CodedError } from "../../../src/shared/errors.js";
 import { FakeFeatureSession } from "../../support/fake-feature-session.js";
 
@@ -20,7 +20,7 @@ function statuses(plan: TodoPlan | { phases: TodoPhaseView[] }): string[] {
 	return plan.phases.flatMap((p) => p.tasks.map((t) => `${t.id}:${t.status}`));
 }
 
-const INIT = { op: "init", list: [{ phase: "P", items: ["a", { content: "b", dependsOn: ["a"] }] }] } as const;
+const INIT: TodoOp = { op: "init", list: [{ phase: "P", items: ["a", { content: "b", dependsOn: ["a"] }] }] };
 
 function refusedUnchanged(todo: TodoSession, session: FakeFeatureSession, code: string, action: () => unknown): CodedError {
 	const entries = session.entries.size;
