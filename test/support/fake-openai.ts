@@ -1,8 +1,8 @@
 /**
  * A fake OpenAI-compatible model server (Chat Completions with SSE streaming), on loopback only, used by every
- * integration test and benchmark. The text of the last user message (with the user messages right before it:
- * hidden context added to a prompt) scripts the reply, one directive per line (lines that hold no directive are
- * ignored):
+ * integration test and benchmark. The text of the last user message (or, when it holds no directive, of the
+ * nearest user message right before it that does: hidden context added to a prompt) scripts the reply, one
+ * directive per line (lines that hold no directive are ignored):
  *
  *   REPLY <text>          stream <text> as word-sized text deltas
  *   REPLY_JSON <json>     the same, for a JSON string (so a reply can hold newlines and any character)
@@ -183,16 +183,20 @@ function textOf(content: unknown): string {
 }
 
 /**
- * The text of the latest user turn: the last user message and the user messages right before it, joined by
- * newlines. Hidden context a feature adds to a prompt (memory, todo plan, goal) reaches the model as user
- * messages after the prompt; reading them together keeps the prompt's directives in force.
+ * The text that scripts the reply: the last user message, or, when it holds no directive, the nearest of the
+ * user messages right before it that does. Hidden context a feature adds to a prompt (memory, todo plan, goal)
+ * reaches the model as user messages after the prompt, so the prompt's directives stay in force; a prompt
+ * whose reply was dropped (a failed or aborted run) also sits right before the next one, and must not script it.
  */
 function userTurnText(messages: ChatMessage[]): string {
-	let end = messages.length - 1;
-	while (end >= 0 && messages[end]!.role !== "user") end--;
-	let start = end;
-	while (start > 0 && messages[start - 1]!.role === "user") start--;
-	return end < 0 ? "" : messages.slice(start, end + 1).map((m) => textOf(m.content)).join("\n");
+	let index = messages.length - 1;
+	while (index >= 0 && messages[index]!.role !== "user") index--;
+	const last = index;
+	for (; index >= 0 && messages[index]!.role === "user"; index--) {
+		const text = textOf(messages[index]!.content);
+		if (text.split(/\r?\n/).some((line) => DIRECTIVE.test(line))) return text;
+	}
+	return last < 0 ? "" : textOf(messages[last]!.content);
 }
 
 /** Word-sized pieces that join back to `text` exactly. */
