@@ -4,6 +4,9 @@
  * (docs/protocol.md, docs/protocol.schema.json, docs/settings.md) and types the client from them
  * (src/client/protocol.generated.ts).
  */
+import { goalCommands } from "./features/goal/commands.js";
+import { goalEvents } from "./features/goal/events.js";
+import { GoalService } from "./features/goal/service.js";
 import { SettingsCatalog } from "./features/settings/catalog.js";
 import { settingsFeatureCommands } from "./features/settings/commands.js";
 import type { SettingDefinition } from "./features/settings/definition.js";
@@ -19,6 +22,9 @@ import { sideChatEvents } from "./features/side-chat/events.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
 import { sessionSettingDefinitions } from "./features/settings/session-settings.js";
 import { SettingsService } from "./features/settings/settings-service.js";
+import { todoCommands } from "./features/todo/commands.js";
+import { todoEvents } from "./features/todo/events.js";
+import { TodoService } from "./features/todo/service.js";
 import { memoryCommands, memoryDoctorCheck } from "./memory/commands.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingDefinitions } from "./memory/settings-consumer.js";
@@ -47,6 +53,8 @@ export interface ContractFeatures {
 	sideChats: SideChatService;
 	jobs: JobService;
 	personas: PersonaStore;
+	todo: TodoService;
+	goal: GoalService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 }
@@ -67,6 +75,8 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 		...sideChatCommands(features.sideChats),
 		...jobCommands(features.jobs),
 		...personaCommands(features.personas, features.jobs),
+		...todoCommands(features.todo),
+		...goalCommands(features.goal),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -89,6 +99,8 @@ export function createSchemaRegistry(): CommandRegistry {
 	return createCommandRegistry({
 		memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS),
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
+		todo: new TodoService(),
+		goal: new GoalService(),
 		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
 		jobs: inertJobService(),
 		personas: new PersonaStore({ agentDir: "", trusted: () => false, knownTools: [] }),
@@ -109,5 +121,5 @@ function inertJobService(): JobService {
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents, ...todoEvents, ...goalEvents);
 }

@@ -7,15 +7,18 @@ import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
+import { GoalService } from "./features/goal/service.js";
 import { loadCatalog } from "./features/jobs/definitions.js";
 import { JobService } from "./features/jobs/job-service.js";
 import { JobStore } from "./features/jobs/job-store.js";
 import { jobLimitsFrom } from "./features/jobs/settings.js";
 import { PersonaStore } from "./features/personas/persona-store.js";
+import { combineSessionFeatures } from "./features/session-features.js";
 import { valuesOf } from "./features/settings/effective-settings.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
+import { TodoService } from "./features/todo/service.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
 import { loadMemorySettings } from "./memory/settings.js";
@@ -54,6 +57,8 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		log,
 		projectSettings: (cwd) => projectMemorySettings(settings, cwd, log),
 	});
+	const todo = new TodoService();
+	const goal = new GoalService();
 	// What runs on settings: every session (new ones read them as they open) and memory.
 	settings.addConsumer(sessionSettingsConsumer({ log }));
 	settings.addConsumer(memorySettingsConsumer(memory));
@@ -62,14 +67,19 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		catalog: pi.catalog,
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
-			const features = memory.forSession(origin);
+			const memoryFeatures = memory.forSession(origin);
+			const goalFeatures = goal.forSession();
+			const todoFeatures = todo.forSession();
 			// A top-level session may delegate (`task`); a job's child gets its own tools from its profile.
 			const own = origin.profile ? [] : [jobs.taskTool(origin.sessionId)];
+			const delegation = { tools: own, activeToolNames: () => own.map((t) => t.name), contextForPrompt: async () => undefined };
 			return {
-				...features,
-				tools: [...features.tools, ...own],
-				activeToolNames: () => [...features.activeToolNames(), ...own.map((t) => t.name)],
-				attach: (sessionId: string) => memory.attach(sessionId, features),
+				...combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures, delegation]),
+				attach: (sessionId: string) => {
+					memory.attach(sessionId, memoryFeatures);
+					todo.attach(sessionId, todoFeatures);
+					goal.attach(sessionId, goalFeatures);
+				},
 			};
 		},
 		maxLoadedSessions: config.maxSessions,
@@ -89,6 +99,6 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -7,7 +7,7 @@ import { CodedError } from "../../shared/errors.js";
 import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
-import { featureHooks, recordBeforeModelCall, toPiTool } from "./extensions.js";
+import { featureHooks, featureToolNames, recordBeforeModelCall, toPiTool } from "./extensions.js";
 import { SessionRecorder } from "./recorder.js";
 import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
@@ -57,9 +57,16 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		customTools: [...(features?.tools ?? []), ...ownTools].map(toPiTool),
 	});
 	conversation.session = session;
-	if (features || profile) session.setActiveToolsByName([...alwaysActive, ...(features?.activeToolNames() ?? [])]);
+	// A profile's own tools stay active whatever the features decide.
+	const syncTools = () => {
+		if (features || profile) session.setActiveToolsByName(features ? featureToolNames(alwaysActive, features) : alwaysActive);
+	};
+	syncTools();
 	await session.bindExtensions({});
-	return new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	const handle = new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	// Features that keep state in the session rebuild it from the branch just opened.
+	features?.bind?.(handle.featureSession(syncTools), { reopened: source.kind === "file" });
+	return handle;
 }
 
 /** The model a profile names (`provider/id`); throws when pi does not know it or it has no credentials. */
