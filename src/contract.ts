@@ -120,8 +120,6 @@ export function createSchemaRegistry(): CommandRegistry {
 			warn: () => undefined,
 		}),
 		personas: new PersonaStore({ agentDir: "", trusted: () => false, knownTools: [] }),
-		todo: new TodoService(),
-		goal: new GoalService(),
 	});
 }
 
