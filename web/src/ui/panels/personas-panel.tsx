@@ -62,7 +62,6 @@ function Counts({ row }: { row: PersonaRow }) {
 		<span class="persona-counts">
 			<span>{plural(row.memoryEntries, "memory entry", "memory entries")}</span>
 			<span>{plural(row.sessionCount, "session", "sessions")}</span>
-			{row.model && <span>{row.model}</span>}
 		</span>
 	);
 }
@@ -135,6 +134,7 @@ function PersonaDetailView({ personas, ready }: { personas: PersonasState; ready
 					<PersonaTags row={row} />
 				</p>
 				<Counts row={row} />
+				{row.model && <p class="hint">Model {row.model}</p>}
 				{row.error && <p class="error-text">{row.error}</p>}
 			</PanelSection>
 			{row.defined && <RunForm personas={personas} row={row} ready={ready} />}
