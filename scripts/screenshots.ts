@@ -2,7 +2,8 @@
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
  * themes, into screenshots/ (not committed): chat, sessions and settings panels, phone drawer, shortcut list,
- * session switcher, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
+ * session switcher, the Jobs and Personas panels (a job's detail, a persona opened, the purge confirmation),
+ * delegation cards, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
  * and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -59,6 +60,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	mkdirSync(cwd, { recursive: true });
 	writeFakeModelsJson(agentDir, model.url);
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
+	writeScreenshotPersonas(agentDir);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -84,6 +86,19 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector("#panel-jobs .job-output");
 		await shot(page, "job-detail", size, scheme);
 		await page.click("#panel-jobs button:has-text('Back')");
+		// Personas: the list with counts, one opened (run form and editor), and the purge confirmation.
+		await openDrawer(page, size, "personas");
+		await page.waitForSelector("#panel-personas .persona-list li:has-text('release-notes')");
+		await shot(page, "personas", size, scheme);
+		await page.click("#panel-personas .persona-list li:has-text('reviewer') button");
+		await page.waitForSelector("#panel-personas textarea[name='persona-content']");
+		await shot(page, "persona-detail", size, scheme);
+		await page.click("#panel-personas button:has-text('Purge everything…')");
+		await page.fill("#panel-personas input[name='purge-confirm']", "review");
+		await page.locator("#panel-personas .confirm.strong").scrollIntoViewIfNeeded();
+		await shot(page, "persona-purge", size, scheme);
+		await page.click("#panel-personas .confirm button:has-text('Cancel')");
+		await page.click("#panel-personas button:has-text('Back')");
 		await closeDrawer(page, size);
 
 		await page.keyboard.press("Control+/");
@@ -96,6 +111,20 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.type("dark");
 		await shot(page, "switcher", size, scheme);
 		await page.keyboard.press("Escape");
+
+		// Delegation cards in a new session: a batch of two jobs, finished, and the reply to their results.
+		await openDrawer(page, size, "sessions");
+		await page.click("button:has-text('New session')");
+		await page.waitForSelector(".empty:has-text('Ask the agent')");
+		const tasks = [
+			{ task: 'CALL yield {"text":"No flaky waits left in test/browser."}', description: "Look for timed waits in the browser tests" },
+			{ task: 'CALL yield {"text":"Two findings, both fixed."}', agent: "reviewer", description: "Review the scrolling fix" },
+		];
+		await page.fill("#composer", `Check the browser tests and review the scrolling fix.\nCALL task ${JSON.stringify({ tasks })}\nAFTER_TOOL Two jobs are on it; I will report when they finish.`);
+		await page.keyboard.press("Enter");
+		await page.waitForFunction(() => document.querySelectorAll(".tool.delegation li[data-status='completed']").length === 2);
+		await page.waitForSelector("[data-run='idle']");
+		await shot(page, "delegation", size, scheme);
 
 		// A run in progress in a new session: a tool runs, and a steer waits for the agent.
 		await openDrawer(page, size, "sessions");
@@ -125,6 +154,24 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.context().close();
 		await skiff.stop();
 		rmSync(agentDir, { recursive: true, force: true });
+	}
+}
+
+/** Two personas of the user, with memory entries and archived runs, for the Personas panel. */
+function writeScreenshotPersonas(agentDir: string): void {
+	const personas = [
+		{ name: "reviewer", description: "Reviews a change and lists concrete problems", model: "fake/fake-reasoner", memory: 14, sessions: 6, prompt: "You review code. Read what you are pointed at, list problems with file and line, and yield the list." },
+		{ name: "release-notes", description: "Writes release notes from the merged changes", memory: 3, sessions: 1, prompt: "You write short release notes for users, grouped by area." },
+	];
+	for (const p of personas) {
+		const root = join(agentDir, "personas", p.name);
+		mkdirSync(join(root, "memory"), { recursive: true });
+		mkdirSync(join(root, "sessions"), { recursive: true });
+		const model = p.model ? `model: ${p.model}\n` : "";
+		writeFileSync(join(root, "persona.md"), `---\nname: ${p.name}\ndescription: ${p.description}\n${model}tools: [read, grep, find]\n---\n${p.prompt}\n`);
+		const entries = Array.from({ length: p.memory }, (_, i) => JSON.stringify({ id: `m${i}`, content: `note ${i}`, ts: Date.UTC(2025, 0, 1 + i), session: "s" }));
+		writeFileSync(join(root, "memory", "entries.jsonl"), `${entries.join("\n")}\n`);
+		for (let i = 0; i < p.sessions; i++) writeFileSync(join(root, "sessions", `2025-01-0${i + 1}T10-00-00-000Z_job-${i}.jsonl`), "");
 	}
 }
 

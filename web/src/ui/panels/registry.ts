@@ -5,6 +5,7 @@
  */
 import type { PanelDefinition } from "./panel";
 import { JobsPanel } from "./jobs-panel";
+import { PersonasPanel } from "./personas-panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
 
@@ -12,4 +13,5 @@ export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
 	{ id: "jobs", label: "Jobs", View: JobsPanel },
+	{ id: "personas", label: "Personas", View: PersonasPanel },
 ];
