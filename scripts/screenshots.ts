@@ -1,8 +1,8 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions and settings panels, phone drawer, shortcut list,
- * session switcher, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
+ * themes, into screenshots/ (not committed): chat, sessions, settings and side chat panels, phone drawer,
+ * shortcut list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
  * and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
+import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
@@ -21,6 +21,27 @@ const SIZES = [
 ] as const;
 const SCHEMES = ["light", "dark"] as const;
 type Size = (typeof SIZES)[number];
+
+/**
+ * What the fake model answers to the questions typed in these views, so their bubbles read as people write
+ * (the fake model takes its directives from the message text: they are added on the way to it).
+ */
+const SIDE_QUESTION = "Why does one Chromium per worker save so much?";
+const SCRIPTED: Record<string, string> = {
+	[SIDE_QUESTION]: `REPLY_JSON ${JSON.stringify(
+		"Starting Chromium is the expensive part: about **1.2 s** per launch, and each file launched its own.\n\n- 34 files × 1.2 s ≈ 41 s of launches\n- a shared browser pays it once per worker\n\nPages stay isolated: each test still gets a fresh `BrowserContext`.",
+	)}`,
+};
+
+/** Adds the scripted directives to the last user message of a request, when it is one of SCRIPTED's questions. */
+function scriptReplies(request: RecordedRequest): void {
+	const messages: Array<{ role: string; content: unknown }> = request.body?.messages ?? [];
+	const last = [...messages].reverse().find((m) => m.role === "user");
+	if (!last) return;
+	const text = typeof last.content === "string" ? last.content : Array.isArray(last.content) ? last.content.map((p: { text?: string }) => p.text ?? "").join("") : "";
+	const script = SCRIPTED[text.trim()];
+	if (script) last.content = `${text}\n${script}`;
+}
 
 const { values } = parseArgs({ options: { only: { type: "string" } } });
 let written = 0;
@@ -74,6 +95,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "settings");
 		await page.waitForSelector(".settings select[name='memory']");
 		await shot(page, "settings", size, scheme);
+		await sideChatViews(page, size, scheme);
 		await closeDrawer(page, size);
 
 		await page.keyboard.press("Control+/");
@@ -118,6 +140,26 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	}
 }
 
+/** The side chat panel: empty, then two tabs, one with a question answered beside the conversation. */
+async function sideChatViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "side-chat");
+	await page.waitForSelector(".side-chat .empty-state");
+	await shot(page, "side-chat-empty", size, scheme);
+	await page.fill("input[name='side-chat-name']", "naming");
+	await page.click("button:has-text('Open tab')");
+	await page.waitForSelector(".side-tabs li.current[data-tab='naming']");
+	await page.click(".side-chat button:has-text('New tab')");
+	await page.fill("input[name='side-chat-name']", "why");
+	await page.click("button:has-text('Open tab')");
+	await page.waitForSelector(".side-tabs li.current[data-tab='why']");
+	await page.fill(".side-box textarea", SIDE_QUESTION);
+	await page.press(".side-box textarea", "Enter");
+	await page.waitForSelector(".side-transcript .msg.assistant:not(.streaming) li");
+	await page.fill(".side-box textarea", "And the parser fixtures?");
+	await shot(page, "side-chat", size, scheme);
+	await page.fill(".side-box textarea", "");
+}
+
 async function tokenView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
 	const page = await openPage(browser, skiff.url, size, scheme);
 	await page.waitForSelector("input[aria-label='Access token']");
@@ -143,7 +185,7 @@ async function main(): Promise<void> {
 	rmSync(OUT, { recursive: true, force: true });
 	mkdirSync(OUT, { recursive: true });
 	const browser = await launchBrowser();
-	const model = await startFakeOpenAi();
+	const model = await startFakeOpenAi({ onRequest: scriptReplies });
 	const tokenDir = tempDir();
 	writeFileSync(join(tokenDir, "token"), "screenshot-token", { mode: 0o600 });
 	const tokenSkiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(tokenDir, "token")] });

@@ -19,8 +19,10 @@ import {
 	type ThinkingLevel,
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
+import type { PanelContext } from "./panel-context";
 import { sessionTitle } from "./session-title";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
+import { SideChatState } from "./side-chat-state";
 import { contentText, Transcript } from "./transcript";
 
 export interface Toast {
@@ -72,6 +74,8 @@ const TOAST_MS = 8000;
 
 export class Controller {
 	state: ViewState;
+	/** Panel states, each in its own file, following their own events. */
+	readonly sideChat: SideChatState;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -112,6 +116,8 @@ export class Controller {
 			if (sessionId === this.state.sessionId) this.stale.add(sessionId);
 			else this.transcripts.delete(sessionId); // switching to it loads its snapshot anew
 		});
+		const panels: PanelContext = { client: this.client, changed: () => this.schedule(), toast: (text) => this.toast(text) };
+		this.sideChat = new SideChatState(panels);
 	}
 
 	subscribe(listener: () => void): () => void {

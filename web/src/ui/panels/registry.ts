@@ -6,8 +6,10 @@
 import type { PanelDefinition } from "./panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
+import { SideChatPanel } from "./side-chat-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
+	{ id: "side-chat", label: "Side chat", View: SideChatPanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
 ];
