@@ -4,6 +4,9 @@
  * (docs/protocol.md, docs/protocol.schema.json, docs/settings.md) and types the client from them
  * (src/client/protocol.generated.ts).
  */
+import { goalCommands } from "./features/goal/commands.js";
+import { goalEvents } from "./features/goal/events.js";
+import { GoalService } from "./features/goal/service.js";
 import { SettingsCatalog } from "./features/settings/catalog.js";
 import { settingsFeatureCommands } from "./features/settings/commands.js";
 import type { SettingDefinition } from "./features/settings/definition.js";
@@ -13,6 +16,9 @@ import { sideChatEvents } from "./features/side-chat/events.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
 import { sessionSettingDefinitions } from "./features/settings/session-settings.js";
 import { SettingsService } from "./features/settings/settings-service.js";
+import { todoCommands } from "./features/todo/commands.js";
+import { todoEvents } from "./features/todo/events.js";
+import { TodoService } from "./features/todo/service.js";
 import { memoryCommands, memoryDoctorCheck } from "./memory/commands.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingDefinitions } from "./memory/settings-consumer.js";
@@ -39,6 +45,8 @@ export interface ContractFeatures {
 	memory: MemoryService;
 	settings: SettingsService;
 	sideChats: SideChatService;
+	todo: TodoService;
+	goal: GoalService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 }
@@ -57,6 +65,8 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 		...memoryCommands(features.memory),
 		...settingsFeatureCommands(features.settings),
 		...sideChatCommands(features.sideChats),
+		...todoCommands(features.todo),
+		...goalCommands(features.goal),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -80,9 +90,11 @@ export function createSchemaRegistry(): CommandRegistry {
 		memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS),
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
 		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
+		todo: new TodoService(),
+		goal: new GoalService(),
 	});
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...todoEvents, ...goalEvents);
 }

@@ -7,9 +7,12 @@ import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
+import { GoalService } from "./features/goal/service.js";
+import { combineSessionFeatures } from "./features/session-features.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
+import { TodoService } from "./features/todo/service.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
 import { loadMemorySettings } from "./memory/settings.js";
@@ -48,6 +51,8 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		log,
 		projectSettings: (cwd) => projectMemorySettings(settings, cwd, log),
 	});
+	const todo = new TodoService();
+	const goal = new GoalService();
 	// What runs on settings: every session (new ones read them as they open) and memory.
 	settings.addConsumer(sessionSettingsConsumer({ log }));
 	settings.addConsumer(memorySettingsConsumer(memory));
@@ -56,8 +61,17 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		catalog: pi.catalog,
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
-			const features = memory.forSession(origin);
-			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
+			const memoryFeatures = memory.forSession(origin);
+			const goalFeatures = goal.forSession();
+			const todoFeatures = todo.forSession();
+			return {
+				...combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures]),
+				attach: (sessionId: string) => {
+					memory.attach(sessionId, memoryFeatures);
+					todo.attach(sessionId, todoFeatures);
+					goal.attach(sessionId, goalFeatures);
+				},
+			};
 		},
 		maxLoadedSessions: config.maxSessions,
 		thinkingLevel: config.thinking,
@@ -66,6 +80,6 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, todo, goal, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -442,14 +442,76 @@ export interface HiddenContext {
 	content: string;
 }
 
-/** What features (memory, later todo, goal, ...) give one session: tools, which are active, turn-start context. */
+/** What features (memory, todo, goal, ...) give one session: tools, which are active, turn-start context. */
 export interface SessionFeatures {
 	/** Every tool the features may offer; registered once, activated per turn. */
 	tools: FeatureTool[];
 	/** The feature tools to offer from the next turn on. */
 	activeToolNames(): string[];
-	/** Context to add before the model sees `prompt` (advisory: undefined when none or on failure). */
-	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<HiddenContext | undefined>;
+	/**
+	 * Context to add before the model sees `prompt` (advisory: undefined when none or on failure); several
+	 * features give several hidden messages, in order.
+	 */
+	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<HiddenContext | HiddenContext[] | undefined>;
+	/**
+	 * The session is open: features that keep state in it rebuild that state from its active branch. `reopened`:
+	 * it was loaded from its file (a restart, a session loaded again, a reload), not created, forked or cloned.
+	 */
+	bind?(session: FeatureSession, how: { reopened: boolean }): void;
+}
+
+/** A feature's `custom` entry on a session's active branch (pi records it and otherwise ignores it). */
+export interface CustomEntryRecord {
+	id: string;
+	customType: string;
+	data: unknown;
+	/** When it was recorded (ISO 8601). */
+	timestamp: string;
+}
+
+/** What one turn (one model call and its tool calls) cost. */
+export interface TurnUsage {
+	/** Tokens the model reported for the turn (input, output and cache). */
+	tokens: number;
+	/** The turn's wall time. */
+	wallTimeMs: number;
+	/** When the turn started (epoch ms). */
+	startedAt: number;
+}
+
+/** How a hidden turn went: it started now, or waits for the active run as a follow-up. */
+export type HiddenTurnStart = "started" | "queued";
+
+/**
+ * One open session as features that keep state in it see it (todo plan, goal): they record their changes as
+ * custom entries and rebuild their state from the active branch, so resume, fork and tree navigation restore it.
+ */
+export interface FeatureSession {
+	readonly sessionId: string;
+	/** Records a custom entry after the leaf (it becomes the leaf) and returns its id. */
+	appendCustomEntry(customType: string, data: unknown): string;
+	/** The custom entries of this type on the active branch (from the root to the leaf), oldest first. */
+	customEntries(customType: string): CustomEntryRecord[];
+	/** Sends an event to the session's followers with its own events (a type registered in the contract). */
+	emit(event: RuntimeEvent): void;
+	/** Throws (`unavailable`, `busy`) when a hidden turn could not start now. */
+	checkCanStartTurn(): void;
+	/**
+	 * Throws `busy` while the session moves to another point of its tree: a change recorded then would land on
+	 * the branch being left, and be undone as soon as the move ends.
+	 */
+	checkCanRecord(): void;
+	/**
+	 * Starts one run whose prompt is a hidden message (`display: false`, recorded like any message), or queues it
+	 * as a follow-up of the active run. The run streams as any other; its failures end it as any other's do.
+	 */
+	startHiddenTurn(context: HiddenContext): Promise<HiddenTurnStart>;
+	/** Hears every turn's usage once the turn has ended. */
+	onTurnEnd(listener: (usage: TurnUsage) => void): () => void;
+	/** Hears that the active branch changed under the leaf (tree navigation): state must be rebuilt. */
+	onBranchChanged(listener: () => void): () => void;
+	/** Hears that the session was closed (unloaded or replaced). */
+	onClose(listener: () => void): () => void;
 }
 
 /** Where a new session sits, for the features it gets. */

@@ -269,6 +269,94 @@ export interface TreeNode {
 	targetId?: string;
 }
 
+export interface GoalUsage {
+	/** Tokens the model reported. */
+	tokens: number;
+	/** Wall time of the turns, in milliseconds. */
+	wallTimeMs: number;
+}
+
+export interface Goal {
+	id: string;
+	objective: string;
+	/** Tokens the goal may use. */
+	tokenBudget?: number;
+	pins: string[];
+	/** `active`, `paused`, or the terminal `completed` and `dropped`. */
+	lifecycle: "active" | "paused" | "completed" | "dropped";
+	/** `manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again). */
+	pauseReason?: "manual" | "budget_exhausted" | "resume_safety";
+	/** ISO 8601. */
+	createdAt: string;
+	/** ISO 8601: the last transition or usage. */
+	updatedAt: string;
+	usage: GoalUsage;
+}
+
+export interface GoalView {
+	goal?: Goal;
+	/** How many journal events the active branch holds. */
+	revision: number;
+	/** The commands the goal's state allows now (`resume` needing a new `tokenBudget` when the budget is spent). */
+	actions: Array<"create" | "pause" | "resume" | "complete" | "drop" | "pin" | "unpin">;
+	/** The journal on this branch is damaged: where and why. The goal is then inert and every change is refused. */
+	journalError?: string;
+}
+
+export interface GoalResult {
+	goal?: Goal;
+	/** How many journal events the active branch holds. */
+	revision: number;
+	/** The commands the goal's state allows now (`resume` needing a new `tokenBudget` when the budget is spent). */
+	actions: Array<"create" | "pause" | "resume" | "complete" | "drop" | "pin" | "unpin">;
+	/** The journal on this branch is damaged: where and why. The goal is then inert and every change is refused. */
+	journalError?: string;
+	/** With `activate`: the continuation turn started now, or waits for the active run. */
+	continuation?: "started" | "queued";
+}
+
+export type GoalChange = {
+	kind: "created";
+	id: string;
+	/** What the session works toward (at most 64 KiB). */
+	objective: string;
+	/** Tokens the goal may use. */
+	tokenBudget?: number;
+} | {
+	kind: "paused";
+	/** `manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again). */
+	reason: "manual" | "budget_exhausted" | "resume_safety";
+} | {
+	kind: "resumed";
+	/** Tokens the goal may use. */
+	tokenBudget?: number;
+} | {
+	kind: "completed";
+} | {
+	kind: "dropped";
+} | {
+	kind: "pinned";
+	/** A short note kept with the goal. */
+	text: string;
+} | {
+	kind: "unpinned";
+	index: number;
+} | {
+	kind: "usage";
+	/** Tokens the model reported. */
+	tokens: number;
+	/** Wall time of the turns, in milliseconds. */
+	wallTimeMs: number;
+};
+
+export interface GoalEvent {
+	/** 1 for the branch's first event, then one more each. */
+	revision: number;
+	/** When it happened (ISO 8601). */
+	at: string;
+	change: GoalChange;
+}
+
 export interface MemoryEntryView {
 	id: string;
 	/** Secrets redacted; cut to 4,000 characters. */
@@ -455,6 +543,69 @@ export interface SideChatTab {
 	thinkingLevel: ThinkingLevel;
 }
 
+export interface TodoBlocker {
+	id: string;
+	content: string;
+	/** `pending`, `in_progress`, `completed` or `abandoned` (dropped: it no longer blocks anything). */
+	status: "pending" | "in_progress" | "completed" | "abandoned";
+}
+
+export interface TodoTaskView {
+	id: string;
+	content: string;
+	/** `pending`, `in_progress`, `completed` or `abandoned` (dropped: it no longer blocks anything). */
+	status: "pending" | "in_progress" | "completed" | "abandoned";
+	dependsOn: string[];
+	/** Pending or in progress, and every dependency is completed or abandoned. */
+	ready: boolean;
+	/** The dependencies not completed or abandoned yet. */
+	blockedBy: TodoBlocker[];
+}
+
+export interface TodoPhaseView {
+	name: string;
+	tasks: TodoTaskView[];
+}
+
+export type TodoTaskInput = string | {
+	/** What to do (unique in the plan). */
+	content: string;
+	/** Task ids or exact contents. */
+	dependsOn?: string[];
+};
+
+export interface CompletedTask {
+	id: string;
+	phase: string;
+	content: string;
+}
+
+export interface TodoChange {
+	/** The whole plan after the op. */
+	phases: TodoPhaseView[];
+	/** Tasks this op completed. */
+	completed: CompletedTask[];
+	/** False when the op changed nothing (then nothing was recorded and no event sent). */
+	changed: boolean;
+	/** What happened and the plan, as the `todo` tool answers the model. */
+	summary: string;
+}
+
+export interface TodoSetPhase {
+	/** The phase's name (unique in the plan). */
+	name: string;
+	tasks: {
+		/** A task id (`t1`, `t2`, ...), stable while the task exists. */
+		id?: string;
+		/** What to do (unique in the plan). */
+		content: string;
+		/** `pending`, `in_progress`, `completed` or `abandoned` (dropped: it no longer blocks anything). */
+		status?: "pending" | "in_progress" | "completed" | "abandoned";
+		/** Ids or exact contents of tasks in this plan. */
+		dependsOn?: string[];
+	}[];
+}
+
 export interface AgentEndEvent {
 	type: "agent_end";
 	/** The session the event belongs to. */
@@ -555,6 +706,32 @@ export interface CompactionStartEvent {
 	/** Increasing per session (see Catching up). */
 	seq: number;
 	reason: "manual" | "threshold" | "overflow";
+	[key: string]: unknown;
+}
+
+export interface GoalUpdatedEvent {
+	type: "goal_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** The transition (`paused` with the reason in `state.goal.pauseReason`), or `restored`. */
+	operation: "created" | "paused" | "resumed" | "completed" | "dropped" | "pinned" | "unpinned" | "restored";
+	state: GoalView;
+	[key: string]: unknown;
+}
+
+export interface GoalUsageEvent {
+	type: "goal_usage";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	goalId: string;
+	delta: GoalUsage;
+	usage: GoalUsage;
+	/** The goal's budget, if it has one. */
+	tokenBudget?: number;
 	[key: string]: unknown;
 }
 
@@ -870,6 +1047,21 @@ export interface ThinkingLevelChangedEvent {
 	[key: string]: unknown;
 }
 
+export interface TodoUpdatedEvent {
+	type: "todo_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** The whole plan, as todo_get answers it. */
+	phases: TodoPhaseView[];
+	/** The tasks this change completed (each reported once). */
+	completed: CompletedTask[];
+	/** `tool`, `command`, or `restored` (the active branch changed). */
+	cause: "tool" | "command" | "restored";
+	[key: string]: unknown;
+}
+
 export interface ToolExecutionEndEvent {
 	type: "tool_execution_end";
 	/** The session the event belongs to. */
@@ -1150,6 +1342,73 @@ export interface Commands {
 			/** The entry the conversation continues from (the active leaf); null before the first entry. */
 			leafId: string | null;
 		};
+	};
+	/** Marks the goal completed (terminal). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_complete: {
+		params: {};
+		result: GoalView;
+	};
+	/** Sets the session's goal (active): an objective (at most 64 KiB) and an optional token budget. With `activate`, also starts one hidden continuation turn toward it. Refused while a goal is active or paused (complete or drop it first). */
+	goal_create: {
+		params: {
+			/** What the session works toward: at most 64 KiB of UTF-8 (`limit` beyond), not blank. */
+			objective: string;
+			/** Tokens the goal may use (model-reported, all turns while it is active). */
+			tokenBudget?: number;
+			/** Also start one hidden continuation turn toward the goal (or queue it after the active run). */
+			activate?: boolean;
+		};
+		result: GoalResult;
+	};
+	/** Drops the goal (terminal). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_drop: {
+		params: {};
+		result: GoalView;
+	};
+	/** The session's goal on its active branch (absent when none was set), its revision, and the actions its state allows. */
+	goal_get: {
+		params: {};
+		result: GoalView;
+	};
+	/** The goal journal of the active branch, oldest first (the newest 1000 events): every transition and every usage charge, as recorded. `journalError` says where replay stopped when the journal is damaged. */
+	goal_journal: {
+		params: {};
+		result: {
+			events: GoalEvent[];
+			/** How many events the branch holds. */
+			total: number;
+			/** The journal is damaged: the entry where replay stopped, and why. */
+			journalError?: string;
+		};
+	};
+	/** Pauses the active goal (`manual`): no hidden context, no goal tool, no usage charged. Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_pause: {
+		params: {};
+		result: GoalView;
+	};
+	/** Adds a short note to the goal (at most 8 pins of 200 characters; surrounding whitespace is trimmed). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_pin: {
+		params: {
+			text: string;
+		};
+		result: GoalView;
+	};
+	/** Resumes a paused goal. After `budget_exhausted` (or whenever the budget is spent) a new `tokenBudget` above the tokens used is required. With `activate`, also starts one continuation turn. Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_resume: {
+		params: {
+			/** Tokens the goal may use (model-reported, all turns while it is active). */
+			tokenBudget?: number;
+			/** Also start one hidden continuation turn toward the goal (or queue it after the active run). */
+			activate?: boolean;
+		};
+		result: GoalResult;
+	};
+	/** Removes the pin at `index` (counted from 0). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_unpin: {
+		params: {
+			index: number;
+		};
+		result: GoalView;
 	};
 	/** The addressed session's local memory entries (its project's store, or its persona's), newest first, or with `query` those matching it, best first (as the `memory` tool's recall ranks them). Whatever the backend: this is what is stored on this machine. Contents are redacted and cut to 4,000 characters. */
 	memory_entries: {
@@ -1604,6 +1863,46 @@ export interface Commands {
 			cancelled: false;
 		};
 	};
+	/** The addressed session's todo plan (of its active branch): phases and tasks with their status, dependencies, readiness and blockers. */
+	todo_get: {
+		params: {};
+		result: {
+			phases: TodoPhaseView[];
+			/** The plan as compact text (what the model reads). */
+			summary: string;
+		};
+	};
+	/** One change of the plan, exactly as the agent's `todo` tool makes it (`op` and its fields; see TodoOp). A change is recorded in the session and announced with `todo_updated`; a refused one (a cycle, a duplicate, an unknown task, an op on an empty plan) changes nothing and says why. */
+	todo_op: {
+		params: {
+			/** init: replace the plan with `list` (tasks whose content is already planned keep their id and status); start: begin `task` (or the ready tasks of `phase`), also to reopen one; done / drop: complete / abandon `task`, or every open task of `phase`, or of the plan; rm: remove `task` or `phase` (tasks that depend on it: refused unless `cascade`, which removes them too); append: add `items` to `phase`; add_dependency / remove_dependency: make `task` wait (no longer wait) for the tasks in `dependsOn`; view: show the plan. */
+			op: "init" | "start" | "done" | "drop" | "rm" | "append" | "add_dependency" | "remove_dependency" | "view";
+			/** init: the phases in order, each with its tasks. */
+			list?: {
+				/** The phase's name (unique in the plan). */
+				phase: string;
+				items: TodoTaskInput[];
+			}[];
+			/** A task id or its exact content. */
+			task?: string;
+			/** A phase name. */
+			phase?: string;
+			/** append: the tasks to add. */
+			items?: TodoTaskInput[];
+			/** add_dependency / remove_dependency: task ids or exact contents. */
+			dependsOn?: string[];
+			/** rm: also remove the tasks that depend on what is removed. */
+			cascade?: boolean;
+		};
+		result: TodoChange;
+	};
+	/** Replaces the whole plan (an empty list clears it). Tasks may keep their ids; new ones get the next; statuses default to `pending`; `dependsOn` names ids or contents of the new plan. Then the ready pointer applies. Emits `todo_updated` when the plan changed. */
+	todo_set: {
+		params: {
+			phases: TodoSetPhase[];
+		};
+		result: TodoChange;
+	};
 }
 
 export type CommandName = keyof Commands;
@@ -1621,6 +1920,8 @@ export type SkiffEvent =
 	| BashExecutionUpdateEvent
 	| CompactionEndEvent
 	| CompactionStartEvent
+	| GoalUpdatedEvent
+	| GoalUsageEvent
 	| MessageEndEvent
 	| MessageStartEvent
 	| MessageUpdateEvent
@@ -1636,6 +1937,7 @@ export type SkiffEvent =
 	| SideChatEventEvent
 	| SideChatUpdatedEvent
 	| ThinkingLevelChangedEvent
+	| TodoUpdatedEvent
 	| ToolExecutionEndEvent
 	| ToolExecutionStartEvent
 	| ToolExecutionUpdateEvent

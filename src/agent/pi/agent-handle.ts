@@ -31,6 +31,7 @@ import type {
 } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
+import { PiFeatureSession } from "./feature-session.js";
 import { removeQueued } from "./message-queue.js";
 import { openPiSideChat } from "./side-chat.js";
 import type { SessionRecorder } from "./recorder.js";
@@ -62,6 +63,8 @@ export class PiAgentHandle implements AgentHandle {
 	private readonly treeEvents: TreeEvents;
 	/** The statistics last pushed (`session_stats`), as JSON: an unchanged figure is not sent again. */
 	private statsSent = "";
+	/** The session as features see it, once asked for (see featureSession). */
+	private features: PiFeatureSession | undefined;
 
 	constructor(
 		private readonly env: PiEnvironment,
@@ -503,7 +506,29 @@ export class PiAgentHandle implements AgentHandle {
 		await this.bash; // a killed command is recorded as cancelled
 	}
 
+	/** The session as features that keep state in it see it; `syncTools` activates the feature tools that apply now. */
+	featureSession(syncTools: () => void): PiFeatureSession {
+		this.features ??= new PiFeatureSession({
+			env: this.env,
+			session: this.session,
+			manager: this.manager,
+			emit: (event) => this.emit(event),
+			subscribe: (listener) => this.subscribe(listener),
+			running: () => this.running,
+			blocked: () =>
+				this.navigating
+					? "the session is moving to another point of its tree"
+					: this.compactionAsked || this.session.isCompacting
+						? "the conversation is being compacted"
+						: undefined,
+			navigating: () => this.navigating,
+			syncTools,
+		});
+		return this.features;
+	}
+
 	dispose(): void {
+		this.features?.close();
 		this.session.dispose();
 	}
 

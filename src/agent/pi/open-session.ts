@@ -6,7 +6,7 @@ import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionMa
 import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
-import { featureHooks, recordBeforeModelCall, toPiTool } from "./extensions.js";
+import { featureHooks, featureToolNames, recordBeforeModelCall, toPiTool } from "./extensions.js";
 import { SessionRecorder } from "./recorder.js";
 import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
@@ -50,9 +50,15 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		customTools: features?.tools.map(toPiTool),
 	});
 	conversation.session = session;
-	if (features) session.setActiveToolsByName([...env.tools, ...features.activeToolNames()]);
+	const syncTools = () => {
+		if (features) session.setActiveToolsByName(featureToolNames(env.tools, features));
+	};
+	syncTools();
 	await session.bindExtensions({});
-	return new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	const handle = new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	// Features that keep state in the session rebuild it from the branch just opened.
+	features?.bind?.(handle.featureSession(syncTools), { reopened: source.kind === "file" });
+	return handle;
 }
 
 /** Checks a recorded file before pi reads it: repairs are reported, a file set aside cannot be opened. */
