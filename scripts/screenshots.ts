@@ -1,7 +1,7 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions, settings and side chat panels, phone drawer,
+ * themes, into screenshots/ (not committed): chat, sessions, settings, todo, goal and side chat panels, phone drawer,
  * shortcut list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
  * and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
  */
@@ -12,6 +12,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
+import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
 const OUT = join(REPO_ROOT, "screenshots");
@@ -80,6 +81,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	mkdirSync(cwd, { recursive: true });
 	writeFakeModelsJson(agentDir, model.url);
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
+	appendScreenshotPlan(agentDir, main);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -95,6 +97,8 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "settings");
 		await page.waitForSelector(".settings select[name='memory']");
 		await shot(page, "settings", size, scheme);
+		await todoViews(page, size, scheme);
+		await goalViews(page, size, scheme);
 		await sideChatViews(page, size, scheme);
 		await closeDrawer(page, size);
 
@@ -133,11 +137,44 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.click("button.abort");
 		await page.waitForSelector(".composer-note");
 		await shot(page, "returned", size, scheme);
+
+		// A session without a plan or a goal: their empty panels, with the forms to start them.
+		await openDrawer(page, size, "todo");
+		await page.waitForSelector(".todo .empty-state");
+		await shot(page, "todo-empty", size, scheme);
+		await openDrawer(page, size, "goal");
+		await page.waitForSelector(".goal-create");
+		await shot(page, "goal-empty", size, scheme);
 	} finally {
 		await page.context().close();
 		await skiff.stop();
 		rmSync(agentDir, { recursive: true, force: true });
 	}
+}
+
+/** The todo panel with a plan in every state, then one blocked task opened. */
+async function todoViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "todo");
+	await page.waitForSelector(".todo-task[data-id='t8']");
+	await shot(page, "todo", size, scheme);
+	await page.click(".todo-task[data-id='t7'] .todo-open");
+	await page.waitForSelector("#todo-detail-t7");
+	await page.evaluate(() => document.querySelector(".todo-task[data-id='t7']")!.scrollIntoView({ block: "center" }));
+	await shot(page, "todo-task", size, scheme);
+	await page.click(".todo-task[data-id='t7'] .todo-open");
+}
+
+/** The goal panel: paused when the session was opened again, then resumed. */
+async function goalViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "goal");
+	await page.waitForSelector(".goal-card[data-lifecycle='paused']");
+	await page.waitForSelector(".goal-events li");
+	await shot(page, "goal-paused", size, scheme);
+	await page.uncheck("input[name='goal-resume-activate']");
+	await page.click(".goal-resume button:has-text('Resume')");
+	await page.waitForSelector(".goal-card[data-lifecycle='active']");
+	await page.waitForSelector(".goal-events li[data-kind='resumed']");
+	await shot(page, "goal", size, scheme);
 }
 
 /** The side chat panel: empty, then two tabs, one with a question answered beside the conversation. */

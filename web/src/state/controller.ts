@@ -19,10 +19,12 @@ import {
 	type ThinkingLevel,
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
+import { GoalState } from "./goal-state";
 import type { PanelContext } from "./panel-context";
 import { sessionTitle } from "./session-title";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
 import { SideChatState } from "./side-chat-state";
+import { TodoState } from "./todo-state";
 import { contentText, Transcript } from "./transcript";
 
 export interface Toast {
@@ -76,6 +78,8 @@ export class Controller {
 	state: ViewState;
 	/** Panel states, each in its own file, following their own events. */
 	readonly sideChat: SideChatState;
+	readonly todo: TodoState;
+	readonly goal: GoalState;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -118,6 +122,8 @@ export class Controller {
 		});
 		const panels: PanelContext = { client: this.client, changed: () => this.schedule(), toast: (text) => this.toast(text) };
 		this.sideChat = new SideChatState(panels);
+		this.todo = new TodoState(panels);
+		this.goal = new GoalState(panels);
 	}
 
 	subscribe(listener: () => void): () => void {

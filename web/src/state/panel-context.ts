@@ -45,8 +45,9 @@ export type Snapshot<T> = { state: "loading" } | { state: "loaded"; value: T } |
 const MAX_LOAD_ATTEMPTS = 4;
 
 /**
- * Per-session values loaded on demand (`get` starts the load, once) and kept current by events (`update`).
- * A load that an event of the same session overtook is repeated: its answer may predate the event. A
+ * Per-session values loaded on demand (`get` starts the load, once) and kept current by events (`update`, or
+ * `refresh` for events that only say it changed). A load that an event of the same session overtook is
+ * repeated: its answer may predate the event. A
  * session's value is forgotten when the client could not replay its missed events (resync) and when the
  * session unloads, so the next `get` loads it anew. The page never polls.
  */
@@ -54,6 +55,8 @@ export class SessionSnapshots<T> {
 	private readonly values = new Map<string, Snapshot<T>>();
 	/** Events seen per session, to tell whether one arrived while a load was on its way. */
 	private readonly seen = new Map<string, number>();
+	/** The latest load per session: an older one's answer is dropped. */
+	private readonly loads = new Map<string, number>();
 
 	constructor(
 		private readonly context: PanelContext,
@@ -71,7 +74,7 @@ export class SessionSnapshots<T> {
 		if (known) return known;
 		const loading: Snapshot<T> = { state: "loading" };
 		this.values.set(sessionId, loading);
-		void this.fetch(sessionId, loading);
+		void this.fetch(sessionId);
 		return loading;
 	}
 
@@ -93,21 +96,26 @@ export class SessionSnapshots<T> {
 		this.context.changed();
 	}
 
-	/** Sets the value outright (a command's answer that carries the whole state). */
-	set(sessionId: string, value: T): void {
+	/**
+	 * Reads a loaded value again, showing the one it has meanwhile (for values an event says changed without
+	 * carrying them). Does nothing before the value is first asked for.
+	 */
+	refresh(sessionId: string): void {
 		this.seen.set(sessionId, (this.seen.get(sessionId) ?? 0) + 1);
-		this.values.set(sessionId, { state: "loaded", value });
-		this.context.changed();
+		if (this.values.get(sessionId)?.state === "loaded") void this.fetch(sessionId);
 	}
 
 	/** Forgets the session's value: the next `get` loads it again (also the way to retry a failed load). */
 	forget(sessionId: string): void {
 		this.values.delete(sessionId);
+		this.loads.set(sessionId, (this.loads.get(sessionId) ?? 0) + 1);
 		this.onForget?.(sessionId);
 		this.context.changed();
 	}
 
-	private async fetch(sessionId: string, loading: Snapshot<T>): Promise<void> {
+	private async fetch(sessionId: string): Promise<void> {
+		const load = (this.loads.get(sessionId) ?? 0) + 1;
+		this.loads.set(sessionId, load);
 		let outcome: Snapshot<T> = { state: "failed", error: "not loaded" };
 		for (let attempt = 1; attempt <= MAX_LOAD_ATTEMPTS; attempt++) {
 			const before = this.seen.get(sessionId) ?? 0;
@@ -115,17 +123,17 @@ export class SessionSnapshots<T> {
 				outcome = { state: "loaded", value: await this.load(sessionId) };
 			} catch (error) {
 				const code = error instanceof SkiffCommandError ? error.code : undefined;
-				outcome = { state: "failed", error: failureText(error) };
 				// Not connected: nothing to show yet; the next render after the rebind asks again.
 				if (code === "not_connected" || code === "connection_lost") {
-					if (this.values.get(sessionId) === loading) this.values.delete(sessionId);
+					if (this.loads.get(sessionId) === load && this.values.get(sessionId)?.state === "loading") this.values.delete(sessionId);
 					return;
 				}
+				outcome = { state: "failed", error: failureText(error) };
 				break;
 			}
 			if ((this.seen.get(sessionId) ?? 0) === before) break;
 		}
-		if (this.values.get(sessionId) !== loading) return; // forgotten (or set) meanwhile
+		if (this.loads.get(sessionId) !== load) return; // forgotten, or loaded again, meanwhile
 		this.values.set(sessionId, outcome);
 		this.context.changed();
 	}
