@@ -86,6 +86,7 @@ function CreateForm(props: { again: boolean; run: Run }) {
 		<form
 			class="goal-create"
 			aria-label="Set a goal"
+			noValidate
 			onSubmit={(e) => {
 				e.preventDefault();
 				const text = objective.trim();
@@ -219,6 +220,7 @@ function ResumeForm(props: { goal: Goal; busy: boolean; act(type: "goal_resume",
 		<form
 			class="goal-resume"
 			aria-label="Resume the goal"
+			noValidate
 			onSubmit={(e) => {
 				e.preventDefault();
 				const tokens = budget.trim() ? Number(budget) : undefined;
