@@ -1,9 +1,10 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions, settings, todo, goal and side chat panels, phone drawer,
- * shortcut list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
- * and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
+ * themes, into screenshots/ (not committed): chat, sessions, settings, jobs, todo, goal and side chat panels,
+ * phone drawer, shortcut list, session switcher, a run in progress with a queued steer, the steer returned
+ * after a stop, the token prompt, and the setup card of a service without a model.
+ * Usage: npm run screenshots [-- --only chat]
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -100,6 +101,16 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await todoViews(page, size, scheme);
 		await goalViews(page, size, scheme);
 		await sideChatViews(page, size, scheme);
+		// Jobs: one finished job, opened with its transcript and output, after the list.
+		await openDrawer(page, size, "jobs");
+		await page.fill("#panel-jobs textarea[name='task']", 'Check the flaky test.\nCALL yield {"text":"The flaky test waited on a timer; it now awaits the event."}');
+		await page.click("#panel-jobs button[type='submit']");
+		await page.waitForSelector("#panel-jobs .job-list li[data-status='completed']");
+		await shot(page, "jobs", size, scheme);
+		await page.click("#panel-jobs .job-list li button");
+		await page.waitForSelector("#panel-jobs .job-output");
+		await shot(page, "job-detail", size, scheme);
+		await page.click("#panel-jobs button:has-text('Back')");
 		await closeDrawer(page, size);
 
 		await page.keyboard.press("Control+/");

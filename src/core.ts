@@ -8,7 +8,13 @@ import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js"
 import type { ThinkingLevel } from "./agent/types.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
 import { GoalService } from "./features/goal/service.js";
+import { loadCatalog } from "./features/jobs/definitions.js";
+import { JobService } from "./features/jobs/job-service.js";
+import { JobStore } from "./features/jobs/job-store.js";
+import { jobLimitsFrom } from "./features/jobs/settings.js";
+import { PersonaStore } from "./features/personas/persona-store.js";
 import { combineSessionFeatures } from "./features/session-features.js";
+import { valuesOf } from "./features/settings/effective-settings.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
@@ -64,8 +70,13 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 			const memoryFeatures = memory.forSession(origin);
 			const goalFeatures = goal.forSession();
 			const todoFeatures = todo.forSession();
+			// A top-level session may delegate (`task`); a job's child gets its own tools from its profile.
+			const delegation = origin.profile ? [] : [jobs.taskTool(origin.sessionId)];
+			const combined = combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures]);
 			return {
-				...combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures]),
+				...combined,
+				tools: [...combined.tools, ...delegation],
+				activeToolNames: () => [...combined.activeToolNames(), ...delegation.map((t) => t.name)],
 				attach: (sessionId: string) => {
 					memory.attach(sessionId, memoryFeatures);
 					todo.attach(sessionId, todoFeatures);
@@ -77,9 +88,19 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
+	const personas = new PersonaStore({ agentDir: config.agentDir, trusted: (cwd) => settings.effective(cwd).trusted, knownTools: pi.tools });
+	const jobs = new JobService({
+		runtime,
+		store: new JobStore(config.agentDir),
+		publish: (id, event) => streams.hub(id).publish(event),
+		limits: () => jobLimitsFrom(valuesOf(settings.effective())),
+		catalog: (cwd) => loadCatalog({ agentDir: config.agentDir, cwd, trusted: settings.effective(cwd).trusted, knownTools: pi.tools }),
+		personas,
+		warn: log,
+	});
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, todo, goal, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

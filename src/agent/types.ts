@@ -286,11 +286,29 @@ export interface SessionSettings {
 	retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
 }
 
+/**
+ * What makes a session a particular agent (a job's agent definition, a persona): extra system prompt, which of
+ * the core tools it may use, tools of its own, and its model. Absent fields keep the session's defaults.
+ */
+export interface AgentProfile {
+	/** Appended to the system prompt. */
+	systemPrompt?: string;
+	/** The core tools it may use (an allow-list of names such as `read`, `bash`); undefined: all of them. */
+	coreTools?: readonly string[];
+	/** Tools of its own (a job's `yield`, a nested `task`), always active. */
+	tools?: FeatureTool[];
+	/** `provider/id`: the model it starts with (an unknown or unconfigured one fails the open). */
+	model?: string;
+	thinkingLevel?: ThinkingLevel;
+}
+
 /** How a session is opened: from a source, with the thinking level, features and settings it starts with. */
 export interface OpenSessionOptions {
 	thinkingLevel?: ThinkingLevel;
 	/** Tools and turn-start context from features (memory, ...). */
 	features?: SessionFeatures;
+	/** The agent it is (jobs, personas); a plain session has none. */
+	profile?: AgentProfile;
 	/** The settings for the session's working directory (known once its source is read). */
 	settings?: (cwd: string) => SessionSettings;
 }
@@ -393,6 +411,11 @@ export interface AgentHandle {
 	cancelQueued(kind: QueueKind, index: number): string;
 	/** Removes every waiting message (emits `queue_update` when there were any) and returns them. */
 	clearQueue(): QueuedMessages;
+	/**
+	 * Adds messages from outside the conversation (a finished job's result) as custom messages, in order; with
+	 * `wake`, the last one starts a run (the model answers it). Throws `busy` while a run is active.
+	 */
+	deliver(messages: DeliveredMessage[], options: { wake: boolean }): Promise<void>;
 	/** Sends the session's model one tiny request (costs a request); throws, with the reason, when it fails. */
 	probeModel(): Promise<void>;
 	subscribe(listener: (event: RuntimeEvent) => void): () => void;
@@ -405,6 +428,16 @@ export interface AgentHandle {
 	 * session's model and thinking level, pi's read-only tools and `options.tools`.
 	 */
 	openSideChat(options: SideChatOptions): Promise<SideChatHandle>;
+}
+
+/** A custom message added to a conversation from outside it (AgentHandle.deliver). */
+export interface DeliveredMessage {
+	customType: string;
+	/** What the model reads. */
+	content: string;
+	/** Whether clients show it in the transcript (false: hidden context). */
+	display: boolean;
+	details?: JsonObject;
 }
 
 /** How a side chat is opened (AgentHandle.openSideChat). */
@@ -524,4 +557,6 @@ export interface SessionOrigin {
 	parentSessionId?: string;
 	/** A persona's root directory, for persona sessions. */
 	personaRoot?: string;
+	/** The agent it is (jobs, personas); undefined for a plain session. */
+	profile?: AgentProfile;
 }

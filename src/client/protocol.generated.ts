@@ -357,6 +357,68 @@ export interface GoalEvent {
 	change: GoalChange;
 }
 
+export interface JobActivity {
+	/** The tool the child is running now. */
+	tool?: string;
+	/** Model turns so far. */
+	turns: number;
+	/** Tokens used so far (input and output). */
+	tokens: number;
+	/** Its run ended and it waits for jobs it spawned. */
+	waiting?: boolean;
+}
+
+export interface Job {
+	id: string;
+	/** The agent (or persona) that runs it. */
+	agent: string;
+	/** The agent is a persona. */
+	persona?: boolean;
+	task: string;
+	description?: string;
+	/** The session that spawned it. */
+	parentSessionId: string;
+	/** Its child session (open it like any session) once started. */
+	sessionId?: string;
+	/** 1 for a job of a top-level session, 2 for a job of a job, ... */
+	depth: number;
+	status: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
+	createdAt: string;
+	startedAt?: string;
+	finishedAt?: string;
+	/** Finished: the result came from `yield` (false: its last reply). */
+	yielded?: boolean;
+	/** The first 200 characters of its output. */
+	outputPreview?: string;
+	/** Why it failed, was cancelled or interrupted. */
+	error?: string;
+	activity: JobActivity;
+}
+
+export interface AgentCatalogEntry {
+	name: string;
+	source: "bundled" | "user" | "project" | "persona";
+	description?: string;
+	model?: string;
+	thinking?: ThinkingLevel;
+	/** The core tools it may use (all when absent). */
+	tools?: string[];
+	maxTurns?: number;
+	timeoutSeconds?: number;
+	/** The file that could not be read (with `error`). */
+	file?: string;
+	/** Why the definition cannot be used. */
+	error?: string;
+}
+
+export interface JobLimits {
+	maxConcurrency: number;
+	maxDepth: number;
+	maxKept: number;
+	maxTurns: number;
+	timeoutSeconds: number;
+}
+
 export interface MemoryEntryView {
 	id: string;
 	/** Secrets redacted; cut to 4,000 characters. */
@@ -409,6 +471,22 @@ export interface MemoryView {
 	activeTools: string[];
 	/** The session uses a shared live configuration (the defaults, or its trusted project's) rather than its own copy (children have their own). */
 	shared: boolean;
+}
+
+export interface PersonaRow {
+	name: string;
+	/** The user's personas, or a trusted project's. */
+	scope: "user" | "project";
+	/** Its persona.md exists (false: removed; memory and sessions remain until purged). */
+	defined: boolean;
+	description?: string;
+	model?: string;
+	/** Entries of its local memory. */
+	memoryEntries: number;
+	/** Archived run transcripts (its continuity). */
+	sessionCount: number;
+	/** Why it cannot be run. */
+	error?: string;
 }
 
 export interface ProjectTrustResult {
@@ -541,6 +619,15 @@ export interface SideChatTab {
 	/** `provider/id`: the session's model when the tab was opened. */
 	model?: string;
 	thinkingLevel: ThinkingLevel;
+}
+
+export interface TaskItem {
+	/** What the agent is to do. */
+	task: string;
+	/** An agent of the catalog (job_list `agents`), or a persona. */
+	agent?: string;
+	/** A short label for lists. */
+	description?: string;
 }
 
 export interface TodoBlocker {
@@ -732,6 +819,16 @@ export interface GoalUsageEvent {
 	usage: GoalUsage;
 	/** The goal's budget, if it has one. */
 	tokenBudget?: number;
+	[key: string]: unknown;
+}
+
+export interface JobUpdatedEvent {
+	type: "job_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	job: Job;
 	[key: string]: unknown;
 }
 
@@ -1410,6 +1507,53 @@ export interface Commands {
 		};
 		result: GoalView;
 	};
+	/** Cancels jobs (and the jobs they spawned); without `jobIds`, every unfinished job of the session. A queued job is cancelled at once, a running one once its child has stopped. Unknown ids fail the whole command. */
+	job_cancel: {
+		params: {
+			jobIds?: string[];
+		};
+		result: {
+			/** The jobs being cancelled (finished ones are left out). */
+			cancelled: string[];
+		};
+	};
+	/** The jobs the session spawned and, transitively, the jobs of its jobs (newest first), the agents it may spawn (personas first; a definition that does not parse is listed with its `error`) and the limits in force. */
+	job_list: {
+		params: {};
+		result: {
+			jobs: Job[];
+			agents: AgentCatalogEntry[];
+			limits: JobLimits;
+		};
+	};
+	/** A job and, once it has finished, its whole output (a result not given with `yield` starts with a note saying so). */
+	job_output: {
+		params: {
+			/** A job id (job_list). */
+			jobId: string;
+		};
+		result: {
+			job: Job;
+			output?: string;
+		};
+	};
+	/** The transcript of a job's child session (loading it if needed), and the seq it matches; the client then follows that session's events, so the transcript streams on. Refused (`conflict`) before the job has started. */
+	job_transcript: {
+		params: {
+			/** A job id (job_list). */
+			jobId: string;
+		};
+		result: {
+			jobId: string;
+			/** The child session: subscribe to it, or address it like any session. */
+			sessionId: string;
+			messages: Message[];
+			streaming?: Message;
+			running: boolean;
+			/** The child session's seq this transcript matches. */
+			seq: number;
+		};
+	};
 	/** The addressed session's local memory entries (its project's store, or its persona's), newest first, or with `query` those matching it, best first (as the `memory` tool's recall ranks them). Whatever the backend: this is what is stored on this machine. Contents are redacted and cut to 4,000 characters. */
 	memory_entries: {
 		params: {
@@ -1527,6 +1671,94 @@ export interface Commands {
 			messages: Message[];
 			/** As in pi (an extension could cancel there); never true here. */
 			cancelled: false;
+		};
+	};
+	/** Creates a persona in the user scope (`<agent-dir>/personas/<name>/persona.md`) from `content`, or from the template without it. The frontmatter's name must be the persona's; a bad definition creates nothing. */
+	persona_create: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** The whole persona.md: frontmatter and system prompt. */
+			content?: string;
+		};
+		result: PersonaRow;
+	};
+	/** Replaces a persona's persona.md (validated first; its name cannot change). */
+	persona_edit: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** The whole persona.md: frontmatter and system prompt. */
+			content: string;
+		};
+		result: PersonaRow;
+	};
+	/** One persona's row and its persona.md text (empty when removed). */
+	persona_get: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+		};
+		result: {
+			name: string;
+			/** The user's personas, or a trusted project's. */
+			scope: "user" | "project";
+			/** Its persona.md exists (false: removed; memory and sessions remain until purged). */
+			defined: boolean;
+			description?: string;
+			model?: string;
+			/** Entries of its local memory. */
+			memoryEntries: number;
+			/** Archived run transcripts (its continuity). */
+			sessionCount: number;
+			/** Why it cannot be run. */
+			error?: string;
+			/** persona.md as it is on disk. */
+			content: string;
+		};
+	};
+	/** The personas visible from the session's folder (a trusted project's first, then the user's), with memory entry and session counts. No paths. */
+	persona_list: {
+		params: {};
+		result: {
+			personas: PersonaRow[];
+		};
+	};
+	/** Deletes a persona's whole folder: definition, memory and archived sessions. */
+	persona_purge: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** Must be true: this deletes files. */
+			confirm: true;
+		};
+		result: {
+			name: string;
+			removed: "root";
+		};
+	};
+	/** Deletes a persona's definition (persona.md) only: its memory and archived sessions stay. */
+	persona_remove: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** Must be true: this deletes files. */
+			confirm: true;
+		};
+		result: {
+			name: string;
+			removed: "definition";
+		};
+	};
+	/** Runs a persona on a task: a job of the session whose agent is the persona, with its own memory and its newest archived runs as continuity (see job_updated). */
+	persona_run: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			task: string;
+		};
+		result: {
+			job: Job;
 		};
 	};
 	/** Answers at once; for liveness checks. */
@@ -1863,6 +2095,25 @@ export interface Commands {
 			cancelled: false;
 		};
 	};
+	/** Spawns jobs for the session, as its `task` tool does: one `task` (optionally with `agent`), or `tasks` (a batch of up to 16) with a shared `context`. Answers at once with the queued jobs; results reach the session as a hidden `job_result` message and a visible `job_card` message, and wake it when idle. Emits `job_updated`. */
+	task_spawn: {
+		params: {
+			/** One task (or use `tasks`). */
+			task?: string;
+			/** An agent of the catalog (job_list `agents`), or a persona. */
+			agent?: string;
+			/** A short label for lists (one task). */
+			description?: string;
+			/** Shared context given to every task of the batch. */
+			context?: string;
+			/** A batch of up to 16 tasks. */
+			tasks?: TaskItem[];
+		};
+		result: {
+			/** The jobs created, in the order of the tasks. */
+			jobs: Job[];
+		};
+	};
 	/** The addressed session's todo plan (of its active branch): phases and tasks with their status, dependencies, readiness and blockers. */
 	todo_get: {
 		params: {};
@@ -1922,6 +2173,7 @@ export type SkiffEvent =
 	| CompactionStartEvent
 	| GoalUpdatedEvent
 	| GoalUsageEvent
+	| JobUpdatedEvent
 	| MessageEndEvent
 	| MessageStartEvent
 	| MessageUpdateEvent

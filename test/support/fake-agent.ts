@@ -7,6 +7,7 @@ import type {
 	AgentState,
 	BashOutcome,
 	CompactionReport,
+	DeliveredMessage,
 	CompactionTokens,
 	JsonObject,
 	ModelCycle,
@@ -202,6 +203,11 @@ export class FakeAgentHandle implements AgentHandle {
 	}
 	async probeModel(): Promise<void> {
 		throw new Error("the fake agent has no models");
+	}
+	/** Every message delivered from outside (AgentHandle.deliver), in order. */
+	readonly delivered: DeliveredMessage[] = [];
+	async deliver(messages: DeliveredMessage[]): Promise<void> {
+		this.delivered.push(...messages);
 	}
 	async settle(): Promise<void> {}
 	dispose(): void {

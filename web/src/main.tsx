@@ -7,6 +7,7 @@ import "./styles/app.css";
 import "./styles/transcript.css";
 import "./styles/composer.css";
 import "./styles/panels.css";
+import "./styles/jobs.css";
 import "./styles/dialogs.css";
 
 render(<App />, document.getElementById("app")!);

@@ -12,6 +12,7 @@ import type {
 	BashOutcome,
 	CompactionReport,
 	CompactionTokens,
+	DeliveredMessage,
 	ImageAttachment,
 	JsonObject,
 	ModelCycle,
@@ -462,6 +463,19 @@ export class PiAgentHandle implements AgentHandle {
 	clearQueue(): QueuedMessages {
 		if (this.session.pendingMessageCount === 0) return { steering: [], followUp: [] };
 		return this.session.clearQueue(); // emits queue_update
+	}
+
+	async deliver(messages: DeliveredMessage[], options: { wake: boolean }): Promise<void> {
+		if (this.isBusy) throw new CodedError("busy", "A run is active in this session: deliver when it has ended");
+		const last = options.wake ? messages.at(-1) : undefined;
+		// Outside a run pi records each message and emits message_start/end.
+		for (const message of last ? messages.slice(0, -1) : messages) await this.session.sendCustomMessage(message);
+		if (!last) return;
+		// With triggerTurn pi starts a run with the message and resolves when the run ends: it is not awaited.
+		if (this.session.isStreaming) await this.session.agent.waitForIdle();
+		this.session.sendCustomMessage(last, { triggerTurn: true }).catch((error: unknown) => {
+			this.env.warn(`a delivered message could not start a run: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+		});
 	}
 
 	async probeModel(): Promise<void> {

@@ -20,6 +20,7 @@ import {
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
 import { GoalState } from "./goal-state";
+import { JobsState } from "./jobs-state";
 import type { PanelContext } from "./panel-context";
 import { sessionTitle } from "./session-title";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
@@ -91,6 +92,8 @@ export class Controller {
 	private readonly drafts = new Drafts();
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
+	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
+	readonly jobs: JobsState;
 
 	constructor(wsUrl: string) {
 		this.state = {
@@ -114,6 +117,7 @@ export class Controller {
 			announcement: undefined,
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {

@@ -5,6 +5,7 @@
  */
 import type { PanelDefinition } from "./panel";
 import { GoalPanel } from "./goal-panel";
+import { JobsPanel } from "./jobs-panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
 import { SideChatPanel } from "./side-chat-panel";
@@ -16,4 +17,5 @@ export const PANELS: readonly PanelDefinition[] = [
 	{ id: "goal", label: "Goal", View: GoalPanel },
 	{ id: "side-chat", label: "Side chat", View: SideChatPanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
+	{ id: "jobs", label: "Jobs", View: JobsPanel },
 ];
