@@ -16,6 +16,6 @@ export const PANELS: readonly PanelDefinition[] = [
 	{ id: "todo", label: "Todo", View: TodoPanel },
 	{ id: "goal", label: "Goal", View: GoalPanel },
 	{ id: "side-chat", label: "Side chat", View: SideChatPanel },
-	{ id: "settings", label: "Settings", View: SettingsPanel },
 	{ id: "jobs", label: "Jobs", View: JobsPanel },
+	{ id: "settings", label: "Settings", View: SettingsPanel },
 ];
