@@ -68,10 +68,12 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
 			const memoryFeatures = memory.forSession(origin);
+			// A job's child (a session with a profile) gets the tools its definition allows and memory; the plan,
+			// the goal and delegation (`task`) belong to top-level sessions.
+			if (origin.profile) return { ...memoryFeatures, attach: (sessionId: string) => memory.attach(sessionId, memoryFeatures) };
 			const goalFeatures = goal.forSession();
 			const todoFeatures = todo.forSession();
-			// A top-level session may delegate (`task`); a job's child gets its own tools from its profile.
-			const delegation = origin.profile ? [] : [jobs.taskTool(origin.sessionId)];
+			const delegation = [jobs.taskTool(origin.sessionId)];
 			const combined = combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures]);
 			return {
 				...combined,
