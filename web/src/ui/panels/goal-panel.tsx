@@ -298,7 +298,7 @@ function Budget({ goal }: { goal: Goal }) {
 						<strong>{formatTokens(tokens)}</strong> tokens used · no budget
 					</>
 				)}
-				{wallTimeMs > 0 && <> · {formatDuration(wallTimeMs)} of work</>}
+				{wallTimeMs > 0 && <span class="goal-time"> · {formatDuration(wallTimeMs)} of work</span>}
 			</p>
 		</div>
 	);

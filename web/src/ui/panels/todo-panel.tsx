@@ -94,7 +94,14 @@ function Summary({ tasks }: { tasks: TodoTaskView[] }) {
 				<span class="done" style={{ width: `${(counts.done / counts.total) * 100}%` }} />
 				<span class="dropped" style={{ width: `${(counts.dropped / counts.total) * 100}%` }} />
 			</div>
-			<p class="hint">{parts.join(" · ")}</p>
+			<p class="hint todo-counts">
+				{parts.map((part, n) => (
+					<span key={part}>
+						{n > 0 && " · "}
+						{part}
+					</span>
+				))}
+			</p>
 		</div>
 	);
 }
