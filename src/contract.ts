@@ -25,6 +25,10 @@ import { SettingsService } from "./features/settings/settings-service.js";
 import { todoCommands } from "./features/todo/commands.js";
 import { todoEvents } from "./features/todo/events.js";
 import { TodoService } from "./features/todo/service.js";
+import { workflowCommands } from "./features/workflows/commands.js";
+import { workflowEvents } from "./features/workflows/events.js";
+import { DEFAULT_WORKFLOW_LIMITS, workflowSettingDefinitions } from "./features/workflows/settings.js";
+import { WorkflowService } from "./features/workflows/workflow-service.js";
 import { memoryCommands, memoryDoctorCheck } from "./memory/commands.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingDefinitions } from "./memory/settings-consumer.js";
@@ -55,13 +59,14 @@ export interface ContractFeatures {
 	personas: PersonaStore;
 	todo: TodoService;
 	goal: GoalService;
+	workflows: WorkflowService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 }
 
 /** Every setting Skiff honours: the sessions' and each feature's (a feature with settings adds its list here). */
 export function settingDefinitions(): SettingDefinition[] {
-	return [...sessionSettingDefinitions, ...memorySettingDefinitions, ...jobSettingDefinitions];
+	return [...sessionSettingDefinitions, ...memorySettingDefinitions, ...jobSettingDefinitions, ...workflowSettingDefinitions];
 }
 
 export function createSettingsCatalog(): SettingsCatalog {
@@ -77,6 +82,7 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 		...personaCommands(features.personas, features.jobs),
 		...todoCommands(features.todo),
 		...goalCommands(features.goal),
+		...workflowCommands(features.workflows),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -99,11 +105,21 @@ export function createSchemaRegistry(): CommandRegistry {
 	return createCommandRegistry({
 		memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS),
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
-		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
-		jobs: inertJobService(),
-		personas: new PersonaStore({ agentDir: "", trusted: () => false, knownTools: [] }),
 		todo: new TodoService(),
 		goal: new GoalService(),
+		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
+		jobs: inertJobService(),
+		workflows: new WorkflowService({
+			store: { load: () => [], save: () => undefined, remove: () => undefined, worktreeOf: () => "" },
+			jobs: inertJobService(),
+			observe: () => () => {},
+			planOf: () => undefined,
+			publish: () => undefined,
+			limits: () => DEFAULT_WORKFLOW_LIMITS,
+			knownTools: [],
+			warn: () => undefined,
+		}),
+		personas: new PersonaStore({ agentDir: "", trusted: () => false, knownTools: [] }),
 	});
 }
 
@@ -121,5 +137,5 @@ function inertJobService(): JobService {
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents, ...todoEvents, ...goalEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents, ...todoEvents, ...goalEvents, ...workflowEvents);
 }

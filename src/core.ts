@@ -19,6 +19,9 @@ import { sessionSettingsConsumer } from "./features/settings/session-consumer.js
 import { SettingsService } from "./features/settings/settings-service.js";
 import { SideChatService } from "./features/side-chat/side-chat-service.js";
 import { TodoService } from "./features/todo/service.js";
+import { workflowLimitsFrom } from "./features/workflows/settings.js";
+import { WorkflowService } from "./features/workflows/workflow-service.js";
+import { WorkflowStore } from "./features/workflows/workflow-store.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
 import { loadMemorySettings } from "./memory/settings.js";
@@ -68,17 +71,23 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
 			const memoryFeatures = memory.forSession(origin);
-			// A job's child (a session with a profile) gets the tools its definition allows and memory; the plan,
-			// the goal and delegation (`task`) belong to top-level sessions.
-			if (origin.profile) return { ...memoryFeatures, attach: (sessionId: string) => memory.attach(sessionId, memoryFeatures) };
-			const goalFeatures = goal.forSession();
 			const todoFeatures = todo.forSession();
-			const delegation = [jobs.taskTool(origin.sessionId)];
-			const combined = combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures]);
+			// A job's child (a session with a profile) gets the tools its definition allows, memory and a todo plan
+			// (a workflow's supervisor plans with it); the goal and delegation (`task`) belong to top-level sessions.
+			if (origin.profile) {
+				return {
+					...combineSessionFeatures([memoryFeatures, todoFeatures]),
+					attach: (sessionId: string) => {
+						memory.attach(sessionId, memoryFeatures);
+						todo.attach(sessionId, todoFeatures);
+					},
+				};
+			}
+			const goalFeatures = goal.forSession();
+			const task = [jobs.taskTool(origin.sessionId)];
+			const delegation = { tools: task, activeToolNames: () => task.map((t) => t.name), contextForPrompt: async () => undefined };
 			return {
-				...combined,
-				tools: [...combined.tools, ...delegation],
-				activeToolNames: () => [...combined.activeToolNames(), ...delegation.map((t) => t.name)],
+				...combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures, delegation]),
 				attach: (sessionId: string) => {
 					memory.attach(sessionId, memoryFeatures);
 					todo.attach(sessionId, todoFeatures);
@@ -100,9 +109,28 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		personas,
 		warn: log,
 	});
+	const workflows = new WorkflowService({
+		store: new WorkflowStore(config.agentDir),
+		jobs,
+		observe: (observer) => runtime.observe(observer),
+		planOf: (sessionId) => {
+			try {
+				return todo.of(sessionId).plan();
+			} catch {
+				return undefined;
+			}
+		},
+		// Workflows are the service's: every loaded session hears of them.
+		publish: (event) => {
+			for (const session of runtime.loadedSessions()) streams.hub(session.id).publish(event);
+		},
+		limits: () => workflowLimitsFrom(valuesOf(settings.effective())),
+		knownTools: pi.tools,
+		warn: log,
+	});
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, workflows, service }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

@@ -693,6 +693,98 @@ export interface TodoSetPhase {
 	}[];
 }
 
+export interface WorkflowSupervisor {
+	jobId: string;
+	/** The supervisor's child session, once started. */
+	sessionId?: string;
+	/** Its job's status. */
+	status: string;
+	turns: number;
+	toolCalls: number;
+	/** Tool calls that failed in a row. */
+	failures: number;
+	/** The tool it runs now. */
+	tool?: string;
+}
+
+export interface WorkflowWorker {
+	/** The plan's task this job works on. */
+	taskId: string;
+	jobId: string;
+	/** The job's child session, once started. */
+	sessionId?: string;
+	/** The job's status (job_updated). */
+	status: string;
+	/** The tool it runs now. */
+	tool?: string;
+	error?: string;
+}
+
+export interface WorkflowGit {
+	/** `skiff/workflow/<id>`. */
+	branch: string;
+	/** The isolated checkout the jobs work in. */
+	worktree: string;
+	/** The base checkout's branch when the workflow was created (absent: detached). */
+	baseBranch?: string;
+	/** The commit the branch started from. */
+	baseCommit: string;
+}
+
+export interface WorkflowFileChange {
+	path: string;
+	insertions: number;
+	deletions: number;
+}
+
+export interface WorkflowIntegration {
+	/** How the base took the branch (`none`: nothing to take). */
+	method?: "fast-forward" | "merge" | "none";
+	filesChanged: number;
+	insertions: number;
+	deletions: number;
+	/** The changed files (at most 200). */
+	files: WorkflowFileChange[];
+	/** Files that would conflict with the base (nothing was merged). */
+	conflicts: string[];
+	/** The base's commit after integrating. */
+	commit?: string;
+}
+
+export interface Workflow {
+	id: string;
+	name: string;
+	objective: string;
+	isolation: "worktree" | "none";
+	/** The session that created it (its jobs are that session's). */
+	sessionId: string;
+	/** The base checkout (the repository's top level), or the directory with isolation `none`. */
+	baseDir: string;
+	status: "queued" | "planning" | "running" | "paused" | "integrating" | "completed" | "failed" | "cancelled" | "conflicted";
+	/** Why it is paused, failed, cancelled or conflicted. */
+	reason?: string;
+	/** The supervisor finished its plan. */
+	planned: boolean;
+	supervisor?: WorkflowSupervisor;
+	workers: WorkflowWorker[];
+	git?: WorkflowGit;
+	integration?: WorkflowIntegration;
+	createdAt: string;
+	updatedAt: string;
+	/** The plan, with `ready` and `blockedBy` (todo_get's shape). */
+	phases: TodoPhaseView[];
+	/** The actions allowed in its current state. */
+	actions: Array<"pause" | "resume" | "cancel" | "integrate" | "remove">;
+}
+
+export interface WorkflowLimits {
+	supervisorMaxTurns: number;
+	supervisorMaxToolCalls: number;
+	supervisorTimeoutSeconds: number;
+	supervisorMaxFailures: number;
+	maxWorkers: number;
+}
+
 export interface AgentEndEvent {
 	type: "agent_end";
 	/** The session the event belongs to. */
@@ -1233,6 +1325,17 @@ export interface TurnStartEvent {
 	sessionId: string;
 	/** Increasing per session (see Catching up). */
 	seq: number;
+	[key: string]: unknown;
+}
+
+export interface WorkflowUpdatedEvent {
+	type: "workflow_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	workflow: Workflow;
+	removed?: boolean;
 	[key: string]: unknown;
 }
 
@@ -2154,6 +2257,89 @@ export interface Commands {
 		};
 		result: TodoChange;
 	};
+	/** Cancels a workflow that is not finished (or a conflicted one): its jobs stop; its branch and worktree stay until workflow_remove. */
+	workflow_cancel: {
+		params: {
+			/** A workflow id (workflow_list). */
+			workflowId: string;
+		};
+		result: {
+			workflow: Workflow;
+		};
+	};
+	/** Creates a workflow for the session: a supervisor agent plans `objective` into a todo plan, jobs run its ready tasks in a git worktree on the branch `skiff/workflow/<id>` (isolation `worktree`, the default; `none` runs them in the session's directory, which need not be a repository), and the result is integrated back into the base checkout by fast-forward or merge. Refused when the directory is not in a git repository (default isolation) or its checkout has uncommitted changes; nothing is created then. Emits `workflow_updated`. */
+	workflow_create: {
+		params: {
+			/** A short name: letters, digits, space, `_`, `.`, `-` (at most 64). */
+			name: string;
+			/** What the workflow is to achieve. */
+			objective: string;
+			/** `worktree` (default) or `none`. */
+			isolation?: "worktree" | "none";
+		};
+		result: {
+			workflow: Workflow;
+		};
+	};
+	/** One workflow: status, plan, supervisor, workers, integration summary and the actions allowed now. */
+	workflow_get: {
+		params: {
+			/** A workflow id (workflow_list). */
+			workflowId: string;
+		};
+		result: {
+			workflow: Workflow;
+		};
+	};
+	/** Integrates a paused workflow's finished work, or tries again after a conflict. A conflict is reported with its files and nothing is merged. */
+	workflow_integrate: {
+		params: {
+			/** A workflow id (workflow_list). */
+			workflowId: string;
+		};
+		result: {
+			workflow: Workflow;
+		};
+	};
+	/** Every workflow of the service, newest first, with the actions each allows now, and the limits in force. */
+	workflow_list: {
+		params: {};
+		result: {
+			workflows: Workflow[];
+			limits: WorkflowLimits;
+		};
+	};
+	/** Pauses a planning or running workflow: its jobs are cancelled and their tasks go back to pending. */
+	workflow_pause: {
+		params: {
+			/** A workflow id (workflow_list). */
+			workflowId: string;
+		};
+		result: {
+			workflow: Workflow;
+		};
+	};
+	/** Removes a finished (completed, failed, cancelled or conflicted) workflow: its record and worktree, and its branch when the base took it; `branchKept` names a branch left so that no work is lost. Emits `workflow_updated` with `removed`. */
+	workflow_remove: {
+		params: {
+			/** A workflow id (workflow_list). */
+			workflowId: string;
+		};
+		result: {
+			workflowId: string;
+			branchKept?: string;
+		};
+	};
+	/** Resumes a paused workflow (also one the service stopped under): it plans again when its plan was not finished, else runs the open tasks. */
+	workflow_resume: {
+		params: {
+			/** A workflow id (workflow_list). */
+			workflowId: string;
+		};
+		result: {
+			workflow: Workflow;
+		};
+	};
 }
 
 export type CommandName = keyof Commands;
@@ -2195,7 +2381,8 @@ export type SkiffEvent =
 	| ToolExecutionUpdateEvent
 	| TreeChangedEvent
 	| TurnEndEvent
-	| TurnStartEvent;
+	| TurnStartEvent
+	| WorkflowUpdatedEvent;
 
 export type EventType = SkiffEvent["type"];
 export type EventOf<T extends EventType> = Extract<SkiffEvent, { type: T }>;

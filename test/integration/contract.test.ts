@@ -215,6 +215,17 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "persona_remove", name: "contract", confirm: true });
 	await run({ type: "persona_purge", name: "contract", confirm: true });
 	await run({ type: "persona_create", name: "../bad" });
+	// Workflows: one in the directory itself (isolation none), read, actions in the wrong state, removal; bad input.
+	const workflowFrom = client.events.length;
+	const workflow = (await run({ type: "workflow_create", name: "contract", objective: 'CALL todo {"op":"init","list":[{"phase":"P","items":["REPLY done"]}]}', isolation: "none" })).data.workflow;
+	await client.waitForEvent((e) => e.type === "workflow_updated" && e.workflow.id === workflow.id && e.workflow.status === "completed", 30_000, workflowFrom);
+	await run({ type: "workflow_list" });
+	await run({ type: "workflow_get", workflowId: workflow.id });
+	for (const type of ["workflow_pause", "workflow_resume", "workflow_cancel", "workflow_integrate"]) await run({ type, workflowId: workflow.id });
+	await run({ type: "workflow_remove", workflowId: workflow.id });
+	await run({ type: "workflow_get", workflowId: workflow.id });
+	await run({ type: "workflow_create", name: "contract", objective: "x" });
+	await run({ type: "workflow_create", name: "../x", objective: "x" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
@@ -231,7 +242,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed", "side_chat_event", "side_chat_updated", "job_updated", "todo_updated", "goal_updated", "goal_usage"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed", "side_chat_event", "side_chat_updated", "job_updated", "todo_updated", "goal_updated", "goal_usage", "workflow_updated"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

@@ -191,7 +191,7 @@ test("cancelling a running job stops its child; a turn limit fails a job; bad in
 	assert.equal(failed.status, "failed");
 	assert.match(failed.error, /limit of 1 turn/);
 	const readerTools = requestFor("READER-TASK")!.body.tools.map((t: any) => t.function.name).sort();
-	assert.deepEqual(readerTools.filter((t: string) => !["memory", "task", "yield"].includes(t)), ["read"]);
+	assert.deepEqual(readerTools.filter((t: string) => !["memory", "task", "todo", "yield"].includes(t)), ["read"]);
 	assert.match(JSON.stringify(requestFor("READER-TASK")!.body.messages[0]), /READER-PROMPT-MARK/);
 
 	const codes = async (command: Record<string, unknown>) => (await client.request({ sessionId, ...command })).code;

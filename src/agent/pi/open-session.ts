@@ -57,6 +57,7 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		customTools: [...(features?.tools ?? []), ...ownTools].map(toPiTool),
 	});
 	conversation.session = session;
+	// A profile's own tools stay active whatever the features decide.
 	const syncTools = () => {
 		if (features || profile) session.setActiveToolsByName(features ? featureToolNames(alwaysActive, features) : alwaysActive);
 	};

@@ -25,7 +25,7 @@ export const NO_YIELD_NOTE = "[The job ended without calling yield: this is its 
 
 /** What the jobs need of the runtime manager. */
 export interface JobRuntime {
-	create(options: { parentSessionId: string; personaRoot?: string; profile: AgentProfile }): Promise<LoadedSession>;
+	create(options: { parentSessionId: string; personaRoot?: string; profile: AgentProfile; cwd?: string }): Promise<LoadedSession>;
 	get(sessionId: string): Promise<LoadedSession>;
 	peek(sessionId: string): LoadedSession | undefined;
 	observe(observer: SessionObserver): () => void;
@@ -63,6 +63,10 @@ interface Run {
 	personaRoot?: string;
 	/** What the child is told. */
 	prompt: string;
+	/** Where the child works (default: the parent's directory). */
+	cwd?: string;
+	/** Its result is not delivered to the parent session: the feature that spawned it watches it instead. */
+	quiet?: boolean;
 	session?: LoadedSession;
 	timer?: NodeJS.Timeout;
 	cancelRequested?: string;
@@ -78,6 +82,7 @@ export class JobService {
 	/** Results waiting to reach their session (it was busy), by session id. */
 	private readonly pending = new Map<string, DeliveredMessage[]>();
 	private readonly stopObserving: () => void;
+	private readonly watchers = new Set<(job: Job) => void>();
 
 	constructor(private readonly options: JobServiceOptions) {
 		for (const job of options.store.load(this.timestamp(), options.warn)) this.remember(job);
@@ -140,6 +145,42 @@ export class JobService {
 		for (const run of runs) this.announce(run.job);
 		this.pump();
 		return runs.map((run) => ({ ...run.job }));
+	}
+
+	/**
+	 * Spawns one job for another feature (workflows): an agent given as a definition, an optional working
+	 * directory, and no delivery of the result to the parent session (the feature watches the job instead).
+	 */
+	async spawnQuiet(parentSessionId: string, item: { definition: AgentDefinition; task: string; description?: string; cwd?: string }): Promise<Job> {
+		const parent = await this.options.runtime.get(parentSessionId);
+		const limits = this.options.limits();
+		const depth = this.depthOf(parent.id) + 1;
+		if (depth > limits.maxDepth) throw new CodedError("limit", `Jobs may nest ${limits.maxDepth} levels deep (jobs.maxDepth): session ${parent.id} cannot spawn jobs`);
+		this.makeRoom(1, limits.maxKept);
+		const job: Job = {
+			id: `job-${randomBytes(6).toString("hex")}`,
+			agent: item.definition.name,
+			task: item.task,
+			...(item.description ? { description: item.description } : {}),
+			parentSessionId: parent.id,
+			depth,
+			status: "queued",
+			createdAt: this.timestamp(),
+			activity: { turns: 0, tokens: 0 },
+		};
+		const run: Run = { job, definition: item.definition, prompt: item.task, cwd: item.cwd, quiet: true };
+		this.remember(job);
+		this.runs.set(job.id, run);
+		this.save();
+		this.announce(job);
+		this.pump();
+		return { ...job };
+	}
+
+	/** Calls `listener` with every change of every job (a copy); returns the way to stop. */
+	watch(listener: (job: Job) => void): () => void {
+		this.watchers.add(listener);
+		return () => this.watchers.delete(listener);
 	}
 
 	/** Jobs spawned by the session and, transitively, by its jobs; newest first. */
@@ -270,7 +311,7 @@ export class JobService {
 				...(definition.model ? { model: definition.model } : {}),
 				...(definition.thinking ? { thinkingLevel: definition.thinking } : {}),
 			};
-			const session = await this.options.runtime.create({ parentSessionId: job.parentSessionId, personaRoot: run.personaRoot, profile });
+			const session = await this.options.runtime.create({ parentSessionId: job.parentSessionId, personaRoot: run.personaRoot, profile, ...(run.cwd ? { cwd: run.cwd } : {}) });
 			run.session = session;
 			job.sessionId = session.id;
 			this.jobBySession.set(session.id, job.id);
@@ -374,7 +415,7 @@ export class JobService {
 		this.save();
 		this.announce(job);
 		if (!this.options.runtime.shuttingDown) {
-			this.queueDelivery(job, result.output);
+			if (!run.quiet) this.queueDelivery(job, result.output);
 			this.pump();
 		}
 	}
@@ -443,6 +484,13 @@ export class JobService {
 	/** Tells the spawning session and every session above it (a panel follows the top-level one). */
 	private announce(job: Job): void {
 		const view = { ...job, activity: { ...job.activity } };
+		for (const watcher of this.watchers) {
+			try {
+				watcher({ ...view, activity: { ...view.activity } });
+			} catch (error) {
+				this.options.warn(`jobs: a watcher failed: ${(error as Error).message}`);
+			}
+		}
 		for (let sessionId: string | undefined = job.parentSessionId, hops = 0; sessionId && hops < 64; hops++) {
 			this.options.publish(sessionId, { type: jobUpdatedEvent.type, job: view });
 			const parentJob = this.jobBySession.get(sessionId);

@@ -1,0 +1,67 @@
+/**
+ * Durable workflow records: one folder per workflow under `<agent-dir>/workflows/<id>/`, holding its record
+ * (`workflow.json`, written whole and atomically on every change) and its git worktree (`worktree/`). A record
+ * that cannot be read is reported and left on disk, never deleted.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { Compile } from "typebox/compile";
+import { writeFileAtomic } from "../atomic-file.js";
+import { WORKFLOW_ID_PATTERN, type WorkflowRecord, WorkflowRecordSchema } from "./schemas.js";
+
+const VERSION = 1;
+const RECORD_FILE = "workflow.json";
+const WORKFLOW_ID = new RegExp(WORKFLOW_ID_PATTERN);
+const checkRecord = Compile(WorkflowRecordSchema);
+
+export class WorkflowStore {
+	readonly folder: string;
+
+	constructor(agentDir: string) {
+		this.folder = join(agentDir, "workflows");
+	}
+
+	/** The folder of one workflow (its record and worktree). */
+	dirOf(id: string): string {
+		if (!WORKFLOW_ID.test(id)) throw new Error(`not a workflow id: ${id}`);
+		return join(this.folder, id);
+	}
+
+	worktreeOf(id: string): string {
+		return join(this.dirOf(id), "worktree");
+	}
+
+	/** Every readable record, oldest first; unreadable ones are reported through `warn`. */
+	load(warn: (line: string) => void): WorkflowRecord[] {
+		let names: string[];
+		try {
+			names = readdirSync(this.folder);
+		} catch {
+			return [];
+		}
+		const records: WorkflowRecord[] = [];
+		for (const name of names) {
+			if (!WORKFLOW_ID.test(name)) continue;
+			const path = join(this.folder, name, RECORD_FILE);
+			if (!existsSync(path)) continue;
+			try {
+				const data = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; workflow?: unknown };
+				if (data.version !== VERSION) throw new Error(`not a version ${VERSION} workflow record`);
+				if (!checkRecord.Check(data.workflow)) throw new Error("not a workflow record");
+				records.push(data.workflow as WorkflowRecord);
+			} catch (error) {
+				warn(`workflows: ${path} could not be read (${(error as Error).message}); it is left as it is`);
+			}
+		}
+		return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+	}
+
+	save(record: WorkflowRecord): void {
+		writeFileAtomic(join(this.dirOf(record.id), RECORD_FILE), `${JSON.stringify({ version: VERSION, workflow: record }, null, 1)}\n`);
+	}
+
+	/** Deletes a workflow's folder (its record and whatever is left of its worktree). */
+	remove(id: string): void {
+		rmSync(this.dirOf(id), { recursive: true, force: true });
+	}
+}
