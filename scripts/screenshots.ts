@@ -1,18 +1,19 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions and settings panels, phone drawer, shortcut list,
- * session switcher, the Jobs and Personas panels (a job's detail, a persona opened, the purge confirmation),
- * delegation cards, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
- * and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
+ * themes, into screenshots/ (not committed): chat, sessions, settings, jobs, personas (a job's detail, a persona
+ * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, phone drawer, shortcut
+ * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
+ * prompt, and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
+import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
+import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
 const OUT = join(REPO_ROOT, "screenshots");
@@ -22,6 +23,27 @@ const SIZES = [
 ] as const;
 const SCHEMES = ["light", "dark"] as const;
 type Size = (typeof SIZES)[number];
+
+/**
+ * What the fake model answers to the questions typed in these views, so their bubbles read as people write
+ * (the fake model takes its directives from the message text: they are added on the way to it).
+ */
+const SIDE_QUESTION = "Why does one Chromium per worker save so much?";
+const SCRIPTED: Record<string, string> = {
+	[SIDE_QUESTION]: `REPLY_JSON ${JSON.stringify(
+		"Starting Chromium is the expensive part: about **1.2 s** per launch, and each file launched its own.\n\n- 34 files × 1.2 s ≈ 41 s of launches\n- a shared browser pays it once per worker\n\nPages stay isolated: each test still gets a fresh `BrowserContext`.",
+	)}`,
+};
+
+/** Adds the scripted directives to the last user message of a request, when it is one of SCRIPTED's questions. */
+function scriptReplies(request: RecordedRequest): void {
+	const messages: Array<{ role: string; content: unknown }> = request.body?.messages ?? [];
+	const last = [...messages].reverse().find((m) => m.role === "user");
+	if (!last) return;
+	const text = typeof last.content === "string" ? last.content : Array.isArray(last.content) ? last.content.map((p: { text?: string }) => p.text ?? "").join("") : "";
+	const script = SCRIPTED[text.trim()];
+	if (script) last.content = `${text}\n${script}`;
+}
 
 const { values } = parseArgs({ options: { only: { type: "string" } } });
 let written = 0;
@@ -61,6 +83,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	writeFakeModelsJson(agentDir, model.url);
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
 	writeScreenshotPersonas(agentDir);
+	appendScreenshotPlan(agentDir, main);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -76,6 +99,9 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "settings");
 		await page.waitForSelector(".settings select[name='memory']");
 		await shot(page, "settings", size, scheme);
+		await todoViews(page, size, scheme);
+		await goalViews(page, size, scheme);
+		await sideChatViews(page, size, scheme);
 		// Jobs: one finished job, opened with its transcript and output, after the list.
 		await openDrawer(page, size, "jobs");
 		await page.fill("#panel-jobs textarea[name='task']", 'Check the flaky test.\nCALL yield {"text":"The flaky test waited on a timer; it now awaits the event."}');
@@ -150,6 +176,14 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.click("button.abort");
 		await page.waitForSelector(".composer-note");
 		await shot(page, "returned", size, scheme);
+
+		// A session without a plan or a goal: their empty panels, with the forms to start them.
+		await openDrawer(page, size, "todo");
+		await page.waitForSelector(".todo .empty-state");
+		await shot(page, "todo-empty", size, scheme);
+		await openDrawer(page, size, "goal");
+		await page.waitForSelector(".goal-create");
+		await shot(page, "goal-empty", size, scheme);
 	} finally {
 		await page.context().close();
 		await skiff.stop();
@@ -173,6 +207,51 @@ function writeScreenshotPersonas(agentDir: string): void {
 		writeFileSync(join(root, "memory", "entries.jsonl"), `${entries.join("\n")}\n`);
 		for (let i = 0; i < p.sessions; i++) writeFileSync(join(root, "sessions", `2025-01-0${i + 1}T10-00-00-000Z_job-${i}.jsonl`), "");
 	}
+}
+
+/** The todo panel with a plan in every state, then one blocked task opened. */
+async function todoViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "todo");
+	await page.waitForSelector(".todo-task[data-id='t8']");
+	await shot(page, "todo", size, scheme);
+	await page.click(".todo-task[data-id='t7'] .todo-open");
+	await page.waitForSelector("#todo-detail-t7");
+	await page.evaluate(() => document.querySelector(".todo-task[data-id='t7']")!.scrollIntoView({ block: "center" }));
+	await shot(page, "todo-task", size, scheme);
+	await page.click(".todo-task[data-id='t7'] .todo-open");
+}
+
+/** The goal panel: paused when the session was opened again, then resumed. */
+async function goalViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "goal");
+	await page.waitForSelector(".goal-card[data-lifecycle='paused']");
+	await page.waitForSelector(".goal-events li");
+	await shot(page, "goal-paused", size, scheme);
+	await page.uncheck("input[name='goal-resume-activate']");
+	await page.click(".goal-resume button:has-text('Resume')");
+	await page.waitForSelector(".goal-card[data-lifecycle='active']");
+	await page.waitForSelector(".goal-events li[data-kind='resumed']");
+	await shot(page, "goal", size, scheme);
+}
+
+/** The side chat panel: empty, then two tabs, one with a question answered beside the conversation. */
+async function sideChatViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "side-chat");
+	await page.waitForSelector(".side-chat .empty-state");
+	await shot(page, "side-chat-empty", size, scheme);
+	await page.fill("input[name='side-chat-name']", "naming");
+	await page.click("button:has-text('Open tab')");
+	await page.waitForSelector(".side-tabs li.current[data-tab='naming']");
+	await page.click(".side-chat button:has-text('New tab')");
+	await page.fill("input[name='side-chat-name']", "why");
+	await page.click("button:has-text('Open tab')");
+	await page.waitForSelector(".side-tabs li.current[data-tab='why']");
+	await page.fill(".side-box textarea", SIDE_QUESTION);
+	await page.press(".side-box textarea", "Enter");
+	await page.waitForSelector(".side-transcript .msg.assistant:not(.streaming) li");
+	await page.fill(".side-box textarea", "And the parser fixtures?");
+	await shot(page, "side-chat", size, scheme);
+	await page.fill(".side-box textarea", "");
 }
 
 async function tokenView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
@@ -200,7 +279,7 @@ async function main(): Promise<void> {
 	rmSync(OUT, { recursive: true, force: true });
 	mkdirSync(OUT, { recursive: true });
 	const browser = await launchBrowser();
-	const model = await startFakeOpenAi();
+	const model = await startFakeOpenAi({ onRequest: scriptReplies });
 	const tokenDir = tempDir();
 	writeFileSync(join(tokenDir, "token"), "screenshot-token", { mode: 0o600 });
 	const tokenSkiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(tokenDir, "token")] });

@@ -19,10 +19,14 @@ import {
 	type ThinkingLevel,
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
+import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
 import { PersonasState } from "./personas-state";
+import type { PanelContext } from "./panel-context";
 import { sessionTitle } from "./session-title";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
+import { SideChatState } from "./side-chat-state";
+import { TodoState } from "./todo-state";
 import { contentText, Transcript } from "./transcript";
 
 export interface Toast {
@@ -74,6 +78,10 @@ const TOAST_MS = 8000;
 
 export class Controller {
 	state: ViewState;
+	/** Panel states, each in its own file, following their own events. */
+	readonly sideChat: SideChatState;
+	readonly todo: TodoState;
+	readonly goal: GoalState;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -120,6 +128,10 @@ export class Controller {
 			if (sessionId === this.state.sessionId) this.stale.add(sessionId);
 			else this.transcripts.delete(sessionId); // switching to it loads its snapshot anew
 		});
+		const panels: PanelContext = { client: this.client, changed: () => this.schedule(), toast: (text) => this.toast(text) };
+		this.sideChat = new SideChatState(panels);
+		this.todo = new TodoState(panels);
+		this.goal = new GoalState(panels);
 	}
 
 	subscribe(listener: () => void): () => void {

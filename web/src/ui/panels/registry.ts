@@ -4,14 +4,20 @@
  * an empty mock-up.
  */
 import type { PanelDefinition } from "./panel";
+import { GoalPanel } from "./goal-panel";
 import { JobsPanel } from "./jobs-panel";
 import { PersonasPanel } from "./personas-panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
+import { SideChatPanel } from "./side-chat-panel";
+import { TodoPanel } from "./todo-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
-	{ id: "settings", label: "Settings", View: SettingsPanel },
+	{ id: "todo", label: "Todo", View: TodoPanel },
+	{ id: "goal", label: "Goal", View: GoalPanel },
+	{ id: "side-chat", label: "Side chat", View: SideChatPanel },
 	{ id: "jobs", label: "Jobs", View: JobsPanel },
 	{ id: "personas", label: "Personas", View: PersonasPanel },
+	{ id: "settings", label: "Settings", View: SettingsPanel },
 ];
