@@ -3,11 +3,15 @@
  * PanelLayout, see panel-layout.tsx) and one line here. Only panels with a working backend are listed: never
  * an empty mock-up.
  */
+import { MaintenancePanel } from "./maintenance-panel";
 import type { PanelDefinition } from "./panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
+import { TreePanel } from "./tree-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
+	{ id: "tree", label: "Tree", View: TreePanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
+	{ id: "maintenance", label: "Maintenance", View: MaintenancePanel },
 ];
