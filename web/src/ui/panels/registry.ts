@@ -11,7 +11,7 @@ import { TreePanel } from "./tree-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
-	{ id: "tree", label: "Tree", View: TreePanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
+	{ id: "tree", label: "Tree", View: TreePanel },
 	{ id: "maintenance", label: "Maintenance", View: MaintenancePanel },
 ];

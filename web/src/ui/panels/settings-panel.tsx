@@ -169,8 +169,8 @@ function SavedSettings({ controller, settings }: { controller: Controller; setti
 					</EmptyState>
 				) : (
 					[...categories].map(([category, views]) => (
-						<PanelSection key={category} title={category}>
-							{category === "Memory" && memory && (
+						<PanelSection key={category} title={`${category.charAt(0).toUpperCase()}${category.slice(1)}`}>
+							{category === "memory" && memory && (
 								<p class="hint memory-tools">{memory.activeTools.length ? `Memory tools the agent has now: ${memory.activeTools.join(", ")}.` : "The agent has no memory tools now."}</p>
 							)}
 							{views.map((view) => {
