@@ -86,9 +86,10 @@ function passesFilter(node: TreeNode, filter: TreeFilter): boolean {
 	}
 }
 
-/** What the search looks at: the preview, the label, the kind and the tool. */
+/** What the search looks at: the preview, the label, the kind and the tools. */
 export function searchText(node: TreeNode): string {
-	return `${node.preview}\n${node.label ?? ""}\n${KIND_NAMES[node.kind] ?? node.kind}\n${node.toolName ?? ""}`.toLowerCase();
+	const tools = node.toolCalls?.map((c) => c.name).join(" ") ?? "";
+	return `${node.preview}\n${node.label ?? ""}\n${KIND_NAMES[node.kind] ?? node.kind}\n${node.toolName ?? ""}\n${tools}`.toLowerCase();
 }
 
 /** How each kind of entry is named in a row. */
