@@ -117,9 +117,9 @@ export class SettingsState implements PanelState {
 				const result = await this.host.call("settings_apply", { draftId: draft.draftId }, this.sessionId);
 				delete this.drafts[scope];
 				this.keyErrors = {};
+				await this.load(); // the outcome shows with the values it speaks of
 				this.outcome = { kind: "applied", result };
 				this.host.announce(appliedSentence(result));
-				await this.load();
 			} catch (error) {
 				const message = failure(error);
 				this.actionError = { message, stale: /changed since/.test(message) };
@@ -152,9 +152,9 @@ export class SettingsState implements PanelState {
 			try {
 				const result = await this.host.call("project_trust", { trusted }, this.sessionId);
 				if (!trusted) delete this.drafts.project;
+				await this.load();
 				this.outcome = { kind: "trust", result };
 				this.host.announce(trusted ? "The project is trusted: its settings count." : "The project is no longer trusted: its settings are ignored.");
-				await this.load();
 			} catch (error) {
 				this.actionError = { message: failure(error), stale: false };
 			} finally {

@@ -115,7 +115,7 @@ function ContextSection({ controller, state, sessionId }: SectionProps) {
 				<input
 					type="text"
 					aria-label="What the summary should keep (optional)"
-					placeholder="What the summary should keep (optional)"
+					placeholder="Summary focus (optional)"
 					value={instructions}
 					disabled={compacting}
 					onInput={(e) => setInstructions((e.target as HTMLInputElement).value)}
@@ -223,7 +223,7 @@ function MemorySection({ controller, state }: Omit<SectionProps, "sessionId">) {
 					<p>
 						<strong>{status.backend === "off" ? "Memory is off" : `${status.backend === "local" ? "Local notes" : "Remote server"}: ${status.healthy ? "working" : "not working"}`}</strong>
 					</p>
-					<p class="hint">{redact(status.detail)}</p>
+					{(status.backend !== "local" || !status.healthy) && <p class="hint">{redact(status.detail)}</p>}
 					{remote && (
 						<dl class="stats">
 							<div>

@@ -240,7 +240,7 @@ function PendingChanges({ settings, ready }: { settings: SettingsState; ready: b
 			{changes.length > 0 && draft && (
 				<>
 					<p class="pending-title">
-						{changes.length === 1 ? "1 change" : `${changes.length} changes`} to <code title={draft.path}>{fileName(draft.path)}</code>
+						{changes.length === 1 ? "1 change" : `${changes.length} changes`} to <span title={draft.path}>{draft.scope === "global" ? "the global settings" : "this project's settings"}</span>
 					</p>
 					<ul class="diff">
 						{changes.map((change) => (
@@ -302,7 +302,7 @@ function Outcome({ outcome }: { outcome: NonNullable<SettingsState["outcome"]> }
 				: "The project is no longer trusted."
 			: result.keys.length === 0
 				? "Nothing to change: the file already says this."
-				: `Saved to ${fileName(outcome.result.path)}.`;
+				: `Saved to ${outcome.result.scope === "global" ? "the global settings" : "this project's settings"}.`;
 	return (
 		<div class="settings-outcome" role="status">
 			<p class="pending-title">{title}</p>
@@ -322,10 +322,4 @@ function Outcome({ outcome }: { outcome: NonNullable<SettingsState["outcome"]> }
 			)}
 		</div>
 	);
-}
-
-/** The last part of a path, which is what a narrow panel has room for (the whole path is in the tooltip). */
-function fileName(path: string): string {
-	const parts = path.split(/[/\\]/).filter(Boolean);
-	return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : path;
 }

@@ -217,7 +217,7 @@ function Row({ row, top, height, selected, words, editing, onClick, onToggle, on
 			onClick={onClick}
 		>
 			<span
-				class={`twisty${row.expanded === undefined ? " none" : row.expanded ? " open" : ""}`}
+				class={`twisty${row.expanded === undefined ? (row.branchStart ? " none branch" : " none") : row.expanded ? " open" : ""}`}
 				aria-hidden="true"
 				onClick={(e) => {
 					if (row.expanded === undefined) return;
@@ -225,7 +225,6 @@ function Row({ row, top, height, selected, words, editing, onClick, onToggle, on
 					onToggle();
 				}}
 			/>
-			{row.branchStart && <span class="branch-mark" aria-hidden="true" />}
 			<span class="kind">{kind}</span>
 			{editing ? (
 				<LabelEditor initial={node.label ?? ""} onSave={onSave} onCancel={onCancel} />
