@@ -59,7 +59,9 @@ for (const viewport of VIEWPORTS) {
 			writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ compaction: { keepRecentTokens: 50 } }));
 			service = await startChatService({ agentDir });
 			page = await openPage(browser, service.skiff.url, viewport, {
-				before: (p) => p.on("websocket", (ws) => ws.on("framesent", (frame) => sent.push(String(frame.payload)))),
+				before: (p) => {
+					p.on("websocket", (ws) => ws.on("framesent", (frame) => sent.push(String(frame.payload))));
+				},
 			});
 		});
 		after(async () => {

@@ -124,7 +124,9 @@ for (const viewport of VIEWPORTS) {
 		test("continue from an earlier message: every client shows the new branch; the next prompt is a sibling branch", async () => {
 			const sessionId = await currentSession(page);
 			const other = await openPage(browser, service.skiff.url, viewport, {
-				before: (p) => p.addInitScript((id) => sessionStorage.setItem("skiff.session", id), sessionId),
+				before: async (p) => {
+					await p.addInitScript((id) => sessionStorage.setItem("skiff.session", id), sessionId);
+				},
 			});
 			try {
 				await other.waitForSelector(`.msg.assistant:has-text('ok: gamma ${tag}')`);

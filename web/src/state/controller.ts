@@ -123,6 +123,7 @@ export class Controller {
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
+			for (const panel of this.panelStates) panel.onResync(sessionId);
 			if (sessionId === this.state.sessionId) this.stale.add(sessionId);
 			else this.transcripts.delete(sessionId); // switching to it loads its snapshot anew
 		});

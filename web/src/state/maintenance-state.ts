@@ -86,6 +86,13 @@ export class MaintenanceState implements PanelState {
 		this.host.changed();
 	}
 
+	onResync(sessionId: string): void {
+		// Read again when the panel next shows them (the events that would have updated them are gone).
+		this.stats.delete(sessionId);
+		this.compacting.delete(sessionId);
+		if (this.memory?.sessionId === sessionId) this.memory = undefined;
+	}
+
 	/** Compacts the session now; the report says how many tokens the context held before and after. */
 	async compact(sessionId: string, instructions: string): Promise<void> {
 		this.compaction = { sessionId };

@@ -17,6 +17,11 @@ export interface PanelHost {
 /** A panel's client state, fed every event the page applies (once each, in order). */
 export interface PanelState {
 	onEvent(event: SkiffEvent): void;
+	/**
+	 * After a reconnect the session's missed events could not be replayed (the service restarted, or they are no
+	 * longer kept): what was read from it may be out of date.
+	 */
+	onResync(sessionId: string): void;
 }
 
 /** A failed command's message, for a panel to show where the action was taken. */

@@ -88,6 +88,14 @@ export class SettingsState implements PanelState {
 		if (event.type === "settings_changed" && event.sessionId === this.sessionId) void this.load();
 	}
 
+	onResync(sessionId: string): void {
+		if (sessionId !== this.sessionId) return;
+		// The service may have restarted, and drafts live in its memory: start again from the files.
+		for (const scope of ["global", "project"] as const) delete this.drafts[scope];
+		this.keyErrors = {};
+		this.sessionId = undefined; // read again at the next ensure
+	}
+
 	setScope(scope: SettingScope): void {
 		this.scope = scope;
 		this.actionError = undefined;

@@ -9,7 +9,7 @@
  * where they can be folded. Tool results are folded under the assistant turn that called them (`turnId`).
  * Filters and the text search hide entries; what a hidden entry held hangs under its nearest shown ancestor.
  */
-import type { TreeNode } from "../../../src/client/index";
+import type { TreeNode } from "../../../src/client/index.js";
 
 export type TreeFilter = "all" | "no-tools" | "user" | "labelled";
 

@@ -69,6 +69,11 @@ export class TreeState implements PanelState {
 		}
 	}
 
+	onResync(sessionId: string): void {
+		// Read again when the panel next shows it (events it missed are gone).
+		if (this.tree?.sessionId === sessionId) this.tree = undefined;
+	}
+
 	/**
 	 * Moves the conversation to `entryId` (navigate_tree), optionally summarizing the branch left. Resolves the
 	 * answer (its `editorText` goes back to the message box), or rejects with the service's reason.
