@@ -103,10 +103,9 @@ function ContextSection({ controller, state, sessionId }: SectionProps) {
 						<dd>${stats.cost.toFixed(stats.cost > 0 && stats.cost < 1 ? 4 : 2)}</dd>
 					</div>
 					<div>
-						<dt>Messages</dt>
+						<dt>Messages (you / agent)</dt>
 						<dd>
 							{number(stats.userMessages)} / {number(stats.assistantMessages)}
-							<span class="sr-only"> (yours / the agent's)</span>
 						</dd>
 					</div>
 				</dl>
