@@ -278,33 +278,33 @@ function SecretEditor(props: SettingEditorProps & { id: string; described: strin
 	};
 	return (
 		<>
-		<div class="setting-secret">
-			<span class={`tag${shown.set ? "" : " unset"}`}>{shown.set ? `set ${REDACTED}` : "not set"}</span>
-			<input
-				id={id}
-				type="text"
-				value={text}
-				disabled={disabled}
-				autoComplete="off"
-				spellcheck={false}
-				placeholder="$ENV_VAR"
-				aria-describedby={described}
-				aria-invalid={props.error ? "true" : undefined}
-				onInput={(e) => setText((e.target as HTMLInputElement).value)}
-				onKeyDown={(e) => {
-					if (e.key === "Enter") {
-						e.preventDefault();
-						commit();
-					}
-				}}
-				onBlur={commit}
-			/>
-		</div>
-		{problem && !props.error && (
-			<p class="error-text" id={`${id}-reference`} role="alert">
-				{problem}
-			</p>
-		)}
+			<div class="setting-secret">
+				<span class={`tag${shown.set ? "" : " unset"}`}>{shown.set ? `set ${REDACTED}` : "not set"}</span>
+				<input
+					id={id}
+					type="text"
+					value={text}
+					disabled={disabled}
+					autoComplete="off"
+					spellcheck={false}
+					placeholder="$ENV_VAR"
+					aria-describedby={described}
+					aria-invalid={props.error ? "true" : undefined}
+					onInput={(e) => setText((e.target as HTMLInputElement).value)}
+					onKeyDown={(e) => {
+						if (e.key === "Enter") {
+							e.preventDefault();
+							commit();
+						}
+					}}
+					onBlur={commit}
+				/>
+			</div>
+			{problem && !props.error && (
+				<p class="error-text" id={`${id}-reference`} role="alert">
+					{problem}
+				</p>
+			)}
 		</>
 	);
 }
