@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { LocalMemoryStore, projectStorePath } from "../../src/memory/local-store.js";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
+import { type ChatService, launchBrowser, openPage, runPrompt, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { tempDir } from "../support/skiff-process.js";
 
 let browser: Browser;
@@ -192,7 +192,6 @@ for (const viewport of VIEWPORTS) {
 				},
 			});
 			try {
-				await newSession(tokenPage, viewport);
 				await runPrompt(tokenPage, "something to download");
 				await showPanel(tokenPage, viewport, "maintenance");
 				const download = tokenPage.waitForEvent("download");

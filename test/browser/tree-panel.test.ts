@@ -183,7 +183,10 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("during a run the tree's actions wait, and say so", async () => {
+			// The fork shown now is empty too: wait for the new session itself, not just for an empty transcript.
+			const fork = await currentSession(page);
 			await newSession(page, viewport);
+			await page.waitForFunction((id) => sessionStorage.getItem("skiff.session") !== id, fork);
 			await runPrompt(page, `epsilon ${tag}`);
 			await typeAndSend(page, `zeta ${tag}\nRUN sleep 30`);
 			await page.waitForSelector(".app[data-run='running']");
