@@ -43,6 +43,13 @@ const agent = (page: Page, text: string) => page.locator(".tree-row.kind-assista
 /** The session the page shows (its id, as remembered in sessionStorage). */
 const currentSession = (page: Page) => page.evaluate(() => sessionStorage.getItem("skiff.session")!);
 
+/** A new session, waited for by its id: the session shown before may be empty too. */
+async function freshSession(page: Page, viewport: (typeof VIEWPORTS)[number]): Promise<void> {
+	const before = await currentSession(page);
+	await newSession(page, viewport);
+	await page.waitForFunction((id) => sessionStorage.getItem("skiff.session") !== id, before);
+}
+
 for (const viewport of VIEWPORTS) {
 	describe(`the session tree at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
@@ -53,7 +60,7 @@ for (const viewport of VIEWPORTS) {
 		after(() => page?.context().close());
 
 		test("a tree with the active path marked; arrows, Home/End and Left/Right fold tool results; filters and search", async () => {
-			await newSession(page, viewport);
+			await freshSession(page, viewport);
 			await runPrompt(page, `alpha ${tag}`);
 			await runPrompt(page, `beta ${tag}\nRUN echo tree-${tag}`);
 			await runPrompt(page, `gamma ${tag}`);
@@ -183,10 +190,7 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("during a run the tree's actions wait, and say so", async () => {
-			// The fork shown now is empty too: wait for the new session itself, not just for an empty transcript.
-			const fork = await currentSession(page);
-			await newSession(page, viewport);
-			await page.waitForFunction((id) => sessionStorage.getItem("skiff.session") !== id, fork);
+			await freshSession(page, viewport);
 			await runPrompt(page, `epsilon ${tag}`);
 			await typeAndSend(page, `zeta ${tag}\nRUN sleep 30`);
 			await page.waitForSelector(".app[data-run='running']");
