@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions, settings, jobs, personas (a job's detail, a persona
+ * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes), session tree
+ * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
  * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, phone drawer, shortcut
  * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
@@ -97,7 +98,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "sessions", size, scheme);
 		await page.click(".segmented button:has-text('This project')");
 		await openDrawer(page, size, "settings");
-		await page.waitForSelector(".settings select[name='memory']");
+		await page.waitForSelector(".setting[data-key='compaction.enabled']");
 		await shot(page, "settings", size, scheme);
 		await todoViews(page, size, scheme);
 		await goalViews(page, size, scheme);
@@ -125,6 +126,32 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "persona-purge", size, scheme);
 		await page.click("#panel-personas .confirm button:has-text('Cancel')");
 		await page.click("#panel-personas button:has-text('Back')");
+		// Two pending changes (not applied): the diff pinned under the keys, and a number out of range.
+		await page.selectOption("#setting-defaultThinkingLevel", "high");
+		await page.fill("#setting-compaction-reserveTokens", "32768");
+		await page.press("#setting-compaction-reserveTokens", "Enter");
+		await page.waitForSelector(".settings-pending .diff li:nth-child(2)");
+		await page.fill("#setting-compaction-keepRecentTokens", "0");
+		await page.locator(".setting[data-key='compaction.keepRecentTokens']").scrollIntoViewIfNeeded();
+		await shot(page, "settings-pending", size, scheme);
+		await page.click(".settings-pending button:has-text('Discard')");
+		await page.waitForSelector(".settings-pending", { state: "detached" });
+
+		await openDrawer(page, size, "tree");
+		await page.waitForSelector(".tree-row.current");
+		await shot(page, "tree", size, scheme);
+		await page.fill(".tree-search", "test");
+		await page.waitForSelector(".tree-row mark");
+		await shot(page, "tree-search", size, scheme);
+		await page.fill(".tree-search", "");
+
+		await openDrawer(page, size, "maintenance");
+		await page.waitForSelector(".panel.maintenance .memory-status");
+		await shot(page, "maintenance", size, scheme);
+		await page.click(".panel.maintenance button:has-text('Run the checks')");
+		await page.waitForSelector(".checks li");
+		await page.locator(".panel.maintenance section[aria-label='Doctor']").evaluate((el) => el.scrollIntoView({ block: "start" }));
+		await shot(page, "maintenance-doctor", size, scheme);
 		await closeDrawer(page, size);
 
 		await page.keyboard.press("Control+/");

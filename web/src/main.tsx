@@ -10,5 +10,8 @@ import "./styles/panels.css";
 import "./styles/jobs.css";
 import "./styles/personas.css";
 import "./styles/dialogs.css";
+import "./styles/tree.css";
+import "./styles/settings.css";
+import "./styles/maintenance.css";
 
 render(<App />, document.getElementById("app")!);
