@@ -4,6 +4,9 @@
  * (docs/protocol.md, docs/protocol.schema.json, docs/settings.md) and types the client from them
  * (src/client/protocol.generated.ts).
  */
+import { collabCommands } from "./collab/commands.js";
+import { collabEvents } from "./collab/events.js";
+import type { CollabRooms } from "./collab/rooms.js";
 import { SettingsCatalog } from "./features/settings/catalog.js";
 import { settingsFeatureCommands } from "./features/settings/commands.js";
 import type { SettingDefinition } from "./features/settings/definition.js";
@@ -37,6 +40,8 @@ export interface ContractFeatures {
 	settings: SettingsService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
+	/** The listener's collaboration rooms (absent without a listener: the collab commands are then unavailable). */
+	collab?: CollabRooms;
 }
 
 /** Every setting Skiff honours: the sessions' and each feature's (a feature with settings adds its list here). */
@@ -52,6 +57,7 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 	return new CommandRegistry().register(
 		...memoryCommands(features.memory),
 		...settingsFeatureCommands(features.settings),
+		...collabCommands(features.collab),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -78,5 +84,5 @@ export function createSchemaRegistry(): CommandRegistry {
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...collabEvents);
 }

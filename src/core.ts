@@ -6,6 +6,8 @@
 import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
+import { collabUpdated } from "./collab/events.js";
+import type { CollabRooms } from "./collab/rooms.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
@@ -25,6 +27,8 @@ export interface CoreConfig {
 	maxSessions?: number;
 	/** How clients reach the service (for `doctor`); standard input and output when absent. */
 	reach?: ServiceReach;
+	/** The listener's collaboration rooms (absent in `--mode rpc`, where the collab commands are unavailable). */
+	collab?: CollabRooms;
 }
 
 export interface Core {
@@ -62,8 +66,9 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
+	config.collab?.onChange((change) => streams.hub(change.room.sessionId).publish(collabUpdated(change)));
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, service, collab: config.collab }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }
