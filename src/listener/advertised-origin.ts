@@ -15,9 +15,9 @@ const MAX_QUOTED_CHARS = 200;
  * the error calls the value (the flag, or `baseUrl`).
  */
 export function parseAdvertisedOrigin(text: string, name = "--listen-advertised-origin"): string {
-	const quoted = text.length > MAX_QUOTED_CHARS ? `${text.slice(0, MAX_QUOTED_CHARS)}…` : text;
+	const quote = (part: string) => (part.length > MAX_QUOTED_CHARS ? `${part.slice(0, MAX_QUOTED_CHARS)}…` : part);
 	const fail = (why: string): never => {
-		throw new Error(`${name} "${quoted}" is not an origin: ${why} (expected http(s)://host[:port])`);
+		throw new Error(`${name} "${quote(text)}" is not an origin: ${why} (expected http(s)://host[:port])`);
 	};
 	if (/\s/.test(text)) fail("it contains whitespace");
 	const match = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#]*)(.*)$/.exec(text);
@@ -47,11 +47,11 @@ export function parseAdvertisedOrigin(text: string, name = "--listen-advertised-
 	}
 	if (!host) fail("the host is missing");
 	if (!host.startsWith("[") && !isHostName(host)) {
-		fail(`"${host}" is not a valid host name or address`);
+		fail(`"${quote(host)}" is not a valid host name or address`);
 	}
 	if (port === "") fail("the port is missing after ':'");
 	if (port !== undefined) {
-		if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) fail(`the port "${port}" must be 1-65535`);
+		if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) fail(`the port "${quote(port)}" must be 1-65535`);
 	}
 	const defaultPort = lowerScheme === "http" ? "80" : "443";
 	const portPart = port === undefined || String(Number(port)) === defaultPort ? "" : `:${Number(port)}`;
