@@ -119,6 +119,8 @@ test("a view guest cannot command: the relay refuses, the guest stays connected"
 	assert.deepEqual([refused.success, refused.code], [false, "forbidden"]);
 	assert.equal(guest.state.status, "connected");
 	assert.deepEqual(harness.received, []);
+	await assert.rejects(guest.prompt("x".repeat(300_000)), /too long to send/, "a message over the frame limit is refused in the page");
+	assert.equal(guest.state.status, "connected");
 });
 
 test("a dropped connection is made again with new keys and a new snapshot", async () => {

@@ -21,6 +21,9 @@ import {
 	type GuestResponse,
 	guestSubprotocol,
 	INVALID_FRAME_REASON,
+	FRAME_HEADER_BYTES,
+	FRAME_TAG_BYTES,
+	MAX_GUEST_FRAME_BYTES,
 	MAX_HOST_FRAME_BYTES,
 	utf8,
 } from "../../../src/shared/collab-wire.js";
@@ -97,6 +100,8 @@ interface PendingCommand {
 interface Attempt {
 	socket: GuestSocketLike;
 	channel?: GuestChannel;
+	/** The largest frame the host takes (from its hello). */
+	maxGuestFrameBytes: number;
 	/** Messages are handled one after another, in arrival order (decryption is asynchronous). */
 	work: Promise<void>;
 	opened: boolean;
@@ -177,16 +182,18 @@ export class GuestConnection {
 
 	/**
 	 * Sends a command; resolves with the host's response (a refusal for a view guest: `forbidden`). Rejects when
-	 * not connected, or when the connection drops before the response.
+	 * not connected, when the message is too long for a frame, or when the connection drops before the response.
 	 */
 	private command(type: GuestCommandType, message?: string): Promise<GuestResponse> {
 		const attempt = this.attempt;
 		if (this.current.status !== "connected" || !attempt?.channel) return Promise.reject(new Error(`Not connected (${this.current.status})`));
 		const id = `g${this.nextId++}`;
-		const payload = message === undefined ? { type, id } : { type, id, message };
+		const payload = utf8(JSON.stringify(message === undefined ? { type, id } : { type, id, message }));
+		const limit = attempt.maxGuestFrameBytes - FRAME_HEADER_BYTES - FRAME_TAG_BYTES;
+		if (payload.length > limit) return Promise.reject(new Error(`The message is too long to send (at most about ${limit} bytes)`));
 		return new Promise<GuestResponse>((resolve, reject) => {
 			this.pending.set(id, { resolve, reject });
-			attempt.channel!.seal(utf8(JSON.stringify(payload))).then(
+			attempt.channel!.seal(payload).then(
 				(frame) => {
 					if (this.attempt === attempt) attempt.socket.send(frame);
 				},
@@ -213,7 +220,7 @@ export class GuestConnection {
 		if (this.isOver()) return;
 		const socket = new WebSocketClass(socketUrlOf(this.link), [protocol]);
 		socket.binaryType = "arraybuffer";
-		const attempt: Attempt = { socket, work: Promise.resolve(), opened: false, joined: false };
+		const attempt: Attempt = { socket, maxGuestFrameBytes: MAX_GUEST_FRAME_BYTES, work: Promise.resolve(), opened: false, joined: false };
 		this.attempt = attempt;
 		socket.onopen = (() => (attempt.opened = true)) as never;
 		socket.onmessage = ((event: { data: unknown }) => {
@@ -234,6 +241,7 @@ export class GuestConnection {
 				throw new Error("unexpected hello");
 			}
 			const maxFrame = Math.min(MAX_HOST_FRAME_BYTES, Number(hello.maxHostFrameBytes) || MAX_HOST_FRAME_BYTES);
+			attempt.maxGuestFrameBytes = Math.min(MAX_GUEST_FRAME_BYTES, Number(hello.maxGuestFrameBytes) || MAX_GUEST_FRAME_BYTES);
 			attempt.channel = await GuestChannel.create(this.key!, this.link.roomId, clientNonce, serverNonce, maxFrame);
 			const join = await attempt.channel.seal(utf8(JSON.stringify({ type: "collab_join" })));
 			if (this.attempt === attempt && !attempt.closedBy) attempt.socket.send(join);
