@@ -38,7 +38,8 @@ async function main(): Promise<void> {
 			const skiff = await startSkiff({ agentDir, cwd, args: session ? ["--session", session] : ["--no-session"] });
 			const page = await browser.newPage({ viewport: { width: 1200, height: 850 } });
 			await page.goto(`${skiff.url}/web`);
-			const selector = session ? `.msg.assistant:has-text("Answer ${MESSAGES - 1}:")` : ".empty:has-text('Ask the agent')";
+			// No model is configured here, so the empty session's first render is the setup card.
+			const selector = session ? `.msg.assistant:has-text("Answer ${MESSAGES - 1}:")` : ".empty, .setup-card";
 			await page.waitForSelector(selector, { timeout: 60_000 });
 			samples.push(await page.evaluate(() => performance.now()));
 			if (session) {

@@ -7,12 +7,27 @@
 import { collabCommands } from "./collab/commands.js";
 import { collabEvents } from "./collab/events.js";
 import type { CollabRooms } from "./collab/rooms.js";
+import { goalCommands } from "./features/goal/commands.js";
+import { goalEvents } from "./features/goal/events.js";
+import { GoalService } from "./features/goal/service.js";
 import { SettingsCatalog } from "./features/settings/catalog.js";
 import { settingsFeatureCommands } from "./features/settings/commands.js";
 import type { SettingDefinition } from "./features/settings/definition.js";
 import { settingsEvents } from "./features/settings/events.js";
+import { jobCommands } from "./features/jobs/commands.js";
+import { jobEvents } from "./features/jobs/events.js";
+import { JobService } from "./features/jobs/job-service.js";
+import { DEFAULT_JOB_LIMITS, jobSettingDefinitions } from "./features/jobs/settings.js";
+import { personaCommands } from "./features/personas/commands.js";
+import { PersonaStore } from "./features/personas/persona-store.js";
+import { sideChatCommands } from "./features/side-chat/commands.js";
+import { sideChatEvents } from "./features/side-chat/events.js";
+import { SideChatService } from "./features/side-chat/side-chat-service.js";
 import { sessionSettingDefinitions } from "./features/settings/session-settings.js";
 import { SettingsService } from "./features/settings/settings-service.js";
+import { todoCommands } from "./features/todo/commands.js";
+import { todoEvents } from "./features/todo/events.js";
+import { TodoService } from "./features/todo/service.js";
 import { memoryCommands, memoryDoctorCheck } from "./memory/commands.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingDefinitions } from "./memory/settings-consumer.js";
@@ -38,6 +53,11 @@ import { coreEvents } from "./protocol/events/core-events.js";
 export interface ContractFeatures {
 	memory: MemoryService;
 	settings: SettingsService;
+	sideChats: SideChatService;
+	jobs: JobService;
+	personas: PersonaStore;
+	todo: TodoService;
+	goal: GoalService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
 	/** The listener's collaboration rooms (absent without a listener: the collab commands are then unavailable). */
@@ -46,7 +66,7 @@ export interface ContractFeatures {
 
 /** Every setting Skiff honours: the sessions' and each feature's (a feature with settings adds its list here). */
 export function settingDefinitions(): SettingDefinition[] {
-	return [...sessionSettingDefinitions, ...memorySettingDefinitions];
+	return [...sessionSettingDefinitions, ...memorySettingDefinitions, ...jobSettingDefinitions];
 }
 
 export function createSettingsCatalog(): SettingsCatalog {
@@ -57,6 +77,11 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 	return new CommandRegistry().register(
 		...memoryCommands(features.memory),
 		...settingsFeatureCommands(features.settings),
+		...sideChatCommands(features.sideChats),
+		...jobCommands(features.jobs),
+		...personaCommands(features.personas, features.jobs),
+		...todoCommands(features.todo),
+		...goalCommands(features.goal),
 		...collabCommands(features.collab),
 		...runCommands,
 		...stateCommands,
@@ -80,9 +105,27 @@ export function createSchemaRegistry(): CommandRegistry {
 	return createCommandRegistry({
 		memory: new MemoryService("", DEFAULT_MEMORY_SETTINGS),
 		settings: new SettingsService({ agentDir: "", catalog: createSettingsCatalog() }),
+		sideChats: new SideChatService({ observe: () => () => {}, publish: () => {} }),
+		jobs: inertJobService(),
+		personas: new PersonaStore({ agentDir: "", trusted: () => false, knownTools: [] }),
+		todo: new TodoService(),
+		goal: new GoalService(),
+	});
+}
+
+/** A job service that runs nothing and keeps nothing (the schema registry only reads names and schemas). */
+function inertJobService(): JobService {
+	const nothing = () => undefined;
+	return new JobService({
+		runtime: { observe: () => () => {}, shuttingDown: true } as unknown as ConstructorParameters<typeof JobService>[0]["runtime"],
+		store: { load: () => [], save: nothing, saveOutput: nothing, output: nothing, forget: nothing },
+		publish: nothing,
+		limits: () => DEFAULT_JOB_LIMITS,
+		catalog: () => [],
+		warn: nothing,
 	});
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...collabEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents, ...todoEvents, ...goalEvents, ...collabEvents);
 }

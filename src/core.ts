@@ -9,8 +9,18 @@ import type { ThinkingLevel } from "./agent/types.js";
 import { collabUpdated } from "./collab/events.js";
 import type { CollabRooms } from "./collab/rooms.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
+import { GoalService } from "./features/goal/service.js";
+import { loadCatalog } from "./features/jobs/definitions.js";
+import { JobService } from "./features/jobs/job-service.js";
+import { JobStore } from "./features/jobs/job-store.js";
+import { jobLimitsFrom } from "./features/jobs/settings.js";
+import { PersonaStore } from "./features/personas/persona-store.js";
+import { combineSessionFeatures } from "./features/session-features.js";
+import { valuesOf } from "./features/settings/effective-settings.js";
 import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
 import { SettingsService } from "./features/settings/settings-service.js";
+import { SideChatService } from "./features/side-chat/side-chat-service.js";
+import { TodoService } from "./features/todo/service.js";
 import { MemoryService } from "./memory/memory-service.js";
 import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
 import { loadMemorySettings } from "./memory/settings.js";
@@ -51,6 +61,8 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		log,
 		projectSettings: (cwd) => projectMemorySettings(settings, cwd, log),
 	});
+	const todo = new TodoService();
+	const goal = new GoalService();
 	// What runs on settings: every session (new ones read them as they open) and memory.
 	settings.addConsumer(sessionSettingsConsumer({ log }));
 	settings.addConsumer(memorySettingsConsumer(memory));
@@ -59,16 +71,43 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		catalog: pi.catalog,
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
-			const features = memory.forSession(origin);
-			return { ...features, attach: (sessionId: string) => memory.attach(sessionId, features) };
+			const memoryFeatures = memory.forSession(origin);
+			// A job's child (a session with a profile) gets the tools its definition allows and memory; the plan,
+			// the goal and delegation (`task`) belong to top-level sessions.
+			if (origin.profile) return { ...memoryFeatures, attach: (sessionId: string) => memory.attach(sessionId, memoryFeatures) };
+			const goalFeatures = goal.forSession();
+			const todoFeatures = todo.forSession();
+			const delegation = [jobs.taskTool(origin.sessionId)];
+			const combined = combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures]);
+			return {
+				...combined,
+				tools: [...combined.tools, ...delegation],
+				activeToolNames: () => [...combined.activeToolNames(), ...delegation.map((t) => t.name)],
+				attach: (sessionId: string) => {
+					memory.attach(sessionId, memoryFeatures);
+					todo.attach(sessionId, todoFeatures);
+					goal.attach(sessionId, goalFeatures);
+				},
+			};
 		},
 		maxLoadedSessions: config.maxSessions,
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
+	const personas = new PersonaStore({ agentDir: config.agentDir, trusted: (cwd) => settings.effective(cwd).trusted, knownTools: pi.tools });
+	const jobs = new JobService({
+		runtime,
+		store: new JobStore(config.agentDir),
+		publish: (id, event) => streams.hub(id).publish(event),
+		limits: () => jobLimitsFrom(valuesOf(settings.effective())),
+		catalog: (cwd) => loadCatalog({ agentDir: config.agentDir, cwd, trusted: settings.effective(cwd).trusted, knownTools: pi.tools }),
+		personas,
+		warn: log,
+	});
+	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
 	config.collab?.onChange((change) => streams.hub(change.room.sessionId).publish(collabUpdated(change)));
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, service, collab: config.collab }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, service, collab: config.collab }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

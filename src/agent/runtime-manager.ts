@@ -8,6 +8,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import {
 	type AgentHandle,
+	type AgentProfile,
 	DamagedSessionFileError,
 	type SessionCatalog,
 	type SessionFeatures,
@@ -60,6 +61,8 @@ export interface RuntimeManagerOptions {
 interface SessionOriginRecord {
 	parentSessionId?: string;
 	personaRoot?: string;
+	/** The agent it is (a job's, a persona's): kept so the session is the same agent when loaded again. */
+	profile?: AgentProfile;
 }
 
 /** A session held in memory. */
@@ -94,6 +97,11 @@ export class RuntimeManager {
 
 	get cwd(): string {
 		return this.options.cwd;
+	}
+
+	/** Shutdown has begun: runs are being stopped for good (features tell this apart from an abort). */
+	get shuttingDown(): boolean {
+		return this.closed;
 	}
 
 	get primary(): LoadedSession | undefined {
@@ -174,6 +182,9 @@ export class RuntimeManager {
 	 * in the sessions folder unless `anywhere` (a client as trusted as the command line).
 	 */
 	async open(reference: string, options: { anywhere?: boolean } = {}): Promise<LoadedSession> {
+		// A loaded session named by its id is returned even before it has a file (nothing said in it yet).
+		const byId = this.loaded.get(reference.trim());
+		if (byId) return this.fresh(byId);
 		const ref = this.options.catalog.resolve(reference, this.options.cwd, options);
 		const loaded = this.loaded.get(ref.id);
 		if (loaded) return this.fresh(loaded);
@@ -183,9 +194,12 @@ export class RuntimeManager {
 	/**
 	 * Creates a new session in `cwd` (default: the parent's, else the service's; a relative path is taken from
 	 * the service's). A child (`parentSessionId`) records its parent and starts from its live feature
-	 * configuration; a persona session keeps its memory under `personaRoot`.
+	 * configuration; a persona session keeps its memory under `personaRoot`; a `profile` makes it a particular
+	 * agent (a job's).
 	 */
-	async create(options: { cwd?: string; parentSession?: string; parentSessionId?: string; personaRoot?: string } = {}): Promise<LoadedSession> {
+	async create(
+		options: { cwd?: string; parentSession?: string; parentSessionId?: string; personaRoot?: string; profile?: AgentProfile } = {},
+	): Promise<LoadedSession> {
 		const parent = options.parentSessionId === undefined ? undefined : await this.get(options.parentSessionId);
 		const cwd = options.cwd === undefined ? (parent?.handle.cwd ?? this.options.cwd) : resolve(this.options.cwd, options.cwd);
 		for (const [name, dir] of [["cwd", options.cwd === undefined ? undefined : cwd], ["personaRoot", options.personaRoot]] as const) {
@@ -193,7 +207,7 @@ export class RuntimeManager {
 		}
 		return this.load(
 			{ kind: "new", cwd, parentSession: options.parentSession ?? parent?.handle.sessionFile },
-			{ parentSessionId: parent?.id, personaRoot: options.personaRoot },
+			{ parentSessionId: parent?.id, personaRoot: options.personaRoot, profile: options.profile },
 		);
 	}
 
@@ -292,6 +306,7 @@ export class RuntimeManager {
 				modified: new Date(session.lastUsed).toISOString(),
 				messageCount: state.messageCount,
 				firstMessage: "",
+				parentSession: state.parentSession,
 				loaded: true,
 				primary: session.id === this.primaryId,
 			});
@@ -356,7 +371,8 @@ export class RuntimeManager {
 			sessionId: () => opened?.sessionId ?? "",
 			...origin,
 		});
-		const handle = await this.options.openSession(source, { thinkingLevel: this.options.thinkingLevel, features });
+		const thinkingLevel = origin.profile?.thinkingLevel ?? this.options.thinkingLevel;
+		const handle = await this.options.openSession(source, { thinkingLevel, features, profile: origin.profile });
 		opened = handle;
 		return { handle, features };
 	}

@@ -193,6 +193,8 @@ export interface SessionSummary {
 	modified: string;
 	messageCount: number;
 	firstMessage: string;
+	/** The file of the session this one was forked or cloned from. */
+	parentSession?: string;
 	loaded: boolean;
 	primary: boolean;
 }
@@ -284,11 +286,29 @@ export interface SessionSettings {
 	retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
 }
 
+/**
+ * What makes a session a particular agent (a job's agent definition, a persona): extra system prompt, which of
+ * the core tools it may use, tools of its own, and its model. Absent fields keep the session's defaults.
+ */
+export interface AgentProfile {
+	/** Appended to the system prompt. */
+	systemPrompt?: string;
+	/** The core tools it may use (an allow-list of names such as `read`, `bash`); undefined: all of them. */
+	coreTools?: readonly string[];
+	/** Tools of its own (a job's `yield`, a nested `task`), always active. */
+	tools?: FeatureTool[];
+	/** `provider/id`: the model it starts with (an unknown or unconfigured one fails the open). */
+	model?: string;
+	thinkingLevel?: ThinkingLevel;
+}
+
 /** How a session is opened: from a source, with the thinking level, features and settings it starts with. */
 export interface OpenSessionOptions {
 	thinkingLevel?: ThinkingLevel;
 	/** Tools and turn-start context from features (memory, ...). */
 	features?: SessionFeatures;
+	/** The agent it is (jobs, personas); a plain session has none. */
+	profile?: AgentProfile;
 	/** The settings for the session's working directory (known once its source is read). */
 	settings?: (cwd: string) => SessionSettings;
 }
@@ -391,11 +411,61 @@ export interface AgentHandle {
 	cancelQueued(kind: QueueKind, index: number): string;
 	/** Removes every waiting message (emits `queue_update` when there were any) and returns them. */
 	clearQueue(): QueuedMessages;
+	/**
+	 * Adds messages from outside the conversation (a finished job's result) as custom messages, in order; with
+	 * `wake`, the last one starts a run (the model answers it). Throws `busy` while a run is active.
+	 */
+	deliver(messages: DeliveredMessage[], options: { wake: boolean }): Promise<void>;
 	/** Sends the session's model one tiny request (costs a request); throws, with the reason, when it fails. */
 	probeModel(): Promise<void>;
 	subscribe(listener: (event: RuntimeEvent) => void): () => void;
 	/** Stops any run, compaction and shell command, and resolves once everything they produced is recorded (shutdown). */
 	settle(): Promise<void>;
+	dispose(): void;
+	/**
+	 * Forks the conversation as it stands at the call (taken before the returned promise first waits) into a
+	 * side chat: another agent, held in memory only (nothing is written to this session's file), with the
+	 * session's model and thinking level, pi's read-only tools and `options.tools`.
+	 */
+	openSideChat(options: SideChatOptions): Promise<SideChatHandle>;
+}
+
+/** A custom message added to a conversation from outside it (AgentHandle.deliver). */
+export interface DeliveredMessage {
+	customType: string;
+	/** What the model reads. */
+	content: string;
+	/** Whether clients show it in the transcript (false: hidden context). */
+	display: boolean;
+	details?: JsonObject;
+}
+
+/** How a side chat is opened (AgentHandle.openSideChat). */
+export interface SideChatOptions {
+	/** Tools beside pi's read-only ones (read, ls, and grep and find where their binaries are installed). */
+	tools: FeatureTool[];
+	/** Appended to the side agent's system prompt: what a side chat is and what it may do. */
+	instructions: string;
+}
+
+/** A side chat: a detached agent forked from a session's conversation, in memory only, gone once disposed. */
+export interface SideChatHandle {
+	/** The model it runs with (`provider/id`; the session's when forked), if any. */
+	readonly model: string | undefined;
+	readonly thinkingLevel: ThinkingLevel;
+	/** A run is active: from `prompt` until `agent_end`. */
+	readonly isBusy: boolean;
+	/** Starts a run; resolves once the prompt is accepted, not when the run ends. Throws `busy` during a run. */
+	prompt(text: string): Promise<void>;
+	/** Stops the run, if any (the partial reply is kept, `stopReason: "aborted"`). */
+	abort(): Promise<void>;
+	/** The messages of the side chat itself, oldest first (the forked history is the session's own). */
+	messages(): JsonObject[];
+	/** The assistant message being streamed right now, as far as it has come (undefined when idle). */
+	streamingMessage(): JsonObject | undefined;
+	/** pi's session events of the side agent. */
+	subscribe(listener: (event: RuntimeEvent) => void): () => void;
+	/** Stops any run and drops the side agent; it sends no more events. */
 	dispose(): void;
 }
 
@@ -405,14 +475,76 @@ export interface HiddenContext {
 	content: string;
 }
 
-/** What features (memory, later todo, goal, ...) give one session: tools, which are active, turn-start context. */
+/** What features (memory, todo, goal, ...) give one session: tools, which are active, turn-start context. */
 export interface SessionFeatures {
 	/** Every tool the features may offer; registered once, activated per turn. */
 	tools: FeatureTool[];
 	/** The feature tools to offer from the next turn on. */
 	activeToolNames(): string[];
-	/** Context to add before the model sees `prompt` (advisory: undefined when none or on failure). */
-	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<HiddenContext | undefined>;
+	/**
+	 * Context to add before the model sees `prompt` (advisory: undefined when none or on failure); several
+	 * features give several hidden messages, in order.
+	 */
+	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<HiddenContext | HiddenContext[] | undefined>;
+	/**
+	 * The session is open: features that keep state in it rebuild that state from its active branch. `reopened`:
+	 * it was loaded from its file (a restart, a session loaded again, a reload), not created, forked or cloned.
+	 */
+	bind?(session: FeatureSession, how: { reopened: boolean }): void;
+}
+
+/** A feature's `custom` entry on a session's active branch (pi records it and otherwise ignores it). */
+export interface CustomEntryRecord {
+	id: string;
+	customType: string;
+	data: unknown;
+	/** When it was recorded (ISO 8601). */
+	timestamp: string;
+}
+
+/** What one turn (one model call and its tool calls) cost. */
+export interface TurnUsage {
+	/** Tokens the model reported for the turn (input, output and cache). */
+	tokens: number;
+	/** The turn's wall time. */
+	wallTimeMs: number;
+	/** When the turn started (epoch ms). */
+	startedAt: number;
+}
+
+/** How a hidden turn went: it started now, or waits for the active run as a follow-up. */
+export type HiddenTurnStart = "started" | "queued";
+
+/**
+ * One open session as features that keep state in it see it (todo plan, goal): they record their changes as
+ * custom entries and rebuild their state from the active branch, so resume, fork and tree navigation restore it.
+ */
+export interface FeatureSession {
+	readonly sessionId: string;
+	/** Records a custom entry after the leaf (it becomes the leaf) and returns its id. */
+	appendCustomEntry(customType: string, data: unknown): string;
+	/** The custom entries of this type on the active branch (from the root to the leaf), oldest first. */
+	customEntries(customType: string): CustomEntryRecord[];
+	/** Sends an event to the session's followers with its own events (a type registered in the contract). */
+	emit(event: RuntimeEvent): void;
+	/** Throws (`unavailable`, `busy`) when a hidden turn could not start now. */
+	checkCanStartTurn(): void;
+	/**
+	 * Throws `busy` while the session moves to another point of its tree: a change recorded then would land on
+	 * the branch being left, and be undone as soon as the move ends.
+	 */
+	checkCanRecord(): void;
+	/**
+	 * Starts one run whose prompt is a hidden message (`display: false`, recorded like any message), or queues it
+	 * as a follow-up of the active run. The run streams as any other; its failures end it as any other's do.
+	 */
+	startHiddenTurn(context: HiddenContext): Promise<HiddenTurnStart>;
+	/** Hears every turn's usage once the turn has ended. */
+	onTurnEnd(listener: (usage: TurnUsage) => void): () => void;
+	/** Hears that the active branch changed under the leaf (tree navigation): state must be rebuilt. */
+	onBranchChanged(listener: () => void): () => void;
+	/** Hears that the session was closed (unloaded or replaced). */
+	onClose(listener: () => void): () => void;
 }
 
 /** Where a new session sits, for the features it gets. */
@@ -425,4 +557,6 @@ export interface SessionOrigin {
 	parentSessionId?: string;
 	/** A persona's root directory, for persona sessions. */
 	personaRoot?: string;
+	/** The agent it is (jobs, personas); undefined for a plain session. */
+	profile?: AgentProfile;
 }

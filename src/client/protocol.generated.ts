@@ -297,6 +297,156 @@ export interface TreeNode {
 	targetId?: string;
 }
 
+export interface GoalUsage {
+	/** Tokens the model reported. */
+	tokens: number;
+	/** Wall time of the turns, in milliseconds. */
+	wallTimeMs: number;
+}
+
+export interface Goal {
+	id: string;
+	objective: string;
+	/** Tokens the goal may use. */
+	tokenBudget?: number;
+	pins: string[];
+	/** `active`, `paused`, or the terminal `completed` and `dropped`. */
+	lifecycle: "active" | "paused" | "completed" | "dropped";
+	/** `manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again). */
+	pauseReason?: "manual" | "budget_exhausted" | "resume_safety";
+	/** ISO 8601. */
+	createdAt: string;
+	/** ISO 8601: the last transition or usage. */
+	updatedAt: string;
+	usage: GoalUsage;
+}
+
+export interface GoalView {
+	goal?: Goal;
+	/** How many journal events the active branch holds. */
+	revision: number;
+	/** The commands the goal's state allows now (`resume` needing a new `tokenBudget` when the budget is spent). */
+	actions: Array<"create" | "pause" | "resume" | "complete" | "drop" | "pin" | "unpin">;
+	/** The journal on this branch is damaged: where and why. The goal is then inert and every change is refused. */
+	journalError?: string;
+}
+
+export interface GoalResult {
+	goal?: Goal;
+	/** How many journal events the active branch holds. */
+	revision: number;
+	/** The commands the goal's state allows now (`resume` needing a new `tokenBudget` when the budget is spent). */
+	actions: Array<"create" | "pause" | "resume" | "complete" | "drop" | "pin" | "unpin">;
+	/** The journal on this branch is damaged: where and why. The goal is then inert and every change is refused. */
+	journalError?: string;
+	/** With `activate`: the continuation turn started now, or waits for the active run. */
+	continuation?: "started" | "queued";
+}
+
+export type GoalChange = {
+	kind: "created";
+	id: string;
+	/** What the session works toward (at most 64 KiB). */
+	objective: string;
+	/** Tokens the goal may use. */
+	tokenBudget?: number;
+} | {
+	kind: "paused";
+	/** `manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again). */
+	reason: "manual" | "budget_exhausted" | "resume_safety";
+} | {
+	kind: "resumed";
+	/** Tokens the goal may use. */
+	tokenBudget?: number;
+} | {
+	kind: "completed";
+} | {
+	kind: "dropped";
+} | {
+	kind: "pinned";
+	/** A short note kept with the goal. */
+	text: string;
+} | {
+	kind: "unpinned";
+	index: number;
+} | {
+	kind: "usage";
+	/** Tokens the model reported. */
+	tokens: number;
+	/** Wall time of the turns, in milliseconds. */
+	wallTimeMs: number;
+};
+
+export interface GoalEvent {
+	/** 1 for the branch's first event, then one more each. */
+	revision: number;
+	/** When it happened (ISO 8601). */
+	at: string;
+	change: GoalChange;
+}
+
+export interface JobActivity {
+	/** The tool the child is running now. */
+	tool?: string;
+	/** Model turns so far. */
+	turns: number;
+	/** Tokens used so far (input and output). */
+	tokens: number;
+	/** Its run ended and it waits for jobs it spawned. */
+	waiting?: boolean;
+}
+
+export interface Job {
+	id: string;
+	/** The agent (or persona) that runs it. */
+	agent: string;
+	/** The agent is a persona. */
+	persona?: boolean;
+	task: string;
+	description?: string;
+	/** The session that spawned it. */
+	parentSessionId: string;
+	/** Its child session (open it like any session) once started. */
+	sessionId?: string;
+	/** 1 for a job of a top-level session, 2 for a job of a job, ... */
+	depth: number;
+	status: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
+	createdAt: string;
+	startedAt?: string;
+	finishedAt?: string;
+	/** Finished: the result came from `yield` (false: its last reply). */
+	yielded?: boolean;
+	/** The first 200 characters of its output. */
+	outputPreview?: string;
+	/** Why it failed, was cancelled or interrupted. */
+	error?: string;
+	activity: JobActivity;
+}
+
+export interface AgentCatalogEntry {
+	name: string;
+	source: "bundled" | "user" | "project" | "persona";
+	description?: string;
+	model?: string;
+	thinking?: ThinkingLevel;
+	/** The core tools it may use (all when absent). */
+	tools?: string[];
+	maxTurns?: number;
+	timeoutSeconds?: number;
+	/** The file that could not be read (with `error`). */
+	file?: string;
+	/** Why the definition cannot be used. */
+	error?: string;
+}
+
+export interface JobLimits {
+	maxConcurrency: number;
+	maxDepth: number;
+	maxKept: number;
+	maxTurns: number;
+	timeoutSeconds: number;
+}
+
 export interface MemoryEntryView {
 	id: string;
 	/** Secrets redacted; cut to 4,000 characters. */
@@ -351,6 +501,22 @@ export interface MemoryView {
 	shared: boolean;
 }
 
+export interface PersonaRow {
+	name: string;
+	/** The user's personas, or a trusted project's. */
+	scope: "user" | "project";
+	/** Its persona.md exists (false: removed; memory and sessions remain until purged). */
+	defined: boolean;
+	description?: string;
+	model?: string;
+	/** Entries of its local memory. */
+	memoryEntries: number;
+	/** Archived run transcripts (its continuity). */
+	sessionCount: number;
+	/** Why it cannot be run. */
+	error?: string;
+}
+
 export interface ProjectTrustResult {
 	projectFolder: string;
 	projectPath: string;
@@ -376,6 +542,8 @@ export interface SessionSummary {
 	modified: string;
 	messageCount: number;
 	firstMessage: string;
+	/** The file of the session this one was forked or cloned from. */
+	parentSession?: string;
 	loaded: boolean;
 	primary: boolean;
 }
@@ -466,6 +634,91 @@ export interface SettingsDraft {
 	changed: string[];
 	/** What would stop settings_apply (empty: it may be applied). */
 	problems: SettingProblem[];
+}
+
+export interface SideChatTab {
+	name: string;
+	/** A run is active in the tab (a prompt is refused with `busy`). */
+	streaming: boolean;
+	/** Messages of the tab itself (the history it was forked from is the session's). */
+	messageCount: number;
+	/** When the tab was opened (ISO 8601). */
+	created: string;
+	/** `provider/id`: the session's model when the tab was opened. */
+	model?: string;
+	thinkingLevel: ThinkingLevel;
+}
+
+export interface TaskItem {
+	/** What the agent is to do. */
+	task: string;
+	/** An agent of the catalog (job_list `agents`), or a persona. */
+	agent?: string;
+	/** A short label for lists. */
+	description?: string;
+}
+
+export interface TodoBlocker {
+	id: string;
+	content: string;
+	/** `pending`, `in_progress`, `completed` or `abandoned` (dropped: it no longer blocks anything). */
+	status: "pending" | "in_progress" | "completed" | "abandoned";
+}
+
+export interface TodoTaskView {
+	id: string;
+	content: string;
+	/** `pending`, `in_progress`, `completed` or `abandoned` (dropped: it no longer blocks anything). */
+	status: "pending" | "in_progress" | "completed" | "abandoned";
+	dependsOn: string[];
+	/** Pending or in progress, and every dependency is completed or abandoned. */
+	ready: boolean;
+	/** The dependencies not completed or abandoned yet. */
+	blockedBy: TodoBlocker[];
+}
+
+export interface TodoPhaseView {
+	name: string;
+	tasks: TodoTaskView[];
+}
+
+export type TodoTaskInput = string | {
+	/** What to do (unique in the plan). */
+	content: string;
+	/** Task ids or exact contents. */
+	dependsOn?: string[];
+};
+
+export interface CompletedTask {
+	id: string;
+	phase: string;
+	content: string;
+}
+
+export interface TodoChange {
+	/** The whole plan after the op. */
+	phases: TodoPhaseView[];
+	/** Tasks this op completed. */
+	completed: CompletedTask[];
+	/** False when the op changed nothing (then nothing was recorded and no event sent). */
+	changed: boolean;
+	/** What happened and the plan, as the `todo` tool answers the model. */
+	summary: string;
+}
+
+export interface TodoSetPhase {
+	/** The phase's name (unique in the plan). */
+	name: string;
+	tasks: {
+		/** A task id (`t1`, `t2`, ...), stable while the task exists. */
+		id?: string;
+		/** What to do (unique in the plan). */
+		content: string;
+		/** `pending`, `in_progress`, `completed` or `abandoned` (dropped: it no longer blocks anything). */
+		status?: "pending" | "in_progress" | "completed" | "abandoned";
+		/** Ids or exact contents of tasks in this plan. */
+		dependsOn?: string[];
+	}[];
 }
 
 export interface AgentEndEvent {
@@ -584,6 +837,42 @@ export interface CompactionStartEvent {
 	/** Increasing per session (see Catching up). */
 	seq: number;
 	reason: "manual" | "threshold" | "overflow";
+	[key: string]: unknown;
+}
+
+export interface GoalUpdatedEvent {
+	type: "goal_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** The transition (`paused` with the reason in `state.goal.pauseReason`), or `restored`. */
+	operation: "created" | "paused" | "resumed" | "completed" | "dropped" | "pinned" | "unpinned" | "restored";
+	state: GoalView;
+	[key: string]: unknown;
+}
+
+export interface GoalUsageEvent {
+	type: "goal_usage";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	goalId: string;
+	delta: GoalUsage;
+	usage: GoalUsage;
+	/** The goal's budget, if it has one. */
+	tokenBudget?: number;
+	[key: string]: unknown;
+}
+
+export interface JobUpdatedEvent {
+	type: "job_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	job: Job;
 	[key: string]: unknown;
 }
 
@@ -785,6 +1074,110 @@ export interface SettingsChangedEvent {
 	[key: string]: unknown;
 }
 
+export interface ToolOutput {
+	content: Array<TextBlock | ImageBlock>;
+	details?: unknown;
+	[key: string]: unknown;
+}
+
+/** A tab's run event: the main transcript's event of the same `type`, without `sessionId` and `seq` (those are the wrapping `side_chat_event`'s). */
+export type SideChatRunEvent = {
+	type: "agent_start";
+	[key: string]: unknown;
+} | {
+	type: "agent_end";
+	/** How many messages the run added (not the transcript's length). */
+	messageCount: number;
+	[key: string]: unknown;
+} | {
+	type: "turn_start";
+	[key: string]: unknown;
+} | {
+	type: "turn_end";
+	[key: string]: unknown;
+} | {
+	type: "message_start";
+	message: Message;
+	[key: string]: unknown;
+} | {
+	type: "message_update";
+	assistantMessageEvent: AssistantStreamEvent;
+	[key: string]: unknown;
+} | {
+	type: "message_end";
+	message: Message;
+	[key: string]: unknown;
+} | {
+	type: "tool_execution_start";
+	toolCallId: string;
+	toolName: string;
+	args: Record<string, unknown>;
+	[key: string]: unknown;
+} | {
+	type: "tool_execution_update";
+	toolCallId: string;
+	toolName: string;
+	outputDelta?: string;
+	partialResult?: ToolOutput;
+	[key: string]: unknown;
+} | {
+	type: "tool_execution_end";
+	toolCallId: string;
+	toolName: string;
+	result: ToolOutput;
+	isError: boolean;
+	[key: string]: unknown;
+} | {
+	type: "auto_retry_start";
+	attempt: number;
+	maxAttempts: number;
+	delayMs: number;
+	errorMessage: string;
+	[key: string]: unknown;
+} | {
+	type: "auto_retry_end";
+	success: boolean;
+	attempt: number;
+	finalError?: string;
+	[key: string]: unknown;
+} | {
+	type: "compaction_start";
+	reason: "manual" | "threshold" | "overflow";
+	[key: string]: unknown;
+} | {
+	type: "compaction_end";
+	reason: "manual" | "threshold" | "overflow";
+	result?: unknown;
+	aborted: boolean;
+	willRetry: boolean;
+	errorMessage?: string;
+	[key: string]: unknown;
+};
+
+export interface SideChatEventEvent {
+	type: "side_chat_event";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** The tab. */
+	name: string;
+	/** A tab's run event: the main transcript's event of the same `type`, without `sessionId` and `seq` (those are the wrapping `side_chat_event`'s). */
+	event: SideChatRunEvent;
+	[key: string]: unknown;
+}
+
+export interface SideChatUpdatedEvent {
+	type: "side_chat_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** Open tabs, oldest first (as side_chat_list). */
+	tabs: SideChatTab[];
+	[key: string]: unknown;
+}
+
 export interface ThinkingLevelChangedEvent {
 	type: "thinking_level_changed";
 	/** The session the event belongs to. */
@@ -795,9 +1188,18 @@ export interface ThinkingLevelChangedEvent {
 	[key: string]: unknown;
 }
 
-export interface ToolOutput {
-	content: Array<TextBlock | ImageBlock>;
-	details?: unknown;
+export interface TodoUpdatedEvent {
+	type: "todo_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** The whole plan, as todo_get answers it. */
+	phases: TodoPhaseView[];
+	/** The tasks this change completed (each reported once). */
+	completed: CompletedTask[];
+	/** `tool`, `command`, or `restored` (the active branch changed). */
+	cause: "tool" | "command" | "restored";
 	[key: string]: unknown;
 }
 
@@ -1013,7 +1415,7 @@ export interface Commands {
 		};
 		result: void;
 	};
-	/** Queues a message to be sent when the active run finishes. Acknowledged once queued. */
+	/** Queues a message to be sent when the active run finishes. Acknowledged once queued. Dropped, with a `queue_update`, when the run ends without taking it (aborted or failed). */
 	follow_up: {
 		params: {
 			/** The user's text. */
@@ -1113,6 +1515,120 @@ export interface Commands {
 			nodes: TreeNode[];
 			/** The entry the conversation continues from (the active leaf); null before the first entry. */
 			leafId: string | null;
+		};
+	};
+	/** Marks the goal completed (terminal). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_complete: {
+		params: {};
+		result: GoalView;
+	};
+	/** Sets the session's goal (active): an objective (at most 64 KiB) and an optional token budget. With `activate`, also starts one hidden continuation turn toward it. Refused while a goal is active or paused (complete or drop it first). */
+	goal_create: {
+		params: {
+			/** What the session works toward: at most 64 KiB of UTF-8 (`limit` beyond), not blank. */
+			objective: string;
+			/** Tokens the goal may use (model-reported, all turns while it is active). */
+			tokenBudget?: number;
+			/** Also start one hidden continuation turn toward the goal (or queue it after the active run). */
+			activate?: boolean;
+		};
+		result: GoalResult;
+	};
+	/** Drops the goal (terminal). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_drop: {
+		params: {};
+		result: GoalView;
+	};
+	/** The session's goal on its active branch (absent when none was set), its revision, and the actions its state allows. */
+	goal_get: {
+		params: {};
+		result: GoalView;
+	};
+	/** The goal journal of the active branch, oldest first (the newest 1000 events): every transition and every usage charge, as recorded. `journalError` says where replay stopped when the journal is damaged. */
+	goal_journal: {
+		params: {};
+		result: {
+			events: GoalEvent[];
+			/** How many events the branch holds. */
+			total: number;
+			/** The journal is damaged: the entry where replay stopped, and why. */
+			journalError?: string;
+		};
+	};
+	/** Pauses the active goal (`manual`): no hidden context, no goal tool, no usage charged. Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_pause: {
+		params: {};
+		result: GoalView;
+	};
+	/** Adds a short note to the goal (at most 8 pins of 200 characters; surrounding whitespace is trimmed). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_pin: {
+		params: {
+			text: string;
+		};
+		result: GoalView;
+	};
+	/** Resumes a paused goal. After `budget_exhausted` (or whenever the budget is spent) a new `tokenBudget` above the tokens used is required. With `activate`, also starts one continuation turn. Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_resume: {
+		params: {
+			/** Tokens the goal may use (model-reported, all turns while it is active). */
+			tokenBudget?: number;
+			/** Also start one hidden continuation turn toward the goal (or queue it after the active run). */
+			activate?: boolean;
+		};
+		result: GoalResult;
+	};
+	/** Removes the pin at `index` (counted from 0). Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get. */
+	goal_unpin: {
+		params: {
+			index: number;
+		};
+		result: GoalView;
+	};
+	/** Cancels jobs (and the jobs they spawned); without `jobIds`, every unfinished job of the session. A queued job is cancelled at once, a running one once its child has stopped. Unknown ids fail the whole command. */
+	job_cancel: {
+		params: {
+			jobIds?: string[];
+		};
+		result: {
+			/** The jobs being cancelled (finished ones are left out). */
+			cancelled: string[];
+		};
+	};
+	/** The jobs the session spawned and, transitively, the jobs of its jobs (newest first), the agents it may spawn (personas first; a definition that does not parse is listed with its `error`) and the limits in force. */
+	job_list: {
+		params: {};
+		result: {
+			jobs: Job[];
+			agents: AgentCatalogEntry[];
+			limits: JobLimits;
+		};
+	};
+	/** A job and, once it has finished, its whole output (a result not given with `yield` starts with a note saying so). */
+	job_output: {
+		params: {
+			/** A job id (job_list). */
+			jobId: string;
+		};
+		result: {
+			job: Job;
+			output?: string;
+		};
+	};
+	/** The transcript of a job's child session (loading it if needed), and the seq it matches; the client then follows that session's events, so the transcript streams on. Refused (`conflict`) before the job has started. */
+	job_transcript: {
+		params: {
+			/** A job id (job_list). */
+			jobId: string;
+		};
+		result: {
+			jobId: string;
+			/** The child session: subscribe to it, or address it like any session. */
+			sessionId: string;
+			messages: Message[];
+			streaming?: Message;
+			running: boolean;
+			/** The child session's seq this transcript matches. */
+			seq: number;
 		};
 	};
 	/** The addressed session's local memory entries (its project's store, or its persona's), newest first, or with `query` those matching it, best first (as the `memory` tool's recall ranks them). Whatever the backend: this is what is stored on this machine. Contents are redacted and cut to 4,000 characters. */
@@ -1232,6 +1748,94 @@ export interface Commands {
 			messages: Message[];
 			/** As in pi (an extension could cancel there); never true here. */
 			cancelled: false;
+		};
+	};
+	/** Creates a persona in the user scope (`<agent-dir>/personas/<name>/persona.md`) from `content`, or from the template without it. The frontmatter's name must be the persona's; a bad definition creates nothing. */
+	persona_create: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** The whole persona.md: frontmatter and system prompt. */
+			content?: string;
+		};
+		result: PersonaRow;
+	};
+	/** Replaces a persona's persona.md (validated first; its name cannot change). */
+	persona_edit: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** The whole persona.md: frontmatter and system prompt. */
+			content: string;
+		};
+		result: PersonaRow;
+	};
+	/** One persona's row and its persona.md text (empty when removed). */
+	persona_get: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+		};
+		result: {
+			name: string;
+			/** The user's personas, or a trusted project's. */
+			scope: "user" | "project";
+			/** Its persona.md exists (false: removed; memory and sessions remain until purged). */
+			defined: boolean;
+			description?: string;
+			model?: string;
+			/** Entries of its local memory. */
+			memoryEntries: number;
+			/** Archived run transcripts (its continuity). */
+			sessionCount: number;
+			/** Why it cannot be run. */
+			error?: string;
+			/** persona.md as it is on disk. */
+			content: string;
+		};
+	};
+	/** The personas visible from the session's folder (a trusted project's first, then the user's), with memory entry and session counts. No paths. */
+	persona_list: {
+		params: {};
+		result: {
+			personas: PersonaRow[];
+		};
+	};
+	/** Deletes a persona's whole folder: definition, memory and archived sessions. */
+	persona_purge: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** Must be true: this deletes files. */
+			confirm: true;
+		};
+		result: {
+			name: string;
+			removed: "root";
+		};
+	};
+	/** Deletes a persona's definition (persona.md) only: its memory and archived sessions stay. */
+	persona_remove: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			/** Must be true: this deletes files. */
+			confirm: true;
+		};
+		result: {
+			name: string;
+			removed: "definition";
+		};
+	};
+	/** Runs a persona on a task: a job of the session whose agent is the persona, with its own memory and its newest archived runs as continuity (see job_updated). */
+	persona_run: {
+		params: {
+			/** The persona's name: 1 to 64 letters, digits, _ or -. */
+			name: string;
+			task: string;
+		};
+		result: {
+			job: Job;
 		};
 	};
 	/** Answers at once; for liveness checks. */
@@ -1456,7 +2060,72 @@ export interface Commands {
 		};
 		result: SettingsDraft;
 	};
-	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). */
+	/** Stops a tab's run, if any (the partial reply is kept, `stopReason: "aborted"`). */
+	side_chat_abort: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: void;
+	};
+	/** Closes a tab, stopping its run; its conversation is gone. Emits `side_chat_updated`. */
+	side_chat_close: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: void;
+	};
+	/** The session's side chat tabs, and that they are ephemeral (`note` says what that means; a panel shows it). */
+	side_chat_list: {
+		params: {};
+		result: {
+			/** Tabs are never recorded: see `note`. */
+			ephemeral: true;
+			/** What happens to the tabs, in a sentence a panel can show. */
+			note: string;
+			/** How many tabs a session may hold at once. */
+			maxTabs: number;
+			/** Open tabs, oldest first. */
+			tabs: SideChatTab[];
+		};
+	};
+	/** A tab's transcript: its own messages (not the history it was forked from), the reply it is streaming, and the seq they match, like get_messages for the main transcript. */
+	side_chat_messages: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: {
+			name: string;
+			/** The tab's own messages, oldest first (not the forked history). */
+			messages: Message[];
+			streaming?: Message;
+			/** A run is active in the tab. */
+			running: boolean;
+			/** The session's seq this transcript matches: apply `side_chat_event`s with a larger seq. */
+			seq: number;
+		};
+	};
+	/** Opens a side chat tab: a "by the way" agent forked from the session's conversation as it is now, with its model and thinking level, read-only tools (read, grep, find, ls) and peek_main. Held in memory only; at most 8 per session. Emits `side_chat_updated`. */
+	side_chat_new: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+		};
+		result: SideChatTab;
+	};
+	/** Sends a message to a tab. Acknowledged once accepted; the run streams as `side_chat_event`s. Refused (`busy`) while the tab is answering. */
+	side_chat_prompt: {
+		params: {
+			/** The tab's name: 1 to 32 letters, digits or underscores. */
+			name: string;
+			/** The user's text. */
+			message: string;
+		};
+		result: void;
+	};
+	/** Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued (it is recorded when the agent takes it; `queue_update` shows what waits). What the run has not taken when it ends (aborted or failed) is dropped, announced by a `queue_update`. */
 	steer: {
 		params: {
 			/** The user's text. */
@@ -1503,6 +2172,65 @@ export interface Commands {
 			cancelled: false;
 		};
 	};
+	/** Spawns jobs for the session, as its `task` tool does: one `task` (optionally with `agent`), or `tasks` (a batch of up to 16) with a shared `context`. Answers at once with the queued jobs; results reach the session as a hidden `job_result` message and a visible `job_card` message, and wake it when idle. Emits `job_updated`. */
+	task_spawn: {
+		params: {
+			/** One task (or use `tasks`). */
+			task?: string;
+			/** An agent of the catalog (job_list `agents`), or a persona. */
+			agent?: string;
+			/** A short label for lists (one task). */
+			description?: string;
+			/** Shared context given to every task of the batch. */
+			context?: string;
+			/** A batch of up to 16 tasks. */
+			tasks?: TaskItem[];
+		};
+		result: {
+			/** The jobs created, in the order of the tasks. */
+			jobs: Job[];
+		};
+	};
+	/** The addressed session's todo plan (of its active branch): phases and tasks with their status, dependencies, readiness and blockers. */
+	todo_get: {
+		params: {};
+		result: {
+			phases: TodoPhaseView[];
+			/** The plan as compact text (what the model reads). */
+			summary: string;
+		};
+	};
+	/** One change of the plan, exactly as the agent's `todo` tool makes it (`op` and its fields; see TodoOp). A change is recorded in the session and announced with `todo_updated`; a refused one (a cycle, a duplicate, an unknown task, an op on an empty plan) changes nothing and says why. */
+	todo_op: {
+		params: {
+			/** init: replace the plan with `list` (tasks whose content is already planned keep their id and status); start: begin `task` (or the ready tasks of `phase`), also to reopen one; done / drop: complete / abandon `task`, or every open task of `phase`, or of the plan; rm: remove `task` or `phase` (tasks that depend on it: refused unless `cascade`, which removes them too); append: add `items` to `phase`; add_dependency / remove_dependency: make `task` wait (no longer wait) for the tasks in `dependsOn`; view: show the plan. */
+			op: "init" | "start" | "done" | "drop" | "rm" | "append" | "add_dependency" | "remove_dependency" | "view";
+			/** init: the phases in order, each with its tasks. */
+			list?: {
+				/** The phase's name (unique in the plan). */
+				phase: string;
+				items: TodoTaskInput[];
+			}[];
+			/** A task id or its exact content. */
+			task?: string;
+			/** A phase name. */
+			phase?: string;
+			/** append: the tasks to add. */
+			items?: TodoTaskInput[];
+			/** add_dependency / remove_dependency: task ids or exact contents. */
+			dependsOn?: string[];
+			/** rm: also remove the tasks that depend on what is removed. */
+			cascade?: boolean;
+		};
+		result: TodoChange;
+	};
+	/** Replaces the whole plan (an empty list clears it). Tasks may keep their ids; new ones get the next; statuses default to `pending`; `dependsOn` names ids or contents of the new plan. Then the ready pointer applies. Emits `todo_updated` when the plan changed. */
+	todo_set: {
+		params: {
+			phases: TodoSetPhase[];
+		};
+		result: TodoChange;
+	};
 }
 
 export type CommandName = keyof Commands;
@@ -1521,6 +2249,9 @@ export type SkiffEvent =
 	| CollabUpdatedEvent
 	| CompactionEndEvent
 	| CompactionStartEvent
+	| GoalUpdatedEvent
+	| GoalUsageEvent
+	| JobUpdatedEvent
 	| MessageEndEvent
 	| MessageStartEvent
 	| MessageUpdateEvent
@@ -1533,7 +2264,10 @@ export type SkiffEvent =
 	| SessionStatsEvent
 	| SessionUnloadedEvent
 	| SettingsChangedEvent
+	| SideChatEventEvent
+	| SideChatUpdatedEvent
 	| ThinkingLevelChangedEvent
+	| TodoUpdatedEvent
 	| ToolExecutionEndEvent
 	| ToolExecutionStartEvent
 	| ToolExecutionUpdateEvent

@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
-import { type ChatPage, openChatPage } from "../support/browser.js";
+import { type ChatPage, openChatPage, settled } from "../support/browser.js";
 import { type SkiffProcess, tempDir } from "../support/skiff-process.js";
 
 let chat: ChatPage;
@@ -171,14 +171,14 @@ test("model and thinking dropdowns apply with set_model and set_thinking_level",
 
 test("on a phone-width screen the chat fits and the panels open as a drawer", async () => {
 	await page.setViewportSize({ width: 390, height: 780 });
-	await page.waitForTimeout(400); // the drawer's slide transition
+	await settled(page); // the drawer's slide transition
 	const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 	assert.ok(overflow <= 0, `no horizontal scrolling (${overflow}px)`);
 	assert.equal(await page.locator("button.panel-toggle").isVisible(), true);
 	const drawerBefore = await page.locator("aside.panels").boundingBox();
 	assert.ok(drawerBefore && drawerBefore.x >= 390 - 1, "panels start off-screen");
 	await page.click("button.panel-toggle");
-	await page.waitForTimeout(300);
+	await settled(page);
 	const drawer = await page.locator("aside.panels").boundingBox();
 	assert.ok(drawer && drawer.x < 390 && drawer.x >= 0, "panels slide in");
 	await page.click("button.panel-close");

@@ -62,7 +62,8 @@ async function streamReplyAndCheck(): Promise<{ scroll: number; client: number }
 			ol: md.querySelectorAll("ol > li").length,
 			// (No named helper functions in here: the test's compiler would wrap them in a helper the page lacks.)
 			sizes: ["h3", "h4", "p"].map((selector) => Number.parseFloat(getComputedStyle(md.querySelector(selector)!).fontSize)),
-			headingTop: (md.querySelector("h4") as HTMLElement).offsetTop,
+			// Where the heading sits in its reply (the page scrolls as the reply grows, so not on the screen).
+			headingTop: md.querySelector("h4")!.getBoundingClientRect().top - md.getBoundingClientRect().top,
 		};
 	});
 	assert.equal(mid.h3, "Main title");
@@ -80,7 +81,7 @@ async function streamReplyAndCheck(): Promise<{ scroll: number; client: number }
 	// After it ends: the same structure, in the same place, and the rest of the reply formatted.
 	const reply = page.locator(".msg.assistant").last();
 	const md = reply.locator(".md");
-	assert.equal(await md.locator("h4").evaluate((el) => (el as HTMLElement).offsetTop), mid.headingTop, "the heading did not move when the reply ended");
+	assert.equal(await md.locator("h4").evaluate((el) => el.getBoundingClientRect().top - el.closest(".md")!.getBoundingClientRect().top), mid.headingTop, "the heading did not move when the reply ended");
 	assert.deepEqual(await md.locator(":scope > ol > li").allTextContents(), ["first step", "second step"]);
 	assert.equal(await md.locator(":scope > ul > li").count(), 2);
 	assert.equal(await md.locator(":scope > ul > li > ul > li").textContent(), "nested bullet");

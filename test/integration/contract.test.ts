@@ -104,6 +104,28 @@ test("a full run: every response and event fits the published schemas", async ()
 	idle = untilIdle();
 	await run({ type: "prompt", message: "REPLY on a new branch" });
 	await idle;
+	// The todo plan: the model's tool, the commands, a refusal.
+	await run({ type: "todo_get" });
+	idle = untilIdle();
+	await run({ type: "prompt", message: `CALL todo ${JSON.stringify({ op: "init", list: [{ phase: "Build", items: ["schema", { content: "parser", dependsOn: ["schema"] }] }] })}\nAFTER_TOOL Planned.` });
+	await idle;
+	assert.deepEqual((await run({ type: "todo_op", op: "done", task: "schema" })).data.completed.map((t: { content: string }) => t.content), ["schema"]);
+	assert.equal((await run({ type: "todo_op", op: "add_dependency", task: "schema", dependsOn: ["parser"] })).code, "conflict", "a cycle");
+	await run({ type: "todo_set", phases: [{ name: "Ship", tasks: [{ content: "release" }] }] });
+	// The goal: an activation whose turn uses the goal tool and spends the budget, then every command.
+	idle = untilIdle();
+	assert.equal((await run({ type: "goal_create", objective: 'Contract goal\nCALL goal {"op":"get"}\nAFTER_TOOL Read.', tokenBudget: 5, activate: true })).data.continuation, "started");
+	await idle;
+	assert.equal((await run({ type: "goal_resume" })).code, "conflict", "the budget is spent");
+	await run({ type: "goal_resume", tokenBudget: 1_000_000 });
+	await run({ type: "goal_pin", text: "a note" });
+	await run({ type: "goal_unpin", index: 0 });
+	await run({ type: "goal_pause" });
+	await run({ type: "goal_get" });
+	await run({ type: "goal_journal" });
+	await run({ type: "goal_complete" });
+	assert.equal((await run({ type: "goal_drop" })).code, "conflict", "it is completed");
+	assert.equal((await run({ type: "goal_create", objective: "x".repeat(70_000) })).code, "invalid_command");
 	await run({ type: "compact" });
 	await run({ type: "memory_forget", ids: ["nothing-here"] });
 	await run({ type: "sessions_prune", olderThanDays: 30 });
@@ -160,6 +182,39 @@ test("a full run: every response and event fits the published schemas", async ()
 	await run({ type: "settings_set", draftId: "none", key: "steeringMode", value: 1 });
 	await run({ type: "project_trust", trusted: false });
 	await run({ type: "settings_open_draft", scope: "project" });
+	// Side chat: a tab forked from the conversation runs a tool and answers; bad input is refused.
+	await run({ type: "side_chat_new", name: "contract" });
+	await run({ type: "side_chat_list" });
+	const sideFrom = client.events.length;
+	await run({ type: "side_chat_prompt", name: "contract", message: "REPLY peeking\nCALL peek_main {}\nAFTER_TOOL Seen." });
+	await client.waitForEvent((e) => e.type === "side_chat_event" && e.event.type === "agent_end", 20_000, sideFrom);
+	await run({ type: "side_chat_messages", name: "contract" });
+	await run({ type: "side_chat_abort", name: "contract" });
+	await run({ type: "side_chat_new", name: "bad name" });
+	await run({ type: "side_chat_prompt", name: "unknown", message: "hi" });
+	await run({ type: "side_chat_close", name: "contract" });
+	// Jobs: the catalog, a job that yields, its output and transcript, cancelling, and refusals.
+	await run({ type: "job_list" });
+	const jobFrom = client.events.length;
+	const spawned = (await run({ type: "task_spawn", task: 'CALL yield {"text":"contract result"}', description: "contract" })).data;
+	const jobId = spawned.jobs[0].id;
+	await client.waitForEvent((e) => e.type === "job_updated" && e.job.id === jobId && e.job.status === "completed", 20_000, jobFrom);
+	await run({ type: "job_output", jobId });
+	await run({ type: "job_transcript", jobId });
+	await run({ type: "job_cancel" });
+	await run({ type: "job_cancel", jobIds: ["job-00000000"] });
+	await run({ type: "task_spawn", task: "x", agent: "nobody" });
+	await run({ type: "job_output", jobId: "nope" });
+	// Personas: create, read, edit, run, remove and purge; bad names refused.
+	await run({ type: "persona_create", name: "contract" });
+	await run({ type: "persona_list" });
+	await run({ type: "persona_get", name: "contract" });
+	await run({ type: "persona_edit", name: "contract", content: "---\nname: contract\ndescription: d\n---\nprompt\n" });
+	const personaJob = (await run({ type: "persona_run", name: "contract", task: "REPLY persona says hi" })).data.job;
+	await client.waitForEvent((e) => e.type === "job_updated" && e.job.id === personaJob.id && e.job.status === "completed", 20_000, jobFrom);
+	await run({ type: "persona_remove", name: "contract", confirm: true });
+	await run({ type: "persona_purge", name: "contract", confirm: true });
+	await run({ type: "persona_create", name: "../bad" });
 	// Failures carry codes too.
 	await run({ type: "nope" });
 	await run({ type: "set_thinking_level", level: "lots" });
@@ -176,7 +231,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed"]) {
+	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed", "side_chat_event", "side_chat_updated", "job_updated", "todo_updated", "goal_updated", "goal_usage"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");

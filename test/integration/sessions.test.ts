@@ -70,6 +70,10 @@ test("switch, new, fork, clone, close and list sessions; each answers with a sna
 	const { sessions } = await client.ok({ type: "session_list" });
 	const ids = sessions.map((s: any) => s.sessionId);
 	for (const id of [primary.sessionId, created.sessionId, cloned.sessionId]) assert.ok(ids.includes(id), `listed ${id}`);
+	// A fork or clone names the session it came from, so a list can mark it.
+	const row = (id: string) => sessions.find((s: any) => s.sessionId === id);
+	assert.equal(row(cloned.sessionId).parentSession, primary.sessionFile);
+	assert.equal(row(created.sessionId).parentSession, undefined);
 	const all = await client.ok({ type: "session_list", scope: "all" });
 	assert.ok(all.sessions.length >= sessions.length);
 
@@ -86,6 +90,11 @@ test("switch, new, fork, clone, close and list sessions; each answers with a sna
 	const switched = await client.ok({ type: "switch_session", sessionPath: created.sessionId.slice(0, 18) });
 	assert.equal(switched.sessionId, created.sessionId);
 	assert.equal(switched.messages.length, 2);
+	// A new session in which nothing was said yet has no file, and is still switched to by its id.
+	const fresh = await client.ok({ type: "new_session" });
+	const back = await client.ok({ type: "switch_session", sessionPath: fresh.sessionId });
+	assert.equal(back.sessionId, fresh.sessionId);
+	assert.deepEqual(back.messages, []);
 	const unknown = await client.request({ type: "get_state", sessionId: "no-such-session" });
 	assert.equal(unknown.success, false);
 	assert.match(unknown.error!, /Unknown session: no-such-session/);

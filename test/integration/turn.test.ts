@@ -132,6 +132,30 @@ test("abort stops a slow run and keeps the partial reply", async () => {
 	assert.equal(state.isStreaming, false);
 });
 
+test("what is still queued when a run is aborted is dropped (announced by queue_update), never delivered with the next prompt", async () => {
+	const from = client.events.length;
+	await client.ok({ type: "prompt", message: "REPLY one two three four five six seven eight nine ten\nSLOW 300" });
+	await client.waitForEvent((e) => e.type === "message_update" && e.assistantMessageEvent.type === "text_delta", 10_000, from);
+	await client.ok({ type: "steer", message: "marker-undelivered-steer" });
+	await client.ok({ type: "follow_up", message: "marker-undelivered-follow-up" });
+	await client.waitForEvent((e) => e.type === "queue_update" && e.steering.length === 1 && e.followUp.length === 1, 10_000, from);
+	await client.ok({ type: "abort" });
+	await runEnded(from);
+	await client.waitForEvent((e) => e.type === "queue_update" && e.steering.length === 0 && e.followUp.length === 0, 10_000, from);
+	assert.equal((await client.ok({ type: "get_state" })).pendingMessageCount, 0);
+
+	const bodies: string[] = [];
+	onModelRequest = (body) => bodies.push(JSON.stringify(body.messages));
+	const next = client.events.length;
+	await client.ok({ type: "prompt", message: "REPLY after the abort" });
+	await runEnded(next);
+	onModelRequest = undefined;
+	assert.ok(bodies.length > 0);
+	assert.ok(bodies.every((b) => !b.includes("marker-undelivered")), "the dropped messages never reach the model");
+	const { messages } = await client.ok({ type: "get_messages" });
+	assert.ok(!JSON.stringify(messages).includes("marker-undelivered"), "nor the transcript");
+});
+
 test("model and thinking-level commands", async () => {
 	const { models } = await client.ok({ type: "get_available_models" });
 	assert.ok(models.some((m: any) => m.provider === "fake" && m.id === "fake-model"));

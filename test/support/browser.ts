@@ -1,6 +1,6 @@
 /** Debian's Chromium driven by playwright-core, with the flags this workplace needs (no background network). */
 import { type Browser, chromium, type Page } from "playwright-core";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "./fake-openai.js";
+import { type FakeOpenAiOptions, type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "./fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "./skiff-process.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -61,4 +61,113 @@ export async function openChatPage(options: { args: string[]; cwd?: string; view
 			await model.close();
 		},
 	};
+}
+
+/** The two sizes every page test runs at: a desktop window and a phone (touch, mobile viewport). */
+export const VIEWPORTS = [
+	{ name: "desktop", width: 1400, height: 900, phone: false },
+	{ name: "phone", width: 390, height: 844, phone: true },
+] as const;
+export type Viewport = (typeof VIEWPORTS)[number];
+
+/** The fake model and a skiff using it (its models.json is left out with `models: false`). */
+export interface ChatService {
+	model: FakeOpenAiServer;
+	skiff: SkiffProcess;
+	agentDir: string;
+	cwd: string;
+	close(): Promise<void>;
+}
+
+export async function startChatService(
+	options: { args?: string[]; cwd?: string; agentDir?: string; models?: boolean; listen?: string; onModelRequest?: FakeOpenAiOptions["onRequest"] } = {},
+): Promise<ChatService> {
+	const model = await startFakeOpenAi({ onRequest: options.onModelRequest });
+	const agentDir = options.agentDir ?? tempDir();
+	if (options.models !== false) writeFakeModelsJson(agentDir, model.url);
+	const cwd = options.cwd ?? tempDir();
+	const skiff = await startSkiff({ agentDir, cwd, args: options.args ?? (options.models === false ? [] : ["--model", "fake/fake-model"]), listen: options.listen });
+	return {
+		model,
+		skiff,
+		agentDir,
+		cwd,
+		close: async () => {
+			await skiff.stop();
+			await model.close();
+		},
+	};
+}
+
+/**
+ * A page in a context of its own (its own sessionStorage, so it binds to the primary session) at `viewport`,
+ * on `url`/web, waiting until it is connected unless `connected: false`.
+ */
+export async function openPage(
+	browser: Browser,
+	url: string,
+	viewport: Viewport,
+	options: { connected?: boolean; reducedMotion?: "reduce" | "no-preference"; before?: (page: Page) => void | Promise<void> } = {},
+): Promise<Page> {
+	const context = await browser.newContext({
+		viewport: { width: viewport.width, height: viewport.height },
+		hasTouch: viewport.phone,
+		isMobile: viewport.phone,
+		reducedMotion: options.reducedMotion ?? "no-preference",
+	});
+	// tsx compiles named functions inside page.evaluate callbacks with a `__name` helper the page lacks.
+	await context.addInitScript({ content: "globalThis.__name = (fn) => fn;" });
+	const page = await context.newPage();
+	await options.before?.(page);
+	await page.goto(`${url}/web`);
+	if (options.connected !== false) await page.waitForSelector('.pill[data-status="connected"]');
+	return page;
+}
+
+/** Types `text` into the message box and presses Enter (a prompt while idle, a steer during a run). */
+export async function typeAndSend(page: Page, text: string): Promise<void> {
+	await page.fill("#composer", text);
+	await page.press("#composer", "Enter");
+}
+
+/** Sends a prompt and waits until its run has ended (its user message shown, the page idle again). */
+export async function runPrompt(page: Page, text: string): Promise<void> {
+	const users = await page.locator(".msg.user:not(.pending)").count();
+	await typeAndSend(page, text);
+	await page.waitForFunction((n) => document.querySelectorAll(".msg.user:not(.pending)").length > n, users);
+	await page.waitForSelector(".app[data-run='idle']");
+}
+
+/** Waits until the page's transitions have finished and it has rendered what is pending (two frames more). */
+export async function settled(page: Page): Promise<void> {
+	await page.evaluate(async () => {
+		const finite = document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity);
+		await Promise.all(finite.map((a) => a.finished.catch(() => undefined)));
+		await new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+	});
+}
+
+/** Shows a panel: on a phone, opens the drawer first. */
+export async function showPanel(page: Page, viewport: Viewport, id: string): Promise<void> {
+	if (viewport.phone && (await page.locator(".app.panel-open").count()) === 0) {
+		await page.click("button.panel-toggle");
+		await page.waitForSelector("aside.panels:not([inert])");
+	}
+	await page.click(`#tab-${id}`);
+}
+
+/** Starts a new session from the Sessions panel and waits for its empty transcript. */
+export async function newSession(page: Page, viewport: Viewport): Promise<void> {
+	await showPanel(page, viewport, "sessions");
+	await page.click("button:has-text('New session')");
+	await page.waitForSelector(".empty:has-text('Ask the agent')");
+	if (viewport.phone) await page.waitForSelector(".app:not(.panel-open)");
+}
+
+/** How far the transcript is from its bottom, in pixels (0: at the bottom). */
+export function distanceFromBottom(page: Page): Promise<number> {
+	return page.evaluate(() => {
+		const el = document.querySelector(".transcript")!;
+		return Math.round(el.scrollHeight - el.scrollTop - el.clientHeight);
+	});
 }

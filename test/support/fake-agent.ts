@@ -7,6 +7,7 @@ import type {
 	AgentState,
 	BashOutcome,
 	CompactionReport,
+	DeliveredMessage,
 	CompactionTokens,
 	JsonObject,
 	ModelCycle,
@@ -22,11 +23,13 @@ import type {
 	SessionStats,
 	SessionSummary,
 	SessionTree,
+	SideChatOptions,
 	SlashCommand,
 	StaleSessionFile,
 	ThinkingLevel,
 	TreeNavigation,
 } from "../../src/agent/types.js";
+import { FakeSideChat } from "./fake-side-chat.js";
 
 export class FakeAgentHandle implements AgentHandle {
 	busy = false;
@@ -84,8 +87,10 @@ export class FakeAgentHandle implements AgentHandle {
 			persisted: this.persisted && this.sessionFile !== undefined,
 		};
 	}
+	/** The pretend conversation (messages() answers it, side chats fork it). */
+	conversation: JsonObject[] = [];
 	messages(): JsonObject[] {
-		return [];
+		return this.conversation;
 	}
 	streamingMessage(): JsonObject | undefined {
 		return undefined;
@@ -199,9 +204,25 @@ export class FakeAgentHandle implements AgentHandle {
 	async probeModel(): Promise<void> {
 		throw new Error("the fake agent has no models");
 	}
+	/** Every message delivered from outside (AgentHandle.deliver), in order. */
+	readonly delivered: DeliveredMessage[] = [];
+	async deliver(messages: DeliveredMessage[]): Promise<void> {
+		this.delivered.push(...messages);
+	}
 	async settle(): Promise<void> {}
 	dispose(): void {
 		this.disposed = true;
+	}
+	/** Every side chat opened from this session, in order. */
+	readonly sideChats: FakeSideChat[] = [];
+	/** When set, openSideChat waits for it after forking (a side chat that takes its time to open). */
+	openGate: Promise<void> | undefined;
+	async openSideChat(options: SideChatOptions): Promise<FakeSideChat> {
+		const forked = [...this.conversation]; // before anything is awaited, as the pi adapter does
+		await this.openGate;
+		const side = new FakeSideChat(options, forked);
+		this.sideChats.push(side);
+		return side;
 	}
 }
 

@@ -1,7 +1,8 @@
 /**
  * A fake OpenAI-compatible model server (Chat Completions with SSE streaming), on loopback only, used by every
- * integration test and benchmark. The text of the last user message scripts the reply, one directive per line
- * (lines that hold no directive are ignored):
+ * integration test and benchmark. The text of the last user message (or, when it holds no directive, of the
+ * nearest user message right before it that does: hidden context added to a prompt) scripts the reply, one
+ * directive per line (lines that hold no directive are ignored):
  *
  *   REPLY <text>          stream <text> as word-sized text deltas
  *   REPLY_JSON <json>     the same, for a JSON string (so a reply can hold newlines and any character)
@@ -181,6 +182,23 @@ function textOf(content: unknown): string {
 	return "";
 }
 
+/**
+ * The text that scripts the reply: the last user message, or, when it holds no directive, the nearest of the
+ * user messages right before it that does. Hidden context a feature adds to a prompt (memory, todo plan, goal)
+ * reaches the model as user messages after the prompt, so the prompt's directives stay in force; a prompt
+ * whose reply was dropped (a failed or aborted run) also sits right before the next one, and must not script it.
+ */
+function userTurnText(messages: ChatMessage[]): string {
+	let index = messages.length - 1;
+	while (index >= 0 && messages[index]!.role !== "user") index--;
+	const last = index;
+	for (; index >= 0 && messages[index]!.role === "user"; index--) {
+		const text = textOf(messages[index]!.content);
+		if (text.split(/\r?\n/).some((line) => DIRECTIVE.test(line))) return text;
+	}
+	return last < 0 ? "" : textOf(messages[last]!.content);
+}
+
 /** Word-sized pieces that join back to `text` exactly. */
 function words(text: string): string[] {
 	return text.match(/\s*\S+\s*$|\s*\S+/g) ?? (text ? [text] : []);
@@ -285,8 +303,7 @@ function approximateTokens(text: string): number {
 
 async function reply(record: RecordedRequest, response: ServerResponse): Promise<void> {
 	const messages: ChatMessage[] = Array.isArray(record.body?.messages) ? record.body.messages : [];
-	const lastUser = [...messages].reverse().find((m) => m.role === "user");
-	const lastUserText = textOf(lastUser?.content);
+	const lastUserText = userTurnText(messages);
 	const script = parseScript(lastUserText);
 
 	if (script.error) {

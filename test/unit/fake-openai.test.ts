@@ -107,6 +107,15 @@ test("REPLY_JSON carries newlines; array content parts are read as text", async 
 	assert.equal(r.text, "line 1\n\n- item");
 });
 
+test("the latest user message holding a directive scripts the reply: hidden context after a prompt keeps it, a dropped earlier prompt does not", async () => {
+	const withContext = await chat([{ role: "user", content: "REPLY from the prompt" }, { role: "user", content: "hidden context\n[>] t1 a task" }]);
+	assert.equal(withContext.text, "from the prompt");
+	const afterDropped = await chat([{ role: "user", content: "ERROR 400 refused" }, { role: "user", content: "REPLY second try" }]);
+	assert.equal(afterDropped.text, "second try");
+	const noDirective = await chat([{ role: "user", content: "REPLY earlier" }, { role: "assistant", content: "earlier" }, { role: "user", content: "plain" }]);
+	assert.equal(noDirective.text, "ok: plain", "only the user messages right before the last one count");
+});
+
 test("THINK streams reasoning_content deltas before the text", async () => {
 	const r = await chat("THINK weighing the options\nREPLY decided");
 	assert.equal(r.thinking, "weighing the options");

@@ -1,5 +1,13 @@
 import { render } from "preact";
 import { App } from "./ui/app";
+import "./styles/tokens.css";
+import "./styles/base.css";
 import "./styles.css";
+import "./styles/app.css";
+import "./styles/transcript.css";
+import "./styles/composer.css";
+import "./styles/panels.css";
+import "./styles/jobs.css";
+import "./styles/dialogs.css";
 
 render(<App />, document.getElementById("app")!);

@@ -12,6 +12,7 @@ import type {
 	BashOutcome,
 	CompactionReport,
 	CompactionTokens,
+	DeliveredMessage,
 	ImageAttachment,
 	JsonObject,
 	ModelCycle,
@@ -23,13 +24,17 @@ import type {
 	SessionSettings,
 	SessionStats,
 	SessionTree,
+	SideChatHandle,
+	SideChatOptions,
 	SlashCommand,
 	ThinkingLevel,
 	TreeNavigation,
 } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
+import { PiFeatureSession } from "./feature-session.js";
 import { removeQueued } from "./message-queue.js";
+import { openPiSideChat } from "./side-chat.js";
 import type { SessionRecorder } from "./recorder.js";
 import { SessionTreeView } from "./session-tree.js";
 import { TreeEvents } from "./tree-events.js";
@@ -59,6 +64,8 @@ export class PiAgentHandle implements AgentHandle {
 	private readonly treeEvents: TreeEvents;
 	/** The statistics last pushed (`session_stats`), as JSON: an unchanged figure is not sent again. */
 	private statsSent = "";
+	/** The session as features see it, once asked for (see featureSession). */
+	private features: PiFeatureSession | undefined;
 
 	constructor(
 		private readonly env: PiEnvironment,
@@ -72,7 +79,13 @@ export class PiAgentHandle implements AgentHandle {
 		this.treeEvents = new TreeEvents(this.treeView, manager, (event) => this.emit(event));
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.running = true;
-			else if (event.type === "agent_end") this.running = false;
+			else if (event.type === "agent_end") {
+				this.running = false;
+				// pi keeps steering and follow-up messages a run did not take (it failed) and would slip them into
+				// the next prompt unseen. They are dropped instead; the queue_update that says so lets a client offer
+				// the text again. (abort empties the queues itself, returning what it dropped.)
+				if (session.pendingMessageCount > 0) session.clearQueue();
+			}
 			// After every listener has this event (pi calls them in a row), so the figures follow what they report.
 			if (event.type === "turn_end" || event.type === "agent_end" || (event.type === "compaction_end" && event.result)) {
 				queueMicrotask(() => this.pushStats());
@@ -452,6 +465,19 @@ export class PiAgentHandle implements AgentHandle {
 		return this.session.clearQueue(); // emits queue_update
 	}
 
+	async deliver(messages: DeliveredMessage[], options: { wake: boolean }): Promise<void> {
+		if (this.isBusy) throw new CodedError("busy", "A run is active in this session: deliver when it has ended");
+		const last = options.wake ? messages.at(-1) : undefined;
+		// Outside a run pi records each message and emits message_start/end.
+		for (const message of last ? messages.slice(0, -1) : messages) await this.session.sendCustomMessage(message);
+		if (!last) return;
+		// With triggerTurn pi starts a run with the message and resolves when the run ends: it is not awaited.
+		if (this.session.isStreaming) await this.session.agent.waitForIdle();
+		this.session.sendCustomMessage(last, { triggerTurn: true }).catch((error: unknown) => {
+			this.env.warn(`a delivered message could not start a run: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
+		});
+	}
+
 	async probeModel(): Promise<void> {
 		const model = this.session.model;
 		if (!model) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
@@ -494,8 +520,34 @@ export class PiAgentHandle implements AgentHandle {
 		await this.bash; // a killed command is recorded as cancelled
 	}
 
+	/** The session as features that keep state in it see it; `syncTools` activates the feature tools that apply now. */
+	featureSession(syncTools: () => void): PiFeatureSession {
+		this.features ??= new PiFeatureSession({
+			env: this.env,
+			session: this.session,
+			manager: this.manager,
+			emit: (event) => this.emit(event),
+			subscribe: (listener) => this.subscribe(listener),
+			running: () => this.running,
+			blocked: () =>
+				this.navigating
+					? "the session is moving to another point of its tree"
+					: this.compactionAsked || this.session.isCompacting
+						? "the conversation is being compacted"
+						: undefined,
+			navigating: () => this.navigating,
+			syncTools,
+		});
+		return this.features;
+	}
+
 	dispose(): void {
+		this.features?.close();
 		this.session.dispose();
+	}
+
+	openSideChat(options: SideChatOptions): Promise<SideChatHandle> {
+		return openPiSideChat(this.env, this.session, this.settings.manager, options);
 	}
 }
 

@@ -4,7 +4,7 @@
  */
 import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
 import type { FeatureTool } from "../../features/feature-tool.js";
-import type { SessionFeatures } from "../types.js";
+import type { HiddenContext, SessionFeatures } from "../types.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
@@ -33,27 +33,38 @@ export function recordBeforeModelCall(recorder: SessionRecorder, messages: () =>
 	};
 }
 
+/** At most this many hidden messages of features are added before one prompt (memory, todo plan, goal, ...). */
+export const MAX_TURN_CONTEXTS = 4;
+
 /**
  * Before each prompt, activates the tools the features offer now (a backend switch applies to new turns)
  * and adds their hidden context, never auto-submitted, never blocking the turn.
  */
-export function featureHooks(coreTools: string[], features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
-	const toolNames = () => [...coreTools, ...features.activeToolNames()];
+export function featureHooks(coreTools: readonly string[], features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
 	return (pi) => {
-		// The session opens with this set (see openPiSession); changing it rebuilds the system prompt, so it
-		// is done only when the set changed.
-		let active = toolNames().join("\n");
+		let contexts: HiddenContext[] = [];
 		pi.on("before_agent_start", async (event, ctx) => {
-			const names = toolNames();
-			if (names.join("\n") !== active) {
-				active = names.join("\n");
-				pi.setActiveTools(names);
-			}
+			// Changing the set rebuilds the system prompt, so it is done only when the set changed (a hidden turn
+			// started by a feature may have changed it too: see syncFeatureTools).
+			const names = featureToolNames(coreTools, features);
+			if (names.join("\n") !== pi.getActiveTools().join("\n")) pi.setActiveTools(names);
 			const signal = ctx.signal ? AbortSignal.any([ctx.signal, turnStart.signal]) : turnStart.signal;
-			const context = await features.contextForPrompt(event.prompt, signal);
-			return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
+			const found = await features.contextForPrompt(event.prompt, signal);
+			contexts = (found === undefined ? [] : Array.isArray(found) ? found : [found]).slice(0, MAX_TURN_CONTEXTS);
+			return hiddenMessage(contexts[0]);
 		});
+		// pi takes one message from each handler: the others are handed out by handlers of their own, in order.
+		for (let i = 1; i < MAX_TURN_CONTEXTS; i++) pi.on("before_agent_start", async () => hiddenMessage(contexts[i]));
 	};
+}
+
+/** The tools a session offers now: the core ones and the features' active ones. */
+export function featureToolNames(coreTools: readonly string[], features: SessionFeatures): string[] {
+	return [...coreTools, ...features.activeToolNames()];
+}
+
+function hiddenMessage(context: HiddenContext | undefined) {
+	return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
 }
 
 /** A feature tool as pi runs it: text out, errors as tool errors. */

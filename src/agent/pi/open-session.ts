@@ -3,10 +3,11 @@
  * and recorder, wrapped in the runtime's AgentHandle.
  */
 import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionManager } from "@mariozechner/pi-coding-agent";
+import { CodedError } from "../../shared/errors.js";
 import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
-import { featureHooks, recordBeforeModelCall, toPiTool } from "./extensions.js";
+import { featureHooks, featureToolNames, recordBeforeModelCall, toPiTool } from "./extensions.js";
 import { SessionRecorder } from "./recorder.js";
 import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
@@ -22,16 +23,22 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 	// Per session, from Skiff's settings for its cwd: pi's file-backed manager is shared global state.
 	const settings = new PiSessionSettings(options.settings?.(cwd) ?? {});
 	const settingsManager = settings.manager;
-	const { features } = options;
+	const { features, profile } = options;
+	// A profile narrows the core tools and brings its own, which stay active whatever the features decide.
+	const coreTools = profile?.coreTools ? env.tools.filter((t) => profile.coreTools!.includes(t)) : [...env.tools];
+	const ownTools = profile?.tools ?? [];
+	const alwaysActive = [...coreTools, ...ownTools.map((t) => t.name)];
+	const model = profile?.model ? profileModel(env, profile.model) : env.requestedModel;
 	const resourceLoader = new DefaultResourceLoader({
 		cwd,
 		agentDir: env.agentDir,
 		settingsManager,
 		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
 		noThemes: true,
+		...(profile?.systemPrompt ? { appendSystemPromptOverride: (base: string[]) => [...base, profile.systemPrompt!] } : {}),
 		extensionFactories: [
 			recordBeforeModelCall(recorder, () => conversation.session?.agent.state.messages ?? []),
-			...(features ? [featureHooks(env.tools, features, turnStart)] : []),
+			...(features ? [featureHooks(alwaysActive, features, turnStart)] : []),
 		],
 	});
 	await resourceLoader.reload();
@@ -43,16 +50,31 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		settingsManager,
 		resourceLoader,
 		sessionManager: manager,
-		model: env.requestedModel,
+		model,
 		thinkingLevel: options.thinkingLevel,
 		// Every feature tool is allowed; which are active is decided per turn (see featureHooks).
-		tools: [...env.tools, ...(features?.tools.map((t) => t.name) ?? [])],
-		customTools: features?.tools.map(toPiTool),
+		tools: [...alwaysActive, ...(features?.tools.map((t) => t.name) ?? [])],
+		customTools: [...(features?.tools ?? []), ...ownTools].map(toPiTool),
 	});
 	conversation.session = session;
-	if (features) session.setActiveToolsByName([...env.tools, ...features.activeToolNames()]);
+	const syncTools = () => {
+		if (features || profile) session.setActiveToolsByName(features ? featureToolNames(alwaysActive, features) : alwaysActive);
+	};
+	syncTools();
 	await session.bindExtensions({});
-	return new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	const handle = new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	// Features that keep state in the session rebuild it from the branch just opened.
+	features?.bind?.(handle.featureSession(syncTools), { reopened: source.kind === "file" });
+	return handle;
+}
+
+/** The model a profile names (`provider/id`); throws when pi does not know it or it has no credentials. */
+function profileModel(env: PiEnvironment, reference: string) {
+	const slash = reference.indexOf("/");
+	const model = slash > 0 ? env.modelRegistry.find(reference.slice(0, slash), reference.slice(slash + 1)) : undefined;
+	if (!model) throw new CodedError("not_found", `Model not found: ${reference} (use provider/id, as get_available_models lists them)`);
+	if (!env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", `Model ${reference} has no credentials configured`);
+	return model;
 }
 
 /** Checks a recorded file before pi reads it: repairs are reported, a file set aside cannot be opened. */

@@ -198,6 +198,7 @@ export class PiSessionCatalog implements SessionCatalog {
 			modified: info.modified.toISOString(),
 			messageCount: info.messageCount,
 			firstMessage: info.firstMessage,
+			parentSession: info.parentSessionPath,
 		}));
 	}
 }

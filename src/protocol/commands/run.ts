@@ -80,13 +80,15 @@ function queueingCommand(name: string, summary: string, queue: "steer" | "follow
 export const steer = queueingCommand(
 	"steer",
 	"Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued " +
-		"(it is recorded when the agent takes it; `queue_update` shows what waits).",
+		"(it is recorded when the agent takes it; `queue_update` shows what waits). What the run has not taken when it " +
+		"ends (aborted or failed) is dropped, announced by a `queue_update`.",
 	"steer",
 );
 
 export const followUp = queueingCommand(
 	"follow_up",
-	"Queues a message to be sent when the active run finishes. Acknowledged once queued.",
+	"Queues a message to be sent when the active run finishes. Acknowledged once queued. Dropped, with a " +
+		"`queue_update`, when the run ends without taking it (aborted or failed).",
 	"followUp",
 );
 

@@ -45,6 +45,7 @@ export const SessionSummarySchema = Type.Object(
 		modified: Type.String({ description: "ISO 8601." }),
 		messageCount: Type.Integer(),
 		firstMessage: Type.String(),
+		parentSession: Type.Optional(Type.String({ description: "The file of the session this one was forked or cloned from." })),
 		loaded: Type.Boolean(),
 		primary: Type.Boolean(),
 	},

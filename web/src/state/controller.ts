@@ -1,7 +1,7 @@
 /**
  * The page's logic, apart from any rendering: the connection (a SkiffClient), binding to a session after every
- * (re)connect, the transcripts of followed sessions, and the commands behind every control. Views subscribe
- * and re-render at most once per animation frame.
+ * (re)connect, the transcripts of followed sessions, per-session drafts, and the commands behind every control.
+ * Views subscribe and re-render at most once per animation frame.
  */
 import {
 	type CommandName,
@@ -18,16 +18,36 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index";
-import { Transcript } from "./transcript";
+import { Drafts } from "./drafts";
+import { JobsState } from "./jobs-state";
+import { sessionTitle } from "./session-title";
+import { type SetupPaths, setupPathsFrom } from "./setup-help";
+import { contentText, Transcript } from "./transcript";
 
 export interface Toast {
 	id: number;
 	text: string;
 }
 
+/** A sentence for the screen reader's polite live region (a finished reply, a connection change). */
+export interface Announcement {
+	id: number;
+	text: string;
+}
+
 export interface ViewState {
 	status: ConnectionStatus;
+	/** What the connection bar says (absent while connected). */
 	statusDetail: string | undefined;
+	/** While reconnecting: when the next attempt starts (epoch ms), for the bar's countdown. */
+	retryAt: number | undefined;
+	/**
+	 * The first connection was refused before it opened. The page was just served by this service, so it runs:
+	 * it wants a token (a browser cannot see the HTTP status, see docs/web.md).
+	 */
+	tokenNeeded: boolean;
+	/** ... and a token was offered: it was refused. */
+	tokenRefused: boolean;
 	/** Bound to a session after the latest connect: controls are active. */
 	ready: boolean;
 	sessionId: string | undefined;
@@ -38,6 +58,13 @@ export interface ViewState {
 	toasts: Toast[];
 	hasToken: boolean;
 	memory: MemoryView | undefined;
+	/** Where models are configured, once a prompt failed for want of one (the service's own paths). */
+	setup: SetupPaths | undefined;
+	/** Bumped whenever the page itself changes a draft (a fork's text, returned queued messages). */
+	draftVersion: number;
+	/** A note over the composer, per session (e.g. queued text a stopped run gave back). */
+	notes: Record<string, string>;
+	announcement: Announcement | undefined;
 }
 
 const TOKEN_KEY = "skiff.token";
@@ -53,11 +80,20 @@ export class Controller {
 	private readonly listeners = new Set<() => void>();
 	private frame: number | undefined;
 	private toastId = 0;
+	private announcementId = 0;
+	private readonly drafts = new Drafts();
+	/** The connection was lost since it last worked: its return is announced. */
+	private lost = false;
+	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
+	readonly jobs: JobsState;
 
 	constructor(wsUrl: string) {
 		this.state = {
 			status: "offline",
 			statusDetail: undefined,
+			retryAt: undefined,
+			tokenNeeded: false,
+			tokenRefused: false,
 			ready: false,
 			sessionId: sessionStorage.getItem(SESSION_KEY) ?? undefined,
 			session: undefined,
@@ -67,8 +103,13 @@ export class Controller {
 			toasts: [],
 			hasToken: Boolean(sessionStorage.getItem(TOKEN_KEY)),
 			memory: undefined,
+			setup: undefined,
+			draftVersion: 0,
+			notes: {},
+			announcement: undefined,
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
@@ -87,8 +128,58 @@ export class Controller {
 		return this.state.sessionId ? this.transcripts.get(this.state.sessionId) : undefined;
 	}
 
+	/** The current session's title by the one rule (name, else first message, else "New session"). */
+	title(): string {
+		const { session, sessionId, sessions } = this.state;
+		const row = sessions.project.find((r) => r.sessionId === sessionId) ?? sessions.all.find((r) => r.sessionId === sessionId);
+		return sessionTitle(session?.sessionName ?? row?.name, row?.firstMessage || this.firstMessage(sessionId));
+	}
+
+	/** A listed session's title by the same rule; a session too new to be on disk yet has its first message here. */
+	rowTitle(row: SessionSummary): string {
+		return sessionTitle(row.name, row.firstMessage || this.firstMessage(row.sessionId));
+	}
+
+	private firstMessage(sessionId: string | undefined): string | undefined {
+		const first = sessionId ? this.transcripts.get(sessionId)?.messages.find((m) => m.role === "user") : undefined;
+		return first ? contentText(first.content) : undefined;
+	}
+
+	/**
+	 * The current session's model when it can be used: one of the models with credentials. (Without any, the
+	 * service reports a placeholder model with id "unknown", which is never shown.)
+	 */
+	model(): ModelInfo | undefined {
+		const model = this.state.session?.model;
+		return model && this.state.models.some((m) => m.provider === model.provider && m.id === model.id) ? model : undefined;
+	}
+
+	/** Whether the service has no usable model: nothing can be sent until one is set up. */
+	noModel(): boolean {
+		return this.state.ready && (!this.model() || this.state.setup !== undefined);
+	}
+
 	start(): void {
 		this.connect();
+	}
+
+	/** Tries to connect again now, instead of waiting for the next retry. */
+	retryNow(): void {
+		this.connect();
+	}
+
+	draft(sessionId: string): string {
+		return this.drafts.get(sessionId);
+	}
+
+	/** Keeps what is typed for its session (no re-render: the composer holds the text it shows). */
+	saveDraft(sessionId: string, text: string): void {
+		this.drafts.set(sessionId, text);
+	}
+
+	dismissNote(sessionId: string): void {
+		const { [sessionId]: _, ...notes } = this.state.notes;
+		this.update({ notes });
 	}
 
 	/** Reconnects; a non-empty token is saved for this tab only (sessionStorage) and offered from now on. */
@@ -99,17 +190,31 @@ export class Controller {
 		this.connect();
 	}
 
+	/** Removes the token saved for this tab (it is not offered from the next connection on). */
 	forgetToken(): void {
 		sessionStorage.removeItem(TOKEN_KEY);
 		this.update({ hasToken: false });
 	}
 
-	/** Enter or Send: a prompt while idle, a steer while a run is active (never a second prompt). */
-	async send(text: string): Promise<boolean> {
+	/**
+	 * Enter or Send: a prompt while idle, a steer while a run is active (never a second prompt). Only to the
+	 * session the text was typed for, and only while it is the current one.
+	 */
+	async send(sessionId: string, text: string): Promise<boolean> {
 		const message = text.trim();
 		const transcript = this.transcript();
-		if (!message || !this.state.ready || !transcript) return false;
-		return this.attempt(transcript.running ? "steer" : "prompt", { message }, { sessionId: transcript.sessionId });
+		if (!message || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		const type = transcript.running ? "steer" : "prompt";
+		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
+		try {
+			await this.client.call(type, { message }, { sessionId });
+			return true;
+		} catch (error) {
+			if (type === "prompt" && error instanceof SkiffCommandError && error.code === "unavailable" && /model/i.test(error.message)) {
+				this.update({ setup: setupPathsFrom(error.message) }); // the setup card says what to do, and stays
+			} else this.toast(`${type} failed: ${(error as Error).message}`);
+			return false;
+		}
 	}
 
 	abort(): void {
@@ -117,8 +222,9 @@ export class Controller {
 		if (transcript?.running) void this.attempt("abort", {}, { sessionId: transcript.sessionId });
 	}
 
-	async switchSession(reference: string): Promise<void> {
-		const snapshot = await this.command("switch_session", { sessionPath: reference });
+	/** Switches to a listed session: by id when it is loaded (a new one has no file yet), else by its file. */
+	async switchSession(row: Pick<SessionSummary, "sessionId" | "path" | "loaded">): Promise<void> {
+		const snapshot = await this.command("switch_session", { sessionPath: row.loaded || !row.path ? row.sessionId : row.path });
 		if (snapshot) await this.adopt(snapshot);
 	}
 
@@ -127,22 +233,29 @@ export class Controller {
 		if (snapshot) await this.adopt(snapshot);
 	}
 
-	/** Forks before the `userIndex`-th user message of the current session. */
-	async fork(userIndex: number): Promise<string | undefined> {
+	/**
+	 * Forks before the `userIndex`-th user message of the current session; the new session's draft is that
+	 * message's text, to edit and send there.
+	 */
+	async fork(userIndex: number): Promise<boolean> {
 		const points = await this.command("get_fork_messages", {}, { sessionId: this.state.sessionId });
 		const point = points?.messages[userIndex];
-		if (!point) return undefined;
+		if (!point) return false;
 		const snapshot = await this.command("fork", { entryId: point.entryId }, { sessionId: this.state.sessionId });
-		if (!snapshot) return undefined;
+		if (!snapshot) return false;
+		this.drafts.set(snapshot.sessionId, snapshot.text);
+		this.update({ draftVersion: this.state.draftVersion + 1 });
 		await this.adopt(snapshot);
-		return snapshot.text;
+		return true;
 	}
 
-	async rename(name: string): Promise<void> {
-		if (!name.trim()) return;
-		await this.command("set_session_name", { name }, { sessionId: this.state.sessionId });
+	/** Names the current session; resolves whether it worked (an empty name is refused by the caller). */
+	async rename(name: string): Promise<boolean> {
+		if (!name.trim()) return false;
+		const named = await this.command("set_session_name", { name }, { sessionId: this.state.sessionId });
 		await this.refreshState();
 		void this.refreshSessions();
+		return named !== undefined;
 	}
 
 	async closeSession(sessionId: string): Promise<void> {
@@ -151,16 +264,15 @@ export class Controller {
 		this.transcripts.delete(sessionId);
 		if (sessionId === this.state.sessionId) {
 			const primary = await this.command("get_state", {});
-			if (primary) await this.switchSession(primary.sessionId);
+			if (primary) await this.switchSession({ ...primary, path: "", loaded: true });
 		}
 		void this.refreshSessions();
 	}
 
 	async setModel(provider: string, modelId: string): Promise<void> {
-		await this.command("set_model", { provider, modelId }, { sessionId: this.state.sessionId });
-		await this.refreshState();
-		const levels = await this.command("get_available_thinking_levels", {}, { sessionId: this.state.sessionId });
-		if (levels) this.update({ thinkingLevels: levels.levels });
+		const model = await this.command("set_model", { provider, modelId }, { sessionId: this.state.sessionId });
+		if (model) this.update({ setup: undefined });
+		await this.refreshModel();
 	}
 
 	async setThinkingLevel(level: ThinkingLevel): Promise<void> {
@@ -199,9 +311,22 @@ export class Controller {
 		// The pill turns `connected` only once the page is bound again, so controls never look usable before.
 		if (change.status === "connected") return void this.bind();
 		const wasConnected = this.state.status === "connected";
-		const detail = change.status === "offline" && change.refusal ? offlineAdvice(change.refusal.kind, change.refusal.message) : change.detail;
-		this.update({ status: change.status, statusDetail: detail, ready: false });
-		if ((wasConnected && change.status === "reconnecting") || (change.status === "offline" && detail)) this.toast(detail ?? "connection lost");
+		const refused = change.status === "offline" && (change.refusal?.kind === "refused_or_down" || change.refusal?.kind === "unauthorized");
+		const tokenRefused = refused && this.state.hasToken;
+		const retryAt = change.retryInMs === undefined ? undefined : Date.now() + change.retryInMs;
+		this.update({
+			status: change.status,
+			statusDetail: statusSentence(change, refused, tokenRefused),
+			retryAt,
+			// While trying a token, the token field stays (it is needed until a connection opens).
+			tokenNeeded: refused || (change.status === "connecting" && this.state.tokenNeeded),
+			tokenRefused,
+			ready: false,
+		});
+		if (wasConnected && change.status !== "offline") {
+			this.lost = true;
+			this.announce("Connection lost. Reconnecting.");
+		}
 	}
 
 	/**
@@ -228,9 +353,13 @@ export class Controller {
 				this.client.commands.get_available_models({}, { sessionId }),
 				this.client.commands.get_available_thinking_levels({}, { sessionId }),
 			]);
-			this.update({ models: models.models, thinkingLevels: levels.levels });
+			// A model set up since a prompt failed for want of one (and a restart) ends the setup advice.
+			const setup = models.models.length > 0 ? undefined : this.state.setup;
+			this.update({ models: models.models, thinkingLevels: levels.levels, setup });
 			if (this.client.status !== "connected") return;
-			this.update({ status: "connected", statusDetail: undefined, ready: true });
+			this.update({ status: "connected", statusDetail: undefined, retryAt: undefined, tokenNeeded: false, tokenRefused: false, ready: true });
+			if (this.lost) this.announce("Connected again.");
+			this.lost = false;
 			void this.refreshSessions();
 			void this.refreshMemory();
 		} catch (error) {
@@ -276,16 +405,45 @@ export class Controller {
 	private onEvent(event: SkiffEvent): void {
 		const transcript = this.transcripts.get(event.sessionId);
 		if (!transcript || !transcript.apply(event)) return;
-		if (event.type === "message_end" && event.message.role === "assistant" && event.message.stopReason === "error") {
-			this.toast(`run failed: ${event.message.errorMessage ?? "unknown error"}`);
+		const current = event.sessionId === this.state.sessionId;
+		if (event.type === "message_end" && event.message.role === "assistant") {
+			const { stopReason, errorMessage } = event.message;
+			if (stopReason === "error") this.toast(`run failed: ${errorMessage ?? "unknown error"}`);
+			if (current) this.announce(stopReason === "error" ? `The run failed: ${errorMessage ?? "unknown error"}` : stopReason === "aborted" ? "Stopped." : `Reply: ${spokenText(contentText(event.message.content))}`);
 		}
-		if (event.sessionId === this.state.sessionId && this.state.session) {
+		if (event.type === "agent_end") this.giveBackDropped(transcript);
+		if (current && this.state.session) {
 			if (event.type === "agent_start" || event.type === "agent_end") {
 				this.update({ session: { ...this.state.session, isStreaming: event.type === "agent_start" } });
 				if (event.type === "agent_end") void this.refreshSessions();
-			} else if (event.type === "session_info_changed") void this.refreshState();
+			} else if (event.type === "session_info_changed" || event.type === "thinking_level_changed") void this.refreshState();
+			else if (event.type === "model_changed") void this.refreshModel();
 		}
 		this.schedule();
+	}
+
+	/**
+	 * Steering and follow-up messages the run ended without taking were dropped by the service: they go back into
+	 * their session's composer (after any draft), with a note saying so.
+	 */
+	private giveBackDropped(transcript: Transcript): void {
+		const dropped = transcript.takeDropped();
+		if (dropped.length === 0) return;
+		this.drafts.append(transcript.sessionId, dropped.join("\n\n"));
+		const what = dropped.length === 1 ? "Your queued message was" : `Your ${dropped.length} queued messages were`;
+		const note = `${what} not delivered: the run stopped first. It is back in the message box, to edit or send again.`;
+		this.update({ notes: { ...this.state.notes, [transcript.sessionId]: note }, draftVersion: this.state.draftVersion + 1 });
+		if (transcript.sessionId === this.state.sessionId) this.announce(note);
+	}
+
+	private async refreshModel(): Promise<void> {
+		await this.refreshState();
+		const levels = await this.command("get_available_thinking_levels", {}, { sessionId: this.state.sessionId, quiet: true });
+		if (levels) this.update({ thinkingLevels: levels.levels });
+	}
+
+	private announce(text: string): void {
+		this.update({ announcement: { id: ++this.announcementId, text } });
 	}
 
 	private transcriptFor(sessionId: string): Transcript {
@@ -343,8 +501,25 @@ export class Controller {
 	}
 }
 
-/** What the page says when the connection did not open: the client's reason, and what to do about a token. */
-function offlineAdvice(kind: string, message: string): string {
-	const sentence = message.charAt(0).toUpperCase() + message.slice(1);
-	return kind === "refused_or_down" || kind === "unauthorized" ? `${sentence}. If it requires a token, enter it and press Connect.` : `${sentence}.`;
+/** What the connection bar says: one sentence for each state (the retry countdown is the bar's own). */
+function statusSentence(change: StatusChange, refused: boolean, tokenRefused: boolean): string | undefined {
+	if (tokenRefused) return "The token was refused. Check it and connect again.";
+	if (refused) return "This service needs an access token. Enter it to connect.";
+	if (change.status === "connecting") return "Connecting…";
+	if (change.status === "reconnecting") return change.closed?.reason ? `The service closed the connection (${change.closed.reason}).` : "The connection to the service was lost.";
+	if (change.status === "offline" && change.refusal) return `${change.refusal.message.charAt(0).toUpperCase()}${change.refusal.message.slice(1)}.`;
+	return change.status === "offline" ? "Not connected." : undefined;
+}
+
+/** A reply as a screen reader should hear it: without markdown punctuation, and not endless. */
+const SPOKEN_MAX_CHARS = 600;
+function spokenText(markdown: string): string {
+	const plain = markdown
+		.replace(/```[^\n]*\n?/g, "")
+		.replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+[.)])\s+/gm, "")
+		.replace(/[*_~`]+/g, "")
+		.replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
+		.replace(/\s+/g, " ")
+		.trim();
+	return plain.length > SPOKEN_MAX_CHARS ? `${plain.slice(0, SPOKEN_MAX_CHARS)}…` : plain;
 }

@@ -1,7 +1,8 @@
 /**
  * One session's transcript as the page shows it: committed messages from the backend snapshot, the
- * assistant message being streamed (built from deltas), and live tool output. Events are applied in seq
- * order exactly once; while a snapshot reload is pending, events are held and replayed after it.
+ * assistant message being streamed (built from deltas), live tool output, and the steering and follow-up
+ * messages waiting for the run. Events are applied in seq order exactly once; while a snapshot reload is
+ * pending, events are held and replayed after it.
  */
 import type { AssistantMessage, AssistantStreamEvent, Message, SkiffEvent, ToolCallBlock } from "../../../src/client/index";
 
@@ -10,16 +11,31 @@ export type LiveToolCall = ToolCallBlock & { argsText?: string };
 
 /** A running or finished tool call's output as the page shows it. */
 export interface LiveToolOutput {
+	/** The tool's name, e.g. "bash". */
+	name: string;
 	text: string;
 	isError: boolean;
 	done: boolean;
 }
+
+/** Messages queued for the active run, as the last `queue_update` listed them. */
+export interface QueuedMessages {
+	steering: readonly string[];
+	followUp: readonly string[];
+}
+
+const NOTHING_QUEUED: QueuedMessages = { steering: [], followUp: [] };
 
 export class Transcript {
 	messages: Message[] = [];
 	streaming: AssistantMessage | undefined;
 	readonly toolOutputs = new Map<string, LiveToolOutput>();
 	running = false;
+	queued: QueuedMessages = NOTHING_QUEUED;
+	/** Texts queued during this run that it has not taken yet (they arrive as user messages when it does). */
+	private untaken: string[] = [];
+	/** Texts the last run ended without taking: the service dropped them, and the page gives them back. */
+	private dropped: string[] = [];
 	lastSeq = 0;
 	/** Bumped on every change, so views can skip work when nothing changed. */
 	version = 0;
@@ -33,6 +49,8 @@ export class Transcript {
 		this.streaming = snapshot.streaming?.role === "assistant" ? cloneMessage(snapshot.streaming) : undefined;
 		this.toolOutputs.clear();
 		this.running = snapshot.running;
+		this.queued = NOTHING_QUEUED;
+		this.untaken = [];
 		this.lastSeq = snapshot.seq;
 		const held = this.held ?? [];
 		this.held = undefined;
@@ -61,9 +79,26 @@ export class Transcript {
 			case "agent_end":
 				this.running = false;
 				this.streaming = undefined;
+				this.queued = NOTHING_QUEUED;
+				this.dropped.push(...this.untaken);
+				this.untaken = [];
 				break;
+			case "queue_update": {
+				const before = [...this.queued.steering, ...this.queued.followUp];
+				for (const text of [...event.steering, ...event.followUp]) {
+					const seen = before.indexOf(text);
+					if (seen >= 0) before.splice(seen, 1);
+					else this.untaken.push(text);
+				}
+				this.queued = { steering: [...event.steering], followUp: [...event.followUp] };
+				break;
+			}
 			case "message_start":
 				if (event.message.role === "assistant") this.streaming = cloneMessage(event.message);
+				else if (event.message.role === "user") {
+					const taken = this.untaken.indexOf(contentText(event.message.content));
+					if (taken >= 0) this.untaken.splice(taken, 1);
+				}
 				break;
 			case "message_update":
 				this.applyDelta(event.assistantMessageEvent);
@@ -73,16 +108,17 @@ export class Transcript {
 				this.messages = [...this.messages, event.message];
 				break;
 			case "tool_execution_start":
-				this.toolOutputs.set(event.toolCallId, { text: "", isError: false, done: false });
+				this.toolOutputs.set(event.toolCallId, { name: event.toolName, text: "", isError: false, done: false });
 				break;
 			case "tool_execution_update": {
-				const current = this.toolOutputs.get(event.toolCallId) ?? { text: "", isError: false, done: false };
+				const current = this.toolOutputs.get(event.toolCallId) ?? { name: "", text: "", isError: false, done: false };
 				const text = event.outputDelta !== undefined ? current.text + event.outputDelta : contentText(event.partialResult?.content);
 				this.toolOutputs.set(event.toolCallId, { ...current, text });
 				break;
 			}
 			case "tool_execution_end":
 				this.toolOutputs.set(event.toolCallId, {
+					name: this.toolOutputs.get(event.toolCallId)?.name ?? "",
 					text: contentText(event.result.content),
 					isError: event.isError,
 					done: true,
@@ -92,6 +128,24 @@ export class Transcript {
 				this.version--; // nothing shown changed
 		}
 		return true;
+	}
+
+	/** The texts the last run ended without taking, once (the page returns them to the composer). */
+	takeDropped(): string[] {
+		return this.dropped.splice(0);
+	}
+
+	/**
+	 * What the transcript should say is going on while a run is in flight and nothing streams: "Running bash…"
+	 * while a tool runs, "Working…" while waiting for the model; undefined when idle or while a reply streams.
+	 */
+	activity(): string | undefined {
+		if (!this.running) return undefined;
+		const tools = [...this.toolOutputs.values()].filter((t) => !t.done);
+		if (tools.length === 1) return `Running ${tools[0]!.name || "a tool"}…`;
+		if (tools.length > 1) return `Running ${tools.length} tools…`;
+		const shown = this.streaming?.content.some((b) => (b.type === "text" ? b.text.trim() : b.type === "thinking" ? b.thinking.trim() : b.type === "toolCall"));
+		return shown ? undefined : "Working…";
 	}
 
 	private applyDelta(delta: AssistantStreamEvent): void {

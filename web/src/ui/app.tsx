@@ -1,96 +1,150 @@
-/** The page: header (status, session, streaming badge), transcript and composer, and the panel area. */
-import { useEffect, useMemo, useReducer, useState } from "preact/hooks";
+/**
+ * The page: the main column (header, connection bar, transcript, composer) and the panel area (a sidebar, or
+ * a drawer on phones), the keyboard shortcuts and their dialogs, toasts and the screen-reader live region.
+ */
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import { Controller } from "../state/controller";
 import { Composer } from "./composer";
-import { StatusPill, TokenForm } from "./connection-bar";
-import { SessionsPanel } from "./sessions-panel";
-import { SettingsPanel } from "./settings-panel";
+import { ConnectionBar } from "./connection-bar";
+import { focusComposer } from "./focus";
+import { Header } from "./header";
+import { PanelArea } from "./panel-area";
+import { PANELS } from "./panels/registry";
+import { SessionSwitcher } from "./session-switcher";
+import { SetupCard } from "./setup-card";
+import { ShortcutsDialog } from "./shortcuts-dialog";
+import { useShortcuts } from "./shortcuts";
+import { LiveRegion, Toasts } from "./toasts";
 import { TranscriptView } from "./transcript-view";
-import { redact } from "../render/redact";
 
-/** Panels with a backend today; later features add theirs here (never shown as empty mock-ups). */
-const PANELS = [
-	{ id: "sessions", label: "Sessions", View: SessionsPanel },
-	{ id: "settings", label: "Settings", View: SettingsPanel },
-] as const;
+/** Below this width the panel area is a drawer (the same breakpoint as the stylesheets'). */
+const DRAWER_QUERY = "(max-width: 900px)";
 
 function wsUrl(): string {
 	return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
 }
 
+function useMediaQuery(query: string): boolean {
+	const [matches, setMatches] = useState(() => matchMedia(query).matches);
+	useEffect(() => {
+		const list = matchMedia(query);
+		const onChange = () => setMatches(list.matches);
+		list.addEventListener("change", onChange);
+		return () => list.removeEventListener("change", onChange);
+	}, [query]);
+	return matches;
+}
+
 export function App() {
 	const controller = useMemo(() => new Controller(wsUrl()), []);
 	const [, rerender] = useReducer((n: number) => n + 1, 0);
-	const [panel, setPanel] = useState<string>("sessions");
-	const [panelOpen, setPanelOpen] = useState(false);
-	const [draft, setDraft] = useState<{ text: string; key: number }>({ text: "", key: 0 });
+	const [panel, setPanel] = useState<string>(PANELS[0]!.id);
+	const [drawerOpen, setDrawerOpen] = useState(false);
+	const [dialog, setDialog] = useState<"shortcuts" | "switcher">();
+	const drawer = useMediaQuery(DRAWER_QUERY);
+	/** Where focus goes once the drawer has closed (the main column is inert until then). */
+	const focusAfterClose = useRef<"toggle" | "composer" | undefined>(undefined);
 	useEffect(() => {
 		const unsubscribe = controller.subscribe(() => rerender(undefined));
 		controller.start();
 		return unsubscribe;
 	}, [controller]);
 
-	const { state } = controller;
-	const transcript = controller.transcript();
-	const running = Boolean(transcript?.running);
-	const ActivePanel = PANELS.find((p) => p.id === panel)?.View ?? SessionsPanel;
-	const onFork = async (userIndex: number) => {
-		const text = await controller.fork(userIndex);
-		if (text !== undefined) setDraft({ text, key: draft.key + 1 });
+	// Synchronously after the render that opened or closed the drawer: a later effect could take the focus back
+	// from a field the user has already moved to.
+	useLayoutEffect(() => {
+		if (drawer && drawerOpen) document.getElementById(`tab-${panel}`)?.focus();
+		else if (focusAfterClose.current === "composer") focusComposer();
+		else if (focusAfterClose.current === "toggle") document.querySelector<HTMLElement>(".panel-toggle")?.focus();
+		focusAfterClose.current = undefined;
+	}, [drawerOpen]);
+
+	const closeDrawer = useCallback((focus: "toggle" | "composer") => {
+		focusAfterClose.current = focus;
+		setDrawerOpen(false);
+	}, []);
+	const done = useCallback(() => (drawerOpen ? closeDrawer("composer") : focusComposer()), [drawerOpen, closeDrawer]);
+	const openPanel = (id: string) => {
+		setPanel(id);
+		if (drawer) setDrawerOpen(true);
+	};
+	const shortcuts = useMemo(
+		() => ({
+			openShortcuts: () => setDialog("shortcuts"),
+			openSwitcher: () => setDialog("switcher"),
+			escape: () => {
+				if (!drawer || !drawerOpen) return false;
+				closeDrawer("toggle");
+				return true;
+			},
+		}),
+		[drawer, drawerOpen, closeDrawer],
+	);
+	useShortcuts(shortcuts);
+	/** A dialog closed (its close event can come after another dialog was asked for: that one stays). */
+	const closeDialog = (which: "shortcuts" | "switcher") => {
+		setDialog((open) => (open === which ? undefined : open));
+		requestAnimationFrame(focusComposer);
 	};
 
+	const { state } = controller;
+	const transcript = controller.transcript();
+	const running = Boolean(transcript?.running) && state.ready;
+	const sessionId = state.sessionId ?? "";
+	const noModel = controller.noModel();
+	const modal = drawer && drawerOpen;
+
 	return (
-		<div class={`app${panelOpen ? " panel-open" : ""}`}>
-			<header class="top">
-				<div class="brand">Skiff</div>
-				<StatusPill status={state.status} />
-				<div class="title" title={state.session?.cwd}>
-					{redact(state.session?.sessionName ?? "New session")}
-				</div>
-				{running && (
-					<span class="badge streaming" role="status">
-						streaming
-					</span>
-				)}
-				<div class="spacer" />
-				{state.session?.model && <span class="model-name">{state.session.model.id}</span>}
-				<button type="button" class="panel-toggle" aria-expanded={panelOpen} onClick={() => setPanelOpen(!panelOpen)}>
-					Panels
-				</button>
-			</header>
-			{(state.status === "offline" || state.hasToken || state.statusDetail) && (
-				<div class={`connection ${state.status}`}>
-					<span class="detail">{state.statusDetail ?? (state.status === "connected" ? "Connected." : "")}</span>
-					<TokenForm controller={controller} />
-				</div>
-			)}
-			<main class="chat">
-				{transcript ? <TranscriptView transcript={transcript} version={transcript.version} onFork={(i) => void onFork(i)} /> : <div class="transcript empty">Connecting to the service…</div>}
-				<Composer key={draft.key} draft={draft.text} running={running} ready={state.ready} onSend={(t) => controller.send(t)} onAbort={() => controller.abort()} />
-			</main>
-			<aside class="panels" aria-label="Panels">
-				<nav class="panel-tabs" role="tablist">
-					{PANELS.map((p) => (
-						<button key={p.id} type="button" role="tab" aria-selected={panel === p.id} onClick={() => setPanel(p.id)}>
-							{p.label}
-						</button>
-					))}
-					<button type="button" class="panel-close" onClick={() => setPanelOpen(false)} aria-label="Close panels">
-						×
-					</button>
-				</nav>
-				<ActivePanel controller={controller} />
-			</aside>
-			<div class="toasts" aria-live="assertive">
-				{state.toasts.map((t) => (
-					<div key={t.id} class="toast" role="alert">
-						<span>{redact(t.text)}</span>
-						<button type="button" class="link" onClick={() => controller.dismissToast(t.id)} aria-label="Dismiss">
-							×
-						</button>
+		<div class={`app${modal ? " panel-open" : ""}`} data-run={running ? "running" : "idle"}>
+			<a
+				class="skip-link"
+				href="#composer"
+				onClick={(e) => {
+					e.preventDefault();
+					focusComposer();
+				}}
+			>
+				Skip to the message box
+			</a>
+			<div class="main" inert={modal}>
+				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} />
+				<ConnectionBar controller={controller} />
+				{transcript && state.sessionId ? (
+					<TranscriptView
+						key={state.sessionId}
+						transcript={transcript}
+						version={transcript.version}
+						onFork={(index) => void controller.fork(index).then((forked) => forked && focusComposer())}
+						notice={noModel ? <SetupCard paths={state.setup} modelsAvailable={state.models.length > 0 && !state.setup} onOpenSettings={() => openPanel("settings")} /> : undefined}
+					/>
+				) : (
+					<div class="chat">
+						<div class="transcript">
+							<div class="transcript-content">
+								<p class="empty waiting">{state.tokenNeeded ? "Connect with the service's access token to begin." : "Connecting to the service…"}</p>
+							</div>
+						</div>
 					</div>
-				))}
+				)}
+				<Composer
+					key={`${sessionId}:${state.draftVersion}`}
+					draft={controller.draft(sessionId)}
+					running={running}
+					ready={state.ready}
+					note={state.notes[sessionId]}
+					placeholder={noModel && !running ? "Set up a model first (see above), then ask the agent…" : undefined}
+					onDraft={(text) => controller.saveDraft(sessionId, text)}
+					onSend={(text) => controller.send(sessionId, text)}
+					onAbort={() => controller.abort()}
+					onDismissNote={() => controller.dismissNote(sessionId)}
+				/>
+				<Toasts toasts={state.toasts} onDismiss={(id) => controller.dismissToast(id)} />
 			</div>
+			{modal && <div class="drawer-backdrop" aria-hidden="true" onClick={() => closeDrawer("toggle")} />}
+			<PanelArea controller={controller} selected={panel} onSelect={setPanel} drawer={drawer} open={drawerOpen} onClose={() => closeDrawer("toggle")} done={done} />
+			<LiveRegion announcement={state.announcement} />
+			{dialog === "shortcuts" && <ShortcutsDialog onClose={() => closeDialog("shortcuts")} />}
+			{dialog === "switcher" && <SessionSwitcher controller={controller} onClose={() => closeDialog("switcher")} />}
 		</div>
 	);
 }

@@ -1,17 +1,51 @@
 /**
- * The prompt box. Idle: Enter or Send sends `prompt`. During a run: Enter or the button sends `steer` (the
- * button says so), and Esc or the Abort button stops the run. Shift+Enter inserts a newline.
+ * The message box, pinned under the transcript. Idle: Enter or Send sends `prompt`. During a run: Enter or the
+ * button sends `steer` (the button says so), and Esc or the Abort button stops the run. Shift+Enter inserts a
+ * newline. What is typed is the draft of this composer's session (see drafts.ts); a note above it says when
+ * the page put text back (queued messages a stopped run did not take).
  */
-import { useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { COMPOSER_ID } from "./focus";
+import { Icon } from "./icons";
 
-export function Composer(props: { running: boolean; ready: boolean; onSend(text: string): Promise<boolean>; onAbort(): void; draft?: string }) {
-	const [text, setText] = useState(props.draft ?? "");
+export interface ComposerProps {
+	draft: string;
+	/** A run is in flight (and the page is connected): the button steers, Abort shows. */
+	running: boolean;
+	ready: boolean;
+	note?: string;
+	placeholder?: string;
+	onDraft(text: string): void;
+	onSend(text: string): Promise<boolean>;
+	onAbort(): void;
+	onDismissNote(): void;
+}
+
+export function Composer(props: ComposerProps) {
+	const [text, setText] = useState(props.draft);
 	const box = useRef<HTMLTextAreaElement>(null);
+	const change = (value: string) => {
+		setText(value);
+		props.onDraft(value);
+	};
+
+	// Grows with its text up to its CSS max-height.
+	useLayoutEffect(() => {
+		const el = box.current!;
+		el.style.height = "auto";
+		el.style.height = `${el.scrollHeight}px`;
+	}, [text]);
+
+	// A new composer (another session, or text put back) keeps the focus its predecessor had.
+	useLayoutEffect(() => {
+		if (document.activeElement === document.body || !document.activeElement) box.current?.focus();
+	}, []);
+
 	const send = async () => {
 		if (!text.trim() || !props.ready) return;
 		const sent = text;
-		setText("");
-		if (!(await props.onSend(sent))) setText(sent); // keep what failed to send
+		change("");
+		if (!(await props.onSend(sent))) change(sent); // keep what failed to send
 		box.current?.focus();
 	};
 	const onKeyDown = (event: KeyboardEvent) => {
@@ -24,32 +58,57 @@ export function Composer(props: { running: boolean; ready: boolean; onSend(text:
 		}
 	};
 	return (
-		<form
-			class="composer"
-			onSubmit={(e) => {
-				e.preventDefault();
-				void send();
-			}}
-		>
-			<textarea
-				ref={box}
-				value={text}
-				rows={3}
-				placeholder={props.running ? "Steer the running agent… (Esc stops it)" : "Ask the agent… (Enter sends, Shift+Enter for a new line)"}
-				onInput={(e) => setText((e.target as HTMLTextAreaElement).value)}
-				onKeyDown={onKeyDown}
-				aria-label="Message"
-			/>
-			<div class="composer-actions">
-				{props.running && (
-					<button type="button" class="abort" onClick={props.onAbort}>
-						Abort
+		<div class="composer-wrap">
+			{props.note && (
+				<div class="composer-note" role="note">
+					<span>{props.note}</span>
+					<button type="button" class="ghost icon small" aria-label="Dismiss note" onClick={props.onDismissNote}>
+						<Icon name="close" />
 					</button>
+				</div>
+			)}
+			<form
+				class="composer"
+				onSubmit={(e) => {
+					e.preventDefault();
+					void send();
+				}}
+			>
+				<textarea
+					id={COMPOSER_ID}
+					ref={box}
+					value={text}
+					rows={1}
+					placeholder={props.placeholder ?? (props.running ? "Steer the agent…" : "Ask the agent…")}
+					onInput={(e) => change((e.target as HTMLTextAreaElement).value)}
+					onKeyDown={onKeyDown}
+					aria-label="Message"
+					aria-keyshortcuts="Enter"
+				/>
+				<div class="composer-actions">
+					{props.running && (
+						<button type="button" class="abort" onClick={props.onAbort}>
+							<Icon name="stop" />
+							<span class="label">Abort</span>
+						</button>
+					)}
+					<button type="submit" class="primary send" disabled={!props.ready || !text.trim()}>
+						<span class="label">{props.running ? "Steer" : "Send"}</span>
+						<Icon name="send" />
+					</button>
+				</div>
+			</form>
+			<p class="composer-hint">
+				{props.running ? (
+					<>
+						<kbd>Enter</kbd> steers the run · <kbd>Esc</kbd> stops it
+					</>
+				) : (
+					<>
+						<kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>?</kbd> shortcuts
+					</>
 				)}
-				<button type="submit" class="primary send" disabled={!props.ready || !text.trim()}>
-					{props.running ? "Steer" : "Send"}
-				</button>
-			</div>
-		</form>
+			</p>
+		</div>
 	);
 }

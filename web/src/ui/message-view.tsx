@@ -5,6 +5,7 @@ import { redact } from "../render/redact";
 import { BASH_TAIL_LINES, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
+import { Icon } from "./icons";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
 	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
@@ -77,7 +78,8 @@ export class MessageView extends Component<MessageProps> {
 					<div class="msg user">
 						<div class="bubble">{redact(text)}</div>
 						{onFork && (
-							<button type="button" class="link fork" onClick={onFork} title="Start a new session from before this message">
+							<button type="button" class="link fork" onClick={onFork} title="Start a new session from before this message, with this message to edit">
+								<Icon name="fork" />
 								Fork
 							</button>
 						)}

@@ -1,24 +1,81 @@
 /**
  * The transcript: renders the newest messages first and more on demand, so a 10,000-message session opens
- * at once; keeps the view pinned to the bottom while the user is there.
+ * at once; follows the conversation while the user is at the bottom (see follow-scroll.ts), and offers a
+ * "Jump to latest" button, with the count of new messages, once they have scrolled up. Below the messages:
+ * what the run is doing when nothing streams, and the messages queued for it.
  */
+import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index";
 import type { Transcript } from "../state/transcript";
+import { FollowScroll } from "./follow-scroll";
+import { Icon } from "./icons";
 import { MessageView } from "./message-view";
+import { PendingMessages } from "./pending-messages";
+import { WorkingIndicator } from "./working-indicator";
 
 /** Messages rendered at first, and added each time the user nears the top (small batches keep frames short). */
 const WINDOW = 150;
 const BATCH = 60;
 
-export function TranscriptView({ transcript, version, onFork }: { transcript: Transcript; version: number; onFork: (userIndex: number) => void }) {
+export interface TranscriptViewProps {
+	transcript: Transcript;
+	version: number;
+	onFork: (userIndex: number) => void;
+	/** Shown above the messages (the setup card when no model is configured). */
+	notice?: ComponentChildren;
+}
+
+export function TranscriptView({ transcript, version, onFork, notice }: TranscriptViewProps) {
 	const [shown, setShown] = useState(WINDOW);
+	const [following, setFollowing] = useState(true);
 	const scroller = useRef<HTMLDivElement>(null);
+	const content = useRef<HTMLDivElement>(null);
 	const sentinel = useRef<HTMLDivElement>(null);
-	const pinned = useRef(true);
+	const follow = useRef<FollowScroll | undefined>(undefined);
+	/** The message count when the user scrolled away: later ones are "new". */
+	const leftAt = useRef(0);
+	/** The scroll height before earlier messages were added above, to keep the reading position. */
+	const heightBeforeEarlier = useRef<number | undefined>(undefined);
 	const { messages, streaming } = transcript;
 
-	useEffect(() => setShown(WINDOW), [transcript]);
+	useLayoutEffect(() => {
+		const followScroll = new FollowScroll(
+			scroller.current!,
+			content.current!,
+			(now) => {
+				if (!now) leftAt.current = transcript.messages.length;
+				setFollowing(now);
+			},
+			() => transcript.messages.length > 0 || transcript.streaming !== undefined || transcript.running,
+		);
+		follow.current = followScroll;
+		return () => followScroll.dispose();
+	}, []);
+
+	// After every render: at the bottom while following; else where the reader was when earlier messages came in.
+	useLayoutEffect(() => {
+		const el = scroller.current!;
+		if (heightBeforeEarlier.current !== undefined && !follow.current?.following) el.scrollTop += el.scrollHeight - heightBeforeEarlier.current;
+		heightBeforeEarlier.current = undefined;
+		follow.current?.pin();
+	});
+
+	useEffect(() => {
+		const el = sentinel.current;
+		const root = scroller.current;
+		if (!el || !root || messages.length <= shown) return;
+		const observer = new IntersectionObserver(
+			(entries) => {
+				if (!entries.some((e) => e.isIntersecting)) return;
+				heightBeforeEarlier.current = root.scrollHeight;
+				setShown((n) => n + BATCH);
+			},
+			{ root, rootMargin: "600px 0px 0px 0px" },
+		);
+		observer.observe(el);
+		return () => observer.disconnect();
+	}, [messages.length, shown]);
 
 	const results = new Map<string, Extract<Message, { role: "toolResult" }>>();
 	for (const m of messages) if (m.role === "toolResult") results.set(m.toolCallId, m);
@@ -26,66 +83,51 @@ export function TranscriptView({ transcript, version, onFork }: { transcript: Tr
 	let users = 0;
 	for (const m of messages) if (m.role === "user") userIndex.set(m, users++);
 	const visible = messages.length > shown ? messages.slice(messages.length - shown) : messages;
-
-	useLayoutEffect(() => {
-		const el = scroller.current;
-		if (el && pinned.current) el.scrollTop = el.scrollHeight;
-	});
-
-	// A reader at the bottom stays there when the viewport changes (rotation, a phone keyboard, a resize).
-	useEffect(() => {
-		const el = scroller.current;
-		if (!el) return;
-		const observer = new ResizeObserver(() => {
-			if (pinned.current) el.scrollTop = el.scrollHeight;
-		});
-		observer.observe(el);
-		return () => observer.disconnect();
-	}, []);
-
-	useEffect(() => {
-		const el = sentinel.current;
-		const root = scroller.current;
-		if (!el || !root || messages.length <= shown) return;
-		const observer = new IntersectionObserver((entries) => {
-			if (!entries.some((e) => e.isIntersecting)) return;
-			const before = root.scrollHeight;
-			setShown((n) => n + BATCH);
-			requestAnimationFrame(() => (root.scrollTop += root.scrollHeight - before)); // keep the reading position
-		}, { root, rootMargin: "600px 0px 0px 0px" });
-		observer.observe(el);
-		return () => observer.disconnect();
-	}, [messages.length, shown]);
-
-	const onScroll = () => {
-		const el = scroller.current;
-		if (el) pinned.current = el.scrollHeight - el.scrollTop - el.clientHeight < 40;
-	};
+	const fresh = following ? 0 : messages.slice(leftAt.current).filter((m) => (m.role === "user" || m.role === "assistant") && m.display !== false).length;
+	const activity = transcript.activity();
 
 	return (
-		<div class="transcript" ref={scroller} onScroll={onScroll} aria-live="polite">
-			{messages.length > shown && (
-				<div ref={sentinel} class="earlier">
-					<button type="button" class="link" onClick={() => setShown((n) => n + BATCH)}>
-						Show earlier messages ({messages.length - shown} more)
-					</button>
+		<div class="chat">
+			<div class="transcript" id="transcript" ref={scroller} role="region" aria-label="Conversation">
+				<div class="transcript-content" ref={content}>
+					{notice}
+					{messages.length > shown && (
+						<div ref={sentinel} class="earlier">
+							<button type="button" class="link" onClick={() => setShown((n) => n + BATCH)}>
+								Show earlier messages ({messages.length - shown} more)
+							</button>
+						</div>
+					)}
+					{messages.length === 0 && !streaming && !notice && (
+						<div class="empty">
+							<strong>What should we work on?</strong>
+							<span>Ask the agent something to begin.</span>
+						</div>
+					)}
+					{visible.map((message, n) => {
+						const index = userIndex.get(message);
+						return (
+							<MessageView
+								key={messages.length - visible.length + n}
+								message={message}
+								results={results}
+								live={transcript.toolOutputs}
+								version={version}
+								onFork={index === undefined ? undefined : () => onFork(index)}
+							/>
+						);
+					})}
+					{streaming && <MessageView key="streaming" message={streaming} results={results} live={transcript.toolOutputs} version={version} streaming />}
+					{activity && <WorkingIndicator label={activity} />}
+					<PendingMessages queued={transcript.queued} />
 				</div>
+			</div>
+			{!following && (messages.length > 0 || streaming) && (
+				<button type="button" class="jump-latest" onClick={() => follow.current?.jump()}>
+					<Icon name="down" />
+					{fresh > 0 ? `${fresh} new message${fresh === 1 ? "" : "s"}` : "Jump to latest"}
+				</button>
 			)}
-			{messages.length === 0 && !streaming && <div class="empty">Ask the agent something to begin.</div>}
-			{visible.map((message, n) => {
-				const index = userIndex.get(message);
-				return (
-					<MessageView
-						key={messages.length - visible.length + n}
-						message={message}
-						results={results}
-						live={transcript.toolOutputs}
-						version={version}
-						onFork={index === undefined ? undefined : () => onFork(index)}
-					/>
-				);
-			})}
-			{streaming && <MessageView key="streaming" message={streaming} results={results} live={transcript.toolOutputs} version={version} streaming />}
 		</div>
 	);
 }

@@ -1,0 +1,102 @@
+/**
+ * The personas' commands. Listing and reading resolve names from the addressed session's working directory
+ * (a trusted project's personas first); creating writes to the user scope; running spawns a job of the
+ * addressed session whose agent is the persona.
+ */
+import { type Static, Type } from "typebox";
+import { defineCommand, NoFields } from "../../protocol/command.js";
+import type { JobService } from "../jobs/job-service.js";
+import { JobSchema, MAX_TASK_CHARS } from "../jobs/schemas.js";
+import { MAX_PERSONA_BYTES, type PersonaStore } from "./persona-store.js";
+
+const NameSchema = Type.String({ minLength: 1, maxLength: 200, description: "The persona's name: 1 to 64 letters, digits, _ or -." });
+const ContentSchema = Type.String({ maxLength: MAX_PERSONA_BYTES, description: "The whole persona.md: frontmatter and system prompt." });
+const ConfirmSchema = Type.Literal(true, { description: "Must be true: this deletes files." });
+
+export const PersonaRowSchema = Type.Object(
+	{
+		name: Type.String(),
+		scope: Type.Enum(["user", "project"], { description: "The user's personas, or a trusted project's." }),
+		defined: Type.Boolean({ description: "Its persona.md exists (false: removed; memory and sessions remain until purged)." }),
+		description: Type.Optional(Type.String()),
+		model: Type.Optional(Type.String()),
+		memoryEntries: Type.Integer({ minimum: 0, description: "Entries of its local memory." }),
+		sessionCount: Type.Integer({ minimum: 0, description: "Archived run transcripts (its continuity)." }),
+		error: Type.Optional(Type.String({ description: "Why it cannot be run." })),
+	},
+	{ title: "PersonaRow" },
+);
+export type PersonaRowView = Static<typeof PersonaRowSchema>;
+
+export function personaCommands(personas: PersonaStore, jobs: JobService) {
+	const cwdOf = async (context: { session(): Promise<{ handle: { cwd: string } }> }) => (await context.session()).handle.cwd;
+	return [
+		defineCommand({
+			name: "persona_list",
+			summary: "The personas visible from the session's folder (a trusted project's first, then the user's), with memory entry and session counts. No paths.",
+			params: NoFields,
+			result: Type.Object({ personas: Type.Array(PersonaRowSchema) }),
+			handler: async (_params, context) => ({ personas: personas.list(await cwdOf(context)) }),
+		}),
+		defineCommand({
+			name: "persona_get",
+			summary: "One persona's row and its persona.md text (empty when removed).",
+			params: Type.Object({ name: NameSchema }, { additionalProperties: false }),
+			result: Type.Object({ ...PersonaRowSchema.properties, content: Type.String({ description: "persona.md as it is on disk." }) }),
+			handler: async ({ name }, context) => personas.get(name, await cwdOf(context)),
+		}),
+		defineCommand({
+			name: "persona_create",
+			summary:
+				"Creates a persona in the user scope (`<agent-dir>/personas/<name>/persona.md`) from `content`, or from the " +
+				"template without it. The frontmatter's name must be the persona's; a bad definition creates nothing.",
+			params: Type.Object({ name: NameSchema, content: Type.Optional(ContentSchema) }, { additionalProperties: false }),
+			result: PersonaRowSchema,
+			handler: async ({ name, content }, context) => personas.create(name, content, await cwdOf(context)),
+		}),
+		defineCommand({
+			name: "persona_edit",
+			summary: "Replaces a persona's persona.md (validated first; its name cannot change).",
+			params: Type.Object({ name: NameSchema, content: ContentSchema }, { additionalProperties: false }),
+			result: PersonaRowSchema,
+			handler: async ({ name, content }, context) => personas.edit(name, content, await cwdOf(context)),
+		}),
+		defineCommand({
+			name: "persona_remove",
+			summary: "Deletes a persona's definition (persona.md) only: its memory and archived sessions stay.",
+			params: Type.Object({ name: NameSchema, confirm: ConfirmSchema }, { additionalProperties: false }),
+			result: Type.Object({ name: Type.String(), removed: Type.Literal("definition") }),
+			handler: async ({ name }, context) => {
+				personas.remove(name, await cwdOf(context));
+				return { name, removed: "definition" as const };
+			},
+		}),
+		defineCommand({
+			name: "persona_purge",
+			summary: "Deletes a persona's whole folder: definition, memory and archived sessions.",
+			params: Type.Object({ name: NameSchema, confirm: ConfirmSchema }, { additionalProperties: false }),
+			result: Type.Object({ name: Type.String(), removed: Type.Literal("root") }),
+			handler: async ({ name }, context) => {
+				personas.purge(name, await cwdOf(context));
+				return { name, removed: "root" as const };
+			},
+		}),
+		defineCommand({
+			name: "persona_run",
+			summary:
+				"Runs a persona on a task: a job of the session whose agent is the persona, with its own memory and its " +
+				"newest archived runs as continuity (see job_updated).",
+			params: Type.Object(
+				{ name: NameSchema, task: Type.String({ minLength: 1, maxLength: MAX_TASK_CHARS }) },
+				{ additionalProperties: false },
+			),
+			result: Type.Object({ job: JobSchema }),
+			handler: async ({ name, task }, context) => {
+				const session = await context.session();
+				if (!personas.resolve(name, session.handle.cwd)) personas.get(name, session.handle.cwd); // throws the clear error
+				const [job] = await jobs.spawn(session.id, { task, agent: name });
+				return { job: job! };
+			},
+		}),
+	];
+}

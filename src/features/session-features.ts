@@ -1,0 +1,50 @@
+/**
+ * How several features make one session's features (the runtime takes one set per session), and where the
+ * features that keep state in a session find it again when a command names the session.
+ */
+import type { FeatureSession, HiddenContext, SessionFeatures } from "../agent/types.js";
+import { CodedError } from "../shared/errors.js";
+
+/** One set of tools, active tools, turn-start contexts (in order) and bindings made of several features'. */
+export function combineSessionFeatures(parts: SessionFeatures[]): SessionFeatures {
+	return {
+		tools: parts.flatMap((part) => part.tools),
+		activeToolNames: () => parts.flatMap((part) => part.activeToolNames()),
+		contextForPrompt: async (prompt, signal) => {
+			// Context is advisory: one feature failing leaves the others' in place.
+			const found = await Promise.all(parts.map((part) => part.contextForPrompt(prompt, signal).catch(() => undefined)));
+			return found.flatMap((context): HiddenContext[] => (context === undefined ? [] : Array.isArray(context) ? context : [context]));
+		},
+		bind: (session, how) => {
+			for (const part of parts) part.bind?.(session, how);
+		},
+	};
+}
+
+/** A feature's state in each loaded session, by session id; a closed session's state is forgotten. */
+export class SessionStates<T> {
+	private readonly states = new Map<string, T>();
+
+	/** `what` names the feature in errors ("todo plan", "goal"). */
+	constructor(private readonly what: string) {}
+
+	/** Remembers the state of a session now loaded (after the runtime made sure it is the only one with its id). */
+	attach(sessionId: string, state: T, session: FeatureSession | undefined): void {
+		this.states.set(sessionId, state);
+		session?.onClose(() => {
+			if (this.states.get(sessionId) === state) this.states.delete(sessionId);
+		});
+	}
+
+	/** The state of a loaded session; throws `unavailable` when it has none (it was opened without features). */
+	get(sessionId: string): T {
+		const state = this.states.get(sessionId);
+		if (state === undefined) throw new CodedError("unavailable", `Session ${sessionId} has no ${this.what} (it was opened without features)`);
+		return state;
+	}
+
+	/** How many sessions have state (for tests of the bound). */
+	get size(): number {
+		return this.states.size;
+	}
+}

@@ -1,0 +1,83 @@
+/**
+ * The Jobs panel at both sizes: the agent catalog (a broken definition shown with its error), spawning a job,
+ * its row moving from running to finished, and its detail with the child's transcript, output and cancel.
+ */
+import assert from "node:assert/strict";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { type ChatService, launchBrowser, openPage, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import { tempDir } from "../support/skiff-process.js";
+
+let browser: Browser;
+let service: ChatService;
+/** While set, the fake model holds every reply until it settles. */
+let gate: Promise<void> | undefined;
+
+before(async () => {
+	browser = await launchBrowser();
+	const agentDir = tempDir();
+	mkdirSync(join(agentDir, "agents"));
+	writeFileSync(join(agentDir, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews changes\n---\nReview.\n");
+	writeFileSync(join(agentDir, "agents", "broken.md"), "---\nname: broken\n---\nno description\n");
+	service = await startChatService({ agentDir, onModelRequest: () => gate });
+});
+
+after(async () => {
+	await browser?.close();
+	await service?.close();
+});
+
+for (const viewport of VIEWPORTS) {
+	describe(`jobs panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
+		test("spawn a job, watch it finish, open its transcript and output", async () => {
+			const page = await openPage(browser, service.skiff.url, viewport);
+			try {
+				await showPanel(page, viewport, "jobs");
+				const panel = page.locator("#panel-jobs");
+				await panel.locator("select[name='agent'] option:has-text('reviewer')").waitFor({ state: "attached" });
+				assert.match((await panel.locator(".job-broken").textContent())!, /broken\.md: description is required/);
+				assert.match((await panel.textContent())!, /No job is running/);
+				await panel.locator("select[name='agent']").selectOption("reviewer");
+				await panel.locator("textarea[name='task']").fill('CALL yield {"text":"review done: all good"}');
+				await panel.locator("button[type='submit']").click();
+				const row = panel.locator(".job-list li[data-status='completed']");
+				await row.waitFor();
+				assert.match((await row.textContent())!, /reviewer/);
+				await row.locator("button").click();
+				await panel.locator(".job-output:has-text('review done: all good')").waitFor();
+				await panel.locator(".job-transcript .tool-name:has-text('yield')").first().waitFor();
+				assert.equal(await panel.locator("button:has-text('Cancel job')").count(), 0, "a finished job cannot be cancelled");
+				await panel.locator("button:has-text('Back')").click();
+				await panel.locator("textarea[name='task']").waitFor();
+			} finally {
+				await page.context().close();
+			}
+		});
+
+		test("a running job streams in its detail and can be cancelled", async () => {
+			const page = await openPage(browser, service.skiff.url, viewport);
+			let release!: () => void;
+			gate = new Promise((resolve) => (release = resolve));
+			try {
+				await showPanel(page, viewport, "jobs");
+				const panel = page.locator("#panel-jobs");
+				await panel.locator("textarea[name='task']").fill("REPLY still thinking");
+				await panel.locator("button[type='submit']").click();
+				const row = panel.locator(".job-list li[data-status='running']");
+				await row.waitFor();
+				await row.locator("button").click();
+				await panel.locator(".job-transcript").waitFor();
+				await panel.locator("button:has-text('Cancel job')").click();
+				release();
+				gate = undefined;
+				await panel.locator(".job-status.cancelled").waitFor();
+			} finally {
+				gate = undefined;
+				release?.();
+				await page.context().close();
+			}
+		});
+	});
+}

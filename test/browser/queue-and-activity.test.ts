@@ -1,0 +1,144 @@
+/**
+ * Messages queued for a run and what the run is doing: a steer (or a follow-up) shows as a pending bubble
+ * until the agent takes it, then as an ordinary user message; after a stop, what was not taken comes back to
+ * the composer with a note and is never delivered later; while nothing streams, the transcript says the
+ * agent is working (or which tool runs), without motion for those who prefer reduced motion.
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { type ChatService, launchBrowser, newSession, openPage, runPrompt, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import { TestClient } from "../support/ws-client.js";
+
+let browser: Browser;
+let service: ChatService;
+/** While set, the fake model holds its answer until the promise settles (the run has started, nothing streams). */
+let holdModel: Promise<void> | undefined;
+
+before(async () => {
+	browser = await launchBrowser();
+	service = await startChatService({ onModelRequest: () => holdModel });
+});
+
+after(async () => {
+	await browser?.close();
+	await service?.close();
+});
+
+const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 150`;
+
+for (const viewport of VIEWPORTS) {
+	describe(`queued messages and activity at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
+		let page: Page;
+		before(async () => {
+			page = await openPage(browser, service.skiff.url, viewport);
+			await newSession(page, viewport);
+		});
+		after(() => page?.context().close());
+
+		test("a steer typed during a reply shows as a pending bubble, then as a normal user message once delivered", async () => {
+			await typeAndSend(page, SLOW_REPLY);
+			await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
+			await typeAndSend(page, `REPLY steered-${viewport.name}`);
+			const pending = page.locator(".msg.user.pending", { hasText: `steered-${viewport.name}` });
+			await pending.waitFor();
+			assert.match((await pending.locator(".pending-label").textContent())!, /Steer/);
+			// It waits under the reply being written.
+			const order = await page.evaluate(() => {
+				const reply = document.querySelector(".msg.assistant.streaming")!;
+				const bubble = document.querySelector(".msg.pending")!;
+				return reply.compareDocumentPosition(bubble) & Node.DOCUMENT_POSITION_FOLLOWING;
+			});
+			assert.ok(order, "the pending bubble is below the streaming reply");
+
+			await page.waitForSelector(".app[data-run='idle']");
+			assert.equal(await page.locator(".msg.pending").count(), 0);
+			assert.equal(await page.locator(".msg.user:not(.pending)", { hasText: `steered-${viewport.name}` }).count(), 1, "delivered: an ordinary user message");
+			assert.equal(await page.locator(".msg.assistant", { hasText: `steered-${viewport.name}` }).count(), 1, "and answered");
+		});
+
+		test("a follow-up queued by another client shows as pending until the run takes it", async () => {
+			const sessionId = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
+			const client = await TestClient.connect(service.skiff.wsUrl);
+			try {
+				await typeAndSend(page, SLOW_REPLY);
+				await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
+				await client.ok({ type: "follow_up", message: `REPLY followed-${viewport.name}`, sessionId });
+				const pending = page.locator(".msg.user.pending", { hasText: `followed-${viewport.name}` });
+				await pending.waitFor();
+				assert.match((await pending.locator(".pending-label").textContent())!, /Follow-up/);
+				await page.waitForSelector(".app[data-run='idle']");
+				assert.equal(await page.locator(".msg.pending").count(), 0);
+				assert.equal(await page.locator(".msg.user", { hasText: `followed-${viewport.name}` }).count(), 1);
+			} finally {
+				client.close();
+			}
+		});
+
+		test("after a stop, the steer the run did not take comes back after the draft, with a note, and is never sent later", async () => {
+			const marker = `never-delivered-${viewport.name}`;
+			await typeAndSend(page, SLOW_REPLY);
+			await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
+			await typeAndSend(page, `REPLY ${marker}`);
+			await page.locator(".msg.user.pending", { hasText: marker }).waitFor();
+			await page.fill("#composer", "my unfinished draft");
+			await page.click("button.abort");
+			await page.waitForSelector(".composer-note");
+			assert.match((await page.textContent(".composer-note"))!, /not delivered/);
+			assert.equal(await page.inputValue("#composer"), `my unfinished draft\n\nREPLY ${marker}`);
+			assert.equal(await page.locator(".msg.pending").count(), 0);
+
+			const requestsBefore = service.model.requests.length;
+			await page.fill("#composer", "REPLY after the stop");
+			await runPrompt(page, "REPLY after the stop");
+			const later = service.model.requests.slice(requestsBefore).map((r) => JSON.stringify(r.body.messages));
+			assert.ok(later.length > 0 && later.every((body) => !body.includes(marker)), "the model never got it");
+			assert.equal(await page.locator(".msg.user", { hasText: marker }).count(), 0, "nor the transcript");
+			assert.equal(await page.locator(".composer-note").count(), 0, "sending clears the note");
+		});
+
+		test("while the model has not answered yet the transcript shows the agent working; the reply replaces it", async () => {
+			let release!: () => void;
+			holdModel = new Promise((resolve) => (release = resolve));
+			try {
+				await typeAndSend(page, "REPLY finally here");
+				const working = page.locator(".transcript .msg.working");
+				await working.waitFor();
+				assert.match((await working.textContent())!, /Working/);
+				assert.equal(await page.locator(".transcript-content > :last-child").evaluate((el) => el.classList.contains("working")), true, "in the assistant's place, last");
+				assert.equal(await working.getAttribute("aria-live"), null, "not read out");
+				assert.equal(await page.locator(".msg.working .dots i").first().evaluate((el) => getComputedStyle(el).animationName), "dot");
+			} finally {
+				holdModel = undefined;
+				release();
+			}
+			await page.waitForSelector(".app[data-run='idle']");
+			assert.equal(await page.locator(".msg.working").count(), 0);
+			assert.equal(await page.locator(".msg.assistant", { hasText: "finally here" }).count(), 1);
+		});
+
+		test("while a tool runs the transcript says which one", async () => {
+			await typeAndSend(page, "RUN sleep 2; echo slept");
+			await page.waitForSelector(".msg.working:has-text('Running bash…')");
+			await page.waitForSelector(".app[data-run='idle']");
+			assert.equal(await page.locator(".msg.working").count(), 0);
+		});
+	});
+}
+
+test("with reduced motion the working indicator does not move", async () => {
+	const page = await openPage(browser, service.skiff.url, VIEWPORTS[0], { reducedMotion: "reduce" });
+	let release!: () => void;
+	holdModel = new Promise((resolve) => (release = resolve));
+	try {
+		await newSession(page, VIEWPORTS[0]);
+		await typeAndSend(page, "REPLY still");
+		await page.waitForSelector(".msg.working");
+		assert.equal(await page.locator(".msg.working .dots i").first().evaluate((el) => getComputedStyle(el).animationName), "none");
+	} finally {
+		holdModel = undefined;
+		release();
+		await page.waitForSelector(".app[data-run='idle']");
+		await page.context().close();
+	}
+});

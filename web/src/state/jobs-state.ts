@@ -1,0 +1,139 @@
+/**
+ * The Jobs panel's state: the current session's jobs (kept current by `job_updated`), the agent catalog, and
+ * the job opened in detail with its child's transcript, which streams on as the child's events arrive.
+ */
+import type { AgentCatalogEntry, Job, SkiffClient, SkiffEvent } from "../../../src/client/index";
+import { Transcript } from "./transcript";
+
+/** A job whose status never changes again. */
+export const FINISHED = new Set(["completed", "failed", "cancelled", "interrupted"]);
+
+export interface JobDetail {
+	jobId: string;
+	/** The child's transcript once the job has started (loaded with job_transcript). */
+	transcript?: Transcript;
+	output?: string;
+}
+
+export class JobsState {
+	jobs: Job[] = [];
+	agents: AgentCatalogEntry[] = [];
+	loaded = false;
+	detail: JobDetail | undefined;
+	/** Bumped on every change. */
+	version = 0;
+	private forSession: string | undefined;
+
+	constructor(
+		private readonly client: SkiffClient,
+		private readonly sessionId: () => string | undefined,
+		private readonly changed: () => void,
+		private readonly fail: (text: string) => void,
+	) {
+		client.onEvent((event) => this.onEvent(event));
+	}
+
+	/** Loads the session's jobs and the catalog (again when the session changed). */
+	async refresh(): Promise<void> {
+		const sessionId = this.sessionId();
+		if (!sessionId) return;
+		try {
+			const list = await this.client.call("job_list", {}, { sessionId });
+			if (sessionId !== this.sessionId()) return;
+			this.forSession = sessionId;
+			this.jobs = list.jobs;
+			this.agents = list.agents;
+			this.loaded = true;
+			this.touch();
+		} catch (error) {
+			this.fail(`job_list failed: ${(error as Error).message}`);
+		}
+	}
+
+	/** Whether the lists belong to the current session (else refresh). */
+	current(): boolean {
+		return this.loaded && this.forSession === this.sessionId();
+	}
+
+	async spawn(task: string, agent: string): Promise<boolean> {
+		try {
+			const { jobs } = await this.client.call("task_spawn", { task, agent }, { sessionId: this.sessionId() });
+			for (const job of jobs) this.upsert(job);
+			return true;
+		} catch (error) {
+			this.fail(`task_spawn failed: ${(error as Error).message}`);
+			return false;
+		}
+	}
+
+	async cancel(jobId: string): Promise<void> {
+		try {
+			await this.client.call("job_cancel", { jobIds: [jobId] }, { sessionId: this.sessionId() });
+		} catch (error) {
+			this.fail(`job_cancel failed: ${(error as Error).message}`);
+		}
+	}
+
+	/** Opens a job in detail: its transcript (following the child's events) and, once finished, its output. */
+	async open(jobId: string): Promise<void> {
+		this.detail = { jobId };
+		this.touch();
+		await this.load(jobId);
+	}
+
+	close(): void {
+		this.detail = undefined;
+		this.touch();
+	}
+
+	job(jobId: string): Job | undefined {
+		return this.jobs.find((j) => j.id === jobId);
+	}
+
+	private async load(jobId: string): Promise<void> {
+		const job = this.job(jobId);
+		try {
+			if (job?.sessionId) {
+				const snapshot = await this.client.call("job_transcript", { jobId });
+				if (this.detail?.jobId !== jobId) return;
+				const transcript = new Transcript(snapshot.sessionId);
+				transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: snapshot.running });
+				this.detail = { ...this.detail, transcript };
+			}
+			if (job && FINISHED.has(job.status)) {
+				const { output } = await this.client.call("job_output", { jobId });
+				if (this.detail?.jobId === jobId) this.detail = { ...this.detail, output: output ?? "" };
+			}
+			this.touch();
+		} catch (error) {
+			this.fail(`could not open job ${jobId}: ${(error as Error).message}`);
+		}
+	}
+
+	private onEvent(event: SkiffEvent): void {
+		if (event.type === "job_updated") {
+			if (event.sessionId !== this.forSession) return;
+			const before = this.job(event.job.id);
+			this.upsert(event.job);
+			// The detail follows the job: its session appears when it starts, its output when it finishes.
+			const open = this.detail?.jobId === event.job.id;
+			if (open && ((!before?.sessionId && event.job.sessionId) || (FINISHED.has(event.job.status) && !FINISHED.has(before?.status ?? "")))) {
+				void this.load(event.job.id);
+			}
+			return;
+		}
+		const transcript = this.detail?.transcript;
+		if (transcript && event.sessionId === transcript.sessionId && transcript.apply(event)) this.touch();
+	}
+
+	private upsert(job: Job): void {
+		const at = this.jobs.findIndex((j) => j.id === job.id);
+		this.jobs = at < 0 ? [job, ...this.jobs] : this.jobs.map((j, i) => (i === at ? job : j));
+		this.touch();
+	}
+
+	private touch(): void {
+		this.version++;
+		this.changed();
+	}
+}

@@ -1,0 +1,99 @@
+/**
+ * Keeps a scroller at its bottom while the conversation grows, until the user scrolls away; scrolling back to
+ * the bottom (or `jump`) follows again. Only the user's own scrolling stops following: a wheel, a touch, a
+ * scrolling key or the scrollbar, or any scroll that is not caused by a change of the content's height.
+ * Height changes (a reply turning into formatted markdown, an image loading, tool output, a resize, lazily
+ * rendered messages) re-pin the view instead.
+ */
+
+/** Closer than this to the bottom counts as at the bottom. */
+const AT_BOTTOM_PX = 24;
+/** How long after a wheel, touch or key a scroll still counts as the user's (momentum scrolling included). */
+const USER_SCROLL_MS = 1000;
+const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
+
+export class FollowScroll {
+	following = true;
+	private userUntil = 0;
+	private dragging = false;
+	private height = 0;
+	private readonly resizes: ResizeObserver;
+
+	constructor(
+		private readonly scroller: HTMLElement,
+		content: HTMLElement,
+		private readonly changed: (following: boolean) => void,
+		/** Whether there is a conversation to follow (a notice alone is read from its top). */
+		private readonly hasConversation: () => boolean,
+	) {
+		scroller.addEventListener("wheel", this.onWheel, { passive: true });
+		scroller.addEventListener("touchstart", this.onUserInput, { passive: true });
+		scroller.addEventListener("touchmove", this.onUserInput, { passive: true });
+		scroller.addEventListener("keydown", this.onKey);
+		scroller.addEventListener("pointerdown", this.onPointerDown);
+		scroller.addEventListener("scroll", this.onScroll, { passive: true });
+		window.addEventListener("pointerup", this.onPointerUp);
+		this.resizes = new ResizeObserver(() => this.pin());
+		this.resizes.observe(scroller);
+		this.resizes.observe(content);
+	}
+
+	dispose(): void {
+		this.resizes.disconnect();
+		window.removeEventListener("pointerup", this.onPointerUp);
+	}
+
+	/** While following: to the bottom (after every render and every change of size). */
+	pin(): void {
+		if (this.following && this.hasConversation()) this.scroller.scrollTop = this.scroller.scrollHeight;
+		this.height = this.scroller.scrollHeight;
+	}
+
+	/** Back to the newest message, following again. */
+	jump(): void {
+		this.set(true);
+		this.pin();
+	}
+
+	private atBottom(): boolean {
+		const el = this.scroller;
+		return el.scrollHeight - el.scrollTop - el.clientHeight <= AT_BOTTOM_PX;
+	}
+
+	private set(following: boolean): void {
+		if (following === this.following) return;
+		this.following = following;
+		this.changed(following);
+	}
+
+	private readonly onWheel = (event: WheelEvent): void => {
+		this.userUntil = performance.now() + USER_SCROLL_MS;
+		if (event.deltaY < 0 && this.scroller.scrollTop > 0) this.set(false);
+	};
+
+	private readonly onUserInput = (): void => {
+		this.userUntil = performance.now() + USER_SCROLL_MS;
+	};
+
+	private readonly onKey = (event: KeyboardEvent): void => {
+		if (event.target === this.scroller && SCROLL_KEYS.has(event.key)) this.onUserInput();
+	};
+
+	private readonly onPointerDown = (event: PointerEvent): void => {
+		if (event.target === this.scroller) this.dragging = true; // on the scrollbar, not on a message
+	};
+
+	private readonly onPointerUp = (): void => {
+		if (!this.dragging) return;
+		this.dragging = false;
+		this.onUserInput();
+	};
+
+	private readonly onScroll = (): void => {
+		const height = this.scroller.scrollHeight;
+		const resized = height !== this.height;
+		this.height = height;
+		if (this.dragging || performance.now() < this.userUntil || !resized) this.set(this.atBottom());
+		else if (this.following) this.pin();
+	};
+}

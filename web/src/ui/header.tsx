@@ -1,0 +1,32 @@
+/** The bar over the conversation: the app's name (h1), connection status, session title, model and the panels button. */
+import type { Controller } from "../state/controller";
+import { redact } from "../render/redact";
+import { StatusPill } from "./connection-bar";
+import { Icon } from "./icons";
+
+export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void }) {
+	const { state } = props.controller;
+	const model = props.controller.model();
+	return (
+		<header class="top">
+			<h1 class="brand">
+				<Icon name="logo" />
+				<span>Skiff</span>
+			</h1>
+			<StatusPill status={state.status} />
+			<div class="title" title={state.session?.cwd}>
+				{state.session ? redact(props.controller.title()) : ""}
+			</div>
+			{props.running && <span class="badge streaming">working</span>}
+			<div class="spacer" />
+			{state.ready && (
+				<button type="button" class={`model-chip ghost small${model ? "" : " missing"}`} onClick={props.onOpenSettings} title="Model settings">
+					<span class="model-name">{model ? (model.name ?? model.id) : "No model set up"}</span>
+				</button>
+			)}
+			<button type="button" class="panel-toggle ghost icon" aria-label="Panels" aria-controls="panels" aria-expanded={props.drawerOpen} onClick={props.onToggleDrawer}>
+				<Icon name="panels" />
+			</button>
+		</header>
+	);
+}
