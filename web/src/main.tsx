@@ -1,5 +1,7 @@
 import { render } from "preact";
+import { isGuestPath } from "./collab/guest-link";
 import { App } from "./ui/app";
+import { GuestView } from "./ui/guest-view";
 import "./styles/tokens.css";
 import "./styles/base.css";
 import "./styles.css";
@@ -9,5 +11,7 @@ import "./styles/composer.css";
 import "./styles/panels.css";
 import "./styles/jobs.css";
 import "./styles/dialogs.css";
+import "./styles/collab.css";
 
-render(<App />, document.getElementById("app")!);
+// At a collaboration link the page is a guest's view of one shared session, never the host's app.
+render(isGuestPath(location.pathname) ? <GuestView /> : <App />, document.getElementById("app")!);

@@ -18,6 +18,7 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index";
+import { CollabState } from "./collab-state";
 import { Drafts } from "./drafts";
 import { JobsState } from "./jobs-state";
 import { sessionTitle } from "./session-title";
@@ -86,6 +87,8 @@ export class Controller {
 	private lost = false;
 	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
 	readonly jobs: JobsState;
+	/** The Share dialog's rooms (web/src/state/collab-state.ts). */
+	readonly collab: CollabState;
 
 	constructor(wsUrl: string) {
 		this.state = {
@@ -110,6 +113,7 @@ export class Controller {
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
 		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
+		this.collab = new CollabState(this.client, () => this.state.sessionId, () => this.schedule());
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
