@@ -171,7 +171,8 @@ for (const viewport of VIEWPORTS) {
 				await page.waitForSelector(".guest-card h2:has-text('This link cannot be opened')");
 				assert.match(await page.locator(".guest-card").innerText(), says);
 				assert.deepEqual(sockets, [], "nothing is sent");
-				assert.equal(await page.locator("#composer, .guest-role").count(), 0);
+				assert.equal(await page.locator(".guest-role").innerText(), "Guest");
+				assert.equal(await page.locator("#composer, .pill, input[aria-label='Access token'], .panels").count(), 0);
 				if (viewport.phone) assert.ok(await fitsWidth(page));
 			} finally {
 				await page.context().close();

@@ -7,7 +7,6 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useReducer } from "preact/hooks";
-import type { GuestStatus } from "../collab/guest-connection";
 import { redact } from "../render/redact";
 import { GuestSession } from "../state/guest-state";
 import { Composer } from "./composer";
@@ -15,17 +14,8 @@ import { Icon } from "./icons";
 import { LiveRegion, Toasts } from "./toasts";
 import { TranscriptView } from "./transcript-view";
 
-/** The role as the header's badge says it, and what it allows. */
-const ROLE_LABEL = { control: "Guest · can control", view: "Guest · view only" } as const;
-
-/** What the connection bar says first once the transcript shows (the connection's own sentence follows). */
-const STATUS_LEAD: Record<GuestStatus, string> = {
-	connecting: "",
-	connected: "",
-	reconnecting: "",
-	ended: "Sharing has ended.",
-	failed: "Could not join.",
-};
+/** The role as the header's badge says it, after "Guest": what it allows. */
+const ROLE_LABEL = { control: "can control", view: "view only" } as const;
 
 export function GuestView() {
 	const guest = useMemo(() => new GuestSession(), []);
@@ -44,7 +34,7 @@ export function GuestView() {
 	const over = status === "ended" || status === "failed";
 
 	let body: ComponentChildren;
-	if (linkError) body = <GuestCard title="This link cannot be opened" text={linkError} hint="Ask the host for the link again, and open all of it: the part after # is the key." />;
+	if (linkError) body = <GuestCard title="This link cannot be opened" text={linkError} />;
 	else if (!transcript) {
 		body =
 			status === "failed" || status === "ended" ? (
@@ -62,23 +52,23 @@ export function GuestView() {
 						<Icon name="logo" />
 						<span>Skiff</span>
 					</h1>
-					<span class={`pill ${status === "connected" || status === "connecting" || status === "reconnecting" ? status : "offline"}`} data-status={status}>
-						<span class="label">{status}</span>
-					</span>
-					<div class="title">{transcript ? redact(guest.title()) : ""}</div>
+					{connection && (
+						<span class={`pill ${status === "connected" || status === "connecting" || status === "reconnecting" ? status : "offline"}`} data-status={status}>
+							<span class="label">{status}</span>
+						</span>
+					)}
+					{transcript && <div class="title">{redact(guest.title())}</div>}
 					{running && <span class="badge streaming">working</span>}
 					<div class="spacer" />
 					{session?.model && <span class="guest-model">{session.model.name ?? session.model.id}</span>}
-					{role && (
-						<span class="guest-role" data-role={role}>
-							{ROLE_LABEL[role]}
-						</span>
-					)}
+					<span class="guest-role" data-role={role}>
+						Guest{role && <span class="role"> · {ROLE_LABEL[role]}</span>}
+					</span>
 				</header>
 				{transcript && connection && status !== "connected" && (
 					<div class={`connection ${over ? "offline" : status}${status === "failed" ? " refused" : ""}`} role="status" aria-label="Connection">
 						<span class="detail">
-							{[STATUS_LEAD[status], connection.detail].filter(Boolean).join(" ")}
+							{connection.detail}
 							{status === "ended" && transcript && " What you saw stays here until you close the page."}
 						</span>
 					</div>
@@ -115,7 +105,7 @@ export function GuestView() {
 	);
 }
 
-function GuestCard({ title, text, hint }: { title: string; text: string; hint?: string }) {
+function GuestCard({ title, text }: { title: string; text: string }) {
 	return (
 		<div class="chat">
 			<div class="transcript">
@@ -123,7 +113,6 @@ function GuestCard({ title, text, hint }: { title: string; text: string; hint?: 
 					<div class="guest-card" role="alert">
 						<h2>{title}</h2>
 						<p>{text}</p>
-						{hint && <p class="hint">{hint}</p>}
 					</div>
 				</div>
 			</div>
