@@ -192,7 +192,12 @@ export class CollabConnection implements Participant {
 		this.options.log(`skiff: collaboration guest ${this.options.peer} joined room ${this.room.roomId} (${this.role})`);
 		this.events = this.options.dispatcher.eventClient((published) => this.onEvent(published));
 		this.events.follow(this.room.sessionId);
-		void this.snapshot();
+		this.takeSnapshot();
+	}
+
+	/** Starts a snapshot; should reading the session fail outright, the guest is told it is not available. */
+	private takeSnapshot(): void {
+		this.snapshot().catch(() => this.end(CLOSE_SESSION_UNAVAILABLE, SESSION_UNAVAILABLE));
 	}
 
 	/**
@@ -244,7 +249,7 @@ export class CollabConnection implements Participant {
 		this.lastSeq = published.seq;
 		const shown = this.project(published);
 		if (shown) this.queue.push(shown);
-		if (needsSnapshot(published.event)) void this.snapshot();
+		if (needsSnapshot(published.event)) this.takeSnapshot();
 	}
 
 	/** The event as guests see it (shared by the session's guests), or undefined when they do not see it. */

@@ -124,10 +124,11 @@ test("a host and a guest follow one streaming run; the guest prompts; paths reac
 	assert.equal((await host.ok({ type: "get_state" })).isStreaming, false, "the host's session is idle and answers");
 });
 
-test("a guest joining mid-run gets the partial reply in its snapshot, then the rest of the run", async () => {
+test("a guest joining mid-run gets the partial reply in its snapshot, then follows the run to its end", async () => {
 	const room = await ok({ type: "collab_start" });
 	const from = host.events.length;
-	await host.ok({ type: "prompt", message: `REPLY ${"word ".repeat(40)}\nSLOW 20` });
+	// A slow reply (10 s in all) that the host stops once the guest has followed part of it.
+	await host.ok({ type: "prompt", message: `REPLY ${"word ".repeat(40)}\nSLOW 250` });
 	await host.waitForEvent((e) => e.type === "message_update", 20_000, from);
 	const { guest, snapshots, events, until } = guestOf(room.viewLink);
 	guest.start();
@@ -135,14 +136,17 @@ test("a guest joining mid-run gets the partial reply in its snapshot, then the r
 	const snapshot = snapshots[0]!;
 	assert.equal(snapshot.session.isStreaming, true);
 	assert.equal(snapshot.streaming?.role, "assistant");
-	const end = await until(() => events.find((e) => e.type === "message_end" && e.message.role === "assistant"), "message_end");
+	await until(() => events.find((e) => e.type === "message_update"), "a delta after the snapshot");
+	assert.equal((await guest.abort()).code, "forbidden", "a view guest cannot stop the run");
+	await host.ok({ type: "abort" });
 	const hostEnd = await host.waitForEvent((e) => e.type === "message_end" && e.message.role === "assistant", 20_000, from);
+	const end = await until(() => events.find((e) => e.type === "message_end" && e.message.role === "assistant"), "message_end");
+	assert.equal(end.seq, hostEnd.seq);
 	assert.deepEqual(
 		(end as any).message.content.filter((c: any) => c.type === "text"),
 		hostEnd.message.content.filter((c: any) => c.type === "text"),
+		"the guest ends with the host's text",
 	);
-	assert.equal(end.seq, hostEnd.seq);
-	assert.equal((await guest.abort()).code, "forbidden", "a view guest cannot stop the run");
 	await host.waitForEvent((e) => e.type === "agent_end", 20_000, from);
 	guest.leave();
 	await ok({ type: "collab_stop", roomId: room.roomId });
