@@ -3,7 +3,7 @@
  * `collab_updated` (a guest joined or left, a room started or stopped, from this page or another client), and
  * the commands that start and stop a room for the current session. Never polls.
  */
-import type { CommandResult, SkiffClient, SkiffEvent } from "../../../src/client/index";
+import type { CommandResult, SkiffClient, SkiffEvent } from "../../../src/client/index.js";
 
 /** A room as the page shows it: its links and who is connected. */
 export type SharedRoom = CommandResult<"collab_status">["rooms"][number];
