@@ -3,7 +3,8 @@
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
  * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes), session tree
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
- * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, phone drawer, shortcut
+ * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, the Share dialog and the guest
+ * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
  */
@@ -154,6 +155,8 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "maintenance-doctor", size, scheme);
 		await closeDrawer(page, size);
 
+		await shareViews(browser, page, size, scheme);
+
 		await page.keyboard.press("Control+/");
 		await page.waitForSelector("dialog.shortcuts[open]");
 		await shot(page, "shortcuts", size, scheme);
@@ -279,6 +282,43 @@ async function sideChatViews(page: Page, size: Size, scheme: string): Promise<vo
 	await page.fill(".side-box textarea", "And the parser fixtures?");
 	await shot(page, "side-chat", size, scheme);
 	await page.fill(".side-box textarea", "");
+}
+
+
+/** The Share dialog before and while sharing, and the guest view at its links (control, view, ended, a bad link). */
+async function shareViews(browser: Browser, host: Page, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
+	await host.click("button.share-button");
+	await host.waitForSelector("dialog.share[open]");
+	await shot(host, "share-start", size, scheme);
+	await host.click("dialog.share button:has-text('Start sharing')");
+	await host.waitForSelector("dialog.share #share-control");
+	const guestAt = async (link: string) => {
+		const context = await browser.newContext({ viewport: size.viewport, colorScheme: scheme, hasTouch: size.phone, isMobile: size.phone, deviceScaleFactor: size.phone ? 2 : 1 });
+		const page = await context.newPage();
+		await page.goto(link);
+		return page;
+	};
+	const control = await guestAt(await host.inputValue("#share-control"));
+	const view = await guestAt(await host.inputValue("#share-view"));
+	try {
+		await control.waitForSelector(".guest .pill[data-status='connected']");
+		await control.waitForSelector(".msg.assistant:has-text('one Chromium per worker')");
+		await view.waitForSelector(".guest .pill[data-status='connected']");
+		await host.waitForSelector("dialog.share .share-count li[data-role='view']:has-text('1')");
+		await shot(host, "share", size, scheme);
+		await shot(control, "guest-control", size, scheme);
+		await shot(view, "guest-view", size, scheme);
+		await host.click("dialog.share button:has-text('Stop sharing')");
+		await view.waitForSelector(".guest[data-status='ended']");
+		await shot(view, "guest-ended", size, scheme);
+		await host.keyboard.press("Escape");
+		await view.goto(`${new URL(host.url()).origin}/collab/ws/${"A".repeat(22)}`);
+		await view.waitForSelector(".guest-card");
+		await shot(view, "guest-bad-link", size, scheme);
+	} finally {
+		await control.context().close();
+		await view.context().close();
+	}
 }
 
 async function tokenView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {

@@ -4,6 +4,9 @@
  * (docs/protocol.md, docs/protocol.schema.json, docs/settings.md) and types the client from them
  * (src/client/protocol.generated.ts).
  */
+import { collabCommands } from "./collab/commands.js";
+import { collabEvents } from "./collab/events.js";
+import type { CollabRooms } from "./collab/rooms.js";
 import { goalCommands } from "./features/goal/commands.js";
 import { goalEvents } from "./features/goal/events.js";
 import { GoalService } from "./features/goal/service.js";
@@ -62,6 +65,8 @@ export interface ContractFeatures {
 	workflows: WorkflowService;
 	/** Facts of the running service for `doctor` (absent where none runs: documentation, tests). */
 	service?: ServiceFacts;
+	/** The listener's collaboration rooms (absent without a listener: the collab commands are then unavailable). */
+	collab?: CollabRooms;
 }
 
 /** Every setting Skiff honours: the sessions' and each feature's (a feature with settings adds its list here). */
@@ -83,6 +88,7 @@ export function createCommandRegistry(features: ContractFeatures): CommandRegist
 		...todoCommands(features.todo),
 		...goalCommands(features.goal),
 		...workflowCommands(features.workflows),
+		...collabCommands(features.collab),
 		...runCommands,
 		...stateCommands,
 		...modelCommands,
@@ -137,5 +143,5 @@ function inertJobService(): JobService {
 }
 
 export function createEventRegistry(): EventRegistry {
-	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents, ...todoEvents, ...goalEvents, ...workflowEvents);
+	return new EventRegistry().register(...coreEvents, ...settingsEvents, ...sideChatEvents, ...jobEvents, ...todoEvents, ...goalEvents, ...workflowEvents, ...collabEvents);
 }

@@ -6,6 +6,8 @@
 import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { ThinkingLevel } from "./agent/types.js";
+import { collabUpdated } from "./collab/events.js";
+import type { CollabRooms } from "./collab/rooms.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
 import { GoalService } from "./features/goal/service.js";
 import { loadCatalog } from "./features/jobs/definitions.js";
@@ -38,6 +40,8 @@ export interface CoreConfig {
 	maxSessions?: number;
 	/** How clients reach the service (for `doctor`); standard input and output when absent. */
 	reach?: ServiceReach;
+	/** The listener's collaboration rooms (absent in `--mode rpc`, where the collab commands are unavailable). */
+	collab?: CollabRooms;
 }
 
 export interface Core {
@@ -129,8 +133,9 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		warn: log,
 	});
 	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
+	config.collab?.onChange((change) => streams.hub(change.room.sessionId).publish(collabUpdated(change)));
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, workflows, service }), { runtime, streams });
+	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, workflows, service, collab: config.collab }), { runtime, streams });
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

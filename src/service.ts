@@ -6,7 +6,9 @@
  */
 import type { AddressInfo } from "node:net";
 import type { RuntimeManager } from "./agent/runtime-manager.js";
+import { CollabRooms } from "./collab/rooms.js";
 import type { CoreConfig } from "./core.js";
+import { collabLinkOrigin } from "./listener/advertised-origin.js";
 import type { AuthPolicy } from "./listener/auth.js";
 import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
@@ -20,6 +22,8 @@ export interface ServiceConfig extends CoreConfig {
 	port: number;
 	auth: AuthPolicy;
 	web: WebPageSource;
+	/** `--listen-advertised-origin`, already validated: the origin of collaboration links. */
+	advertisedOrigin?: string;
 	/** Called as soon as the listener is bound, before the core is loaded (the CLI prints its banner here). */
 	onListening?: (address: AddressInfo) => void;
 }
@@ -47,19 +51,24 @@ function pendingCore() {
 
 export async function startService(config: ServiceConfig): Promise<Service> {
 	const { ready, coreReady, coreFailed } = pendingCore();
+	// Rooms are started by commands (once the core is loaded) and seated by the listener; links need its address.
+	let bound: AddressInfo | undefined;
+	const collab = new CollabRooms({ linkOrigin: (baseUrl) => collabLinkOrigin(baseUrl, config.advertisedOrigin, bound!) });
 	const listener = await startListener({
 		host: config.host,
 		port: config.port,
 		auth: config.auth,
 		dispatcher: deferredDispatcher(ready),
 		web: config.web,
+		collab,
 	});
+	bound = listener.address;
 	config.onListening?.(listener.address);
 	let core;
 	try {
 		const { loadCore } = await import("./core.js");
 		const reach = { transport: "listener" as const, url: urlOf(listener.address), loopback: config.auth.loopback, token: config.auth.token !== undefined };
-		core = await loadCore({ ...config, reach });
+		core = await loadCore({ ...config, reach, collab });
 	} catch (error) {
 		coreFailed(error);
 		await listener.close();

@@ -46,7 +46,6 @@ async function main(argv: string[]): Promise<void> {
 	} catch (error) {
 		throw new UsageError(error instanceof Error ? error.message : String(error));
 	}
-	void advertisedOrigin; // used by collaboration links (a later feature); validated now so mistakes show at start
 	const token = options.listenTokenFile !== undefined ? readTokenFile(options.listenTokenFile) : undefined;
 	const policy = decideBindPolicy({
 		host: address.host,
@@ -91,6 +90,7 @@ async function main(argv: string[]): Promise<void> {
 		port: address.port,
 		auth: { token, loopback: isLoopbackHost(address.host) },
 		web: webPageSource(),
+		advertisedOrigin,
 		session: options.session,
 		model: options.model,
 		thinking: options.thinking,

@@ -185,6 +185,34 @@ export interface BranchSummaryMessage {
 
 export type Message = UserMessage | AssistantMessage | ToolResultMessage | CustomMessage | BashExecutionMessage | CompactionSummaryMessage | BranchSummaryMessage;
 
+export interface CollabRoomLinks {
+	roomId: string;
+	/** The session the room shares. */
+	sessionId: string;
+	/** `<origin>/collab/ws/<roomId>#c=<key>`: its holder can watch, prompt, steer and abort. */
+	controlLink: string;
+	/** `<origin>/collab/ws/<roomId>#v=<key>`: its holder can only watch. */
+	viewLink: string;
+}
+
+export interface CollabRoomStatus {
+	roomId: string;
+	/** The session the room shares. */
+	sessionId: string;
+	/** Guests connected with the control link. */
+	controlGuests: number;
+	/** Guests connected with the view link. */
+	viewGuests: number;
+	/** Guests the room seats at once. */
+	participantLimit: number;
+	/** ISO 8601. */
+	startedAt: string;
+	/** `<origin>/collab/ws/<roomId>#c=<key>`: its holder can watch, prompt, steer and abort. */
+	controlLink: string;
+	/** `<origin>/collab/ws/<roomId>#v=<key>`: its holder can only watch. */
+	viewLink: string;
+}
+
 export interface CompactionResult {
 	summary: string;
 	firstKeptEntryId: string;
@@ -864,6 +892,22 @@ export interface BashExecutionUpdateEvent {
 	[key: string]: unknown;
 }
 
+export interface CollabUpdatedEvent {
+	type: "collab_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	roomId: string;
+	/** The room was stopped: its links no longer work. */
+	stopped: boolean;
+	/** Guests connected with the control link now. */
+	controlGuests: number;
+	/** Guests connected with the view link now. */
+	viewGuests: number;
+	[key: string]: unknown;
+}
+
 export interface CompactionEndEvent {
 	type: "compaction_end";
 	/** The session the event belongs to. */
@@ -1384,6 +1428,39 @@ export interface Commands {
 			closed: true;
 			sessionId: string;
 			wasLoaded: boolean;
+		};
+	};
+	/** Starts an encrypted collaboration room sharing the addressed session, and returns its two links: the control link lets guests watch, prompt, steer and abort; the view link only watch. The links' origin is `baseUrl`, else `--listen-advertised-origin`, else the listener's own address (a wildcard bind needs one of the two). Each call starts a new room with new keys. Rooms live in memory only. */
+	collab_start: {
+		params: {
+			/** The origin guests reach the service at: `http(s)://host[:port]`, nothing else. */
+			baseUrl?: string;
+		};
+		result: CollabRoomLinks;
+	};
+	/** The open collaboration rooms (or the one named), each with its links and how many guests of each role are connected. */
+	collab_status: {
+		params: {
+			/** A room id (22 base64url characters). */
+			roomId?: string;
+		};
+		result: {
+			rooms: CollabRoomStatus[];
+			/** Rooms the service holds at once. */
+			roomLimit: number;
+		};
+	};
+	/** Stops a collaboration room: its guests are disconnected (close 4001 "collaboration room stopped") and its links stop working. */
+	collab_stop: {
+		params: {
+			/** A room id (22 base64url characters). */
+			roomId: string;
+		};
+		result: {
+			roomId: string;
+			sessionId: string;
+			/** Guest connections closed (joined or still joining). */
+			closedGuests: number;
 		};
 	};
 	/** Summarizes older messages to free context. Waits for the summary (it calls the model) and reports the context before and after (`tokensBefore` → `tokensAfter`). */
@@ -2355,6 +2432,7 @@ export type SkiffEvent =
 	| BashExecutionEndEvent
 	| BashExecutionStartEvent
 	| BashExecutionUpdateEvent
+	| CollabUpdatedEvent
 	| CompactionEndEvent
 	| CompactionStartEvent
 	| GoalUpdatedEvent

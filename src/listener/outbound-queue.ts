@@ -20,6 +20,8 @@ export interface QueueLimits {
 	maxBytes: number;
 	/** Messages are handed to the sink only while less than this is handed over and not yet written. */
 	highWaterBytes: number;
+	/** A waiting event absorbs no more deltas once it holds this many bytes (no cap when absent). */
+	maxMergedBytes?: number;
 }
 
 /** How far behind a client was when it was cut off. */
@@ -132,7 +134,8 @@ export class OutboundQueue {
 		}
 		const tail = this.queuedMessages > 0 ? this.entries[this.entries.length - 1]! : undefined;
 		let added: number;
-		if (event && !this.mergingPaused && tail?.event && !tail.sealed && canCoalesce(tail.event, event)) {
+		const withinCap = this.limits.maxMergedBytes === undefined || (tail?.bytes ?? 0) + text.length <= this.limits.maxMergedBytes;
+		if (event && withinCap && !this.mergingPaused && tail?.event && !tail.sealed && canCoalesce(tail.event, event)) {
 			tail.event = coalesce(tail.event, event);
 			tail.text = undefined;
 			added = mergeableDelta(event)!.length;

@@ -44,18 +44,24 @@ function pageOf(source: WebPageSource): PreparedPage {
 	return page;
 }
 
-/** The page's Content-Security-Policy: scripts and styles only inline (the page is one file), no remote anything. */
-function contentSecurityPolicy(host: string | undefined): string {
-	// connect-src names this origin's /ws and its session downloads (/export/, fetched with the token) only, when
-	// Host is a well-formed authority (else the same origin).
-	const socket = host && isAuthority(host) ? `ws://${host}/ws wss://${host}/ws http://${host}/export/ https://${host}/export/` : "'self'";
+/**
+ * The page's Content-Security-Policy: scripts and styles only inline (the page is one file), no remote anything.
+ * `socketPath` is the one WebSocket path the page may open: /ws, or a collaboration guest's room. The host page
+ * (on /ws) may also fetch its session downloads (/export/, with the token); a guest page may not.
+ */
+function contentSecurityPolicy(host: string | undefined, socketPath: string): string {
+	// connect-src names this origin's socket path (and downloads) only, when Host is a well-formed authority (else
+	// the same origin).
+	const downloads = socketPath === "/ws" ? ` http://${host}/export/ https://${host}/export/` : "";
+	const socket = host && isAuthority(host) ? `ws://${host}${socketPath} wss://${host}${socketPath}${downloads}` : "'self'";
 	return (
 		"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
 		`connect-src ${socket}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
 	);
 }
 
-export function serveWebPage(request: IncomingMessage, response: ServerResponse, source: WebPageSource): void {
+/** Serves the page; as a collaboration guest's page (`/collab/ws/<roomId>`), it may connect to that path only. */
+export function serveWebPage(request: IncomingMessage, response: ServerResponse, source: WebPageSource, socketPath = "/ws"): void {
 	let page: PreparedPage;
 	try {
 		page = pageOf(source);
@@ -64,7 +70,7 @@ export function serveWebPage(request: IncomingMessage, response: ServerResponse,
 	}
 	const headers: Record<string, string> = {
 		"Content-Type": "text/html; charset=utf-8",
-		"Content-Security-Policy": contentSecurityPolicy(request.headers.host),
+		"Content-Security-Policy": contentSecurityPolicy(request.headers.host, socketPath),
 		"X-Content-Type-Options": "nosniff",
 		"Referrer-Policy": "no-referrer",
 		"X-Frame-Options": "DENY",

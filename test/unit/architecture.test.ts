@@ -47,13 +47,18 @@ test("only src/agent/pi/ imports pi", () => {
 });
 
 test("the runtime (src/agent/) imports neither the protocol, the transports, the CLI nor a feature's internals", () => {
-	assert.deepEqual(violations("src/agent", under("src/protocol", "src/listener", "src/stdio", "src/cli", "src/memory", "src/service.ts")), []);
+	assert.deepEqual(violations("src/agent", under("src/protocol", "src/listener", "src/stdio", "src/cli", "src/memory", "src/collab", "src/service.ts")), []);
 });
 
 test("transports know nothing of the runtime; the protocol never imports a transport or a feature", () => {
 	assert.deepEqual(violations("src/listener", under("src/agent", "src/memory", "src/features", "src/cli", "src/stdio")), []);
 	assert.deepEqual(violations("src/stdio", under("src/agent", "src/memory", "src/features", "src/cli", "src/listener", "src/service.ts", "src/core.ts")), []);
-	assert.deepEqual(violations("src/protocol", under("src/listener", "src/stdio", "src/memory", "src/cli", "src/agent/pi")), []);
+	assert.deepEqual(violations("src/protocol", under("src/listener", "src/stdio", "src/memory", "src/cli", "src/agent/pi", "src/collab")), []);
+});
+
+test("collaboration (rooms, crypto, guests' view) knows neither the runtime nor a transport; the listener never its commands", () => {
+	assert.deepEqual(violations("src/collab", under("src/agent", "src/listener", "src/stdio", "src/memory", "src/features", "src/cli", "src/service.ts", "src/core.ts")), []);
+	assert.deepEqual(violations("src/listener", (t) => t.startsWith("src/collab/commands") || t.startsWith("src/collab/events")), []);
 });
 
 test("features and the CLI stay off the pi adapter and the transports' internals", () => {
@@ -79,4 +84,5 @@ test("the checker sees imports (a guard against a regex that matches nothing)", 
 	assert.ok(importsOf("src/agent/pi/open-session.ts").includes("@mariozechner/pi-coding-agent"));
 	assert.ok(importsOf("src/client/node.ts").includes("ws"));
 	assert.ok(importsOf("web/src/state/controller.ts").includes("src/client/index"));
+	assert.ok(importsOf("src/listener/collab-socket.ts").includes("src/collab/channel.js"), "the listener's imports of collaboration are seen");
 });

@@ -1,5 +1,7 @@
 import { render } from "preact";
+import { isGuestPath } from "./collab/guest-link";
 import { App } from "./ui/app";
+import { GuestView } from "./ui/guest-view";
 import "./styles/tokens.css";
 import "./styles/base.css";
 import "./styles.css";
@@ -13,5 +15,7 @@ import "./styles/dialogs.css";
 import "./styles/tree.css";
 import "./styles/settings.css";
 import "./styles/maintenance.css";
+import "./styles/collab.css";
 
-render(<App />, document.getElementById("app")!);
+// At a collaboration link the page is a guest's view of one shared session, never the host's app.
+render(isGuestPath(location.pathname) ? <GuestView /> : <App />, document.getElementById("app")!);

@@ -18,6 +18,7 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index";
+import { CollabState } from "./collab-state";
 import { Drafts } from "./drafts";
 import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
@@ -111,6 +112,8 @@ export class Controller {
 	readonly settings = new SettingsState(this.host);
 	readonly maintenance = new MaintenanceState(this.host, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
 	private readonly panelStates: PanelState[] = [this.tree, this.settings, this.maintenance];
+	/** The Share dialog's rooms (web/src/state/collab-state.ts). */
+	readonly collab: CollabState;
 
 	constructor(wsUrl: string) {
 		this.state = {
@@ -136,6 +139,7 @@ export class Controller {
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
 		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.personas = new PersonasState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
+		this.collab = new CollabState(this.client, () => this.state.sessionId, () => this.schedule());
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {

@@ -13,6 +13,7 @@ import { PanelArea } from "./panel-area";
 import { PANELS } from "./panels/registry";
 import { SessionSwitcher } from "./session-switcher";
 import { SetupCard } from "./setup-card";
+import { ShareDialog } from "./share-dialog";
 import { ShortcutsDialog } from "./shortcuts-dialog";
 import { useShortcuts } from "./shortcuts";
 import { LiveRegion, Toasts } from "./toasts";
@@ -41,7 +42,7 @@ export function App() {
 	const [, rerender] = useReducer((n: number) => n + 1, 0);
 	const [panel, setPanel] = useState<string>(PANELS[0]!.id);
 	const [drawerOpen, setDrawerOpen] = useState(false);
-	const [dialog, setDialog] = useState<"shortcuts" | "switcher">();
+	const [dialog, setDialog] = useState<"shortcuts" | "switcher" | "share">();
 	const drawer = useMediaQuery(DRAWER_QUERY);
 	/** Where focus goes once the drawer has closed (the main column is inert until then). */
 	const focusAfterClose = useRef<"toggle" | "composer" | undefined>(undefined);
@@ -95,7 +96,7 @@ export function App() {
 	);
 	useShortcuts(shortcuts);
 	/** A dialog closed (its close event can come after another dialog was asked for: that one stays). */
-	const closeDialog = (which: "shortcuts" | "switcher") => {
+	const closeDialog = (which: "shortcuts" | "switcher" | "share") => {
 		setDialog((open) => (open === which ? undefined : open));
 		requestAnimationFrame(focusComposer);
 	};
@@ -120,7 +121,7 @@ export function App() {
 				Skip to the message box
 			</a>
 			<div class="main" inert={modal}>
-				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} />
+				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} onShare={() => setDialog("share")} />
 				<ConnectionBar controller={controller} />
 				{transcript && state.sessionId ? (
 					<TranscriptView
@@ -157,6 +158,7 @@ export function App() {
 			<PanelArea controller={controller} selected={panel} onSelect={setPanel} drawer={drawer} open={drawerOpen} onClose={() => closeDrawer("toggle")} done={done} />
 			<LiveRegion announcement={state.announcement} />
 			{dialog === "shortcuts" && <ShortcutsDialog onClose={() => closeDialog("shortcuts")} />}
+			{dialog === "share" && <ShareDialog controller={controller} onClose={() => closeDialog("share")} />}
 			{dialog === "switcher" && <SessionSwitcher controller={controller} onClose={() => closeDialog("switcher")} />}
 		</div>
 	);

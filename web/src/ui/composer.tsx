@@ -4,6 +4,7 @@
  * newline. What is typed is the draft of this composer's session (see drafts.ts); a note above it says when
  * the page put text back (queued messages a stopped run did not take).
  */
+import type { ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import { COMPOSER_ID } from "./focus";
 import { Icon } from "./icons";
@@ -15,6 +16,8 @@ export interface ComposerProps {
 	ready: boolean;
 	note?: string;
 	placeholder?: string;
+	/** The hint under the box while idle (by default it also points to the shortcuts). */
+	idleHint?: ComponentChildren;
 	onDraft(text: string): void;
 	onSend(text: string): Promise<boolean>;
 	onAbort(): void;
@@ -104,9 +107,11 @@ export function Composer(props: ComposerProps) {
 						<kbd>Enter</kbd> steers the run · <kbd>Esc</kbd> stops it
 					</>
 				) : (
-					<>
-						<kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>?</kbd> shortcuts
-					</>
+					(props.idleHint ?? (
+						<>
+							<kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>?</kbd> shortcuts
+						</>
+					))
 				)}
 			</p>
 		</div>

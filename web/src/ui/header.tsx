@@ -3,8 +3,9 @@ import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
 import { StatusPill } from "./connection-bar";
 import { Icon } from "./icons";
+import { ShareButton } from "./share-dialog";
 
-export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void }) {
+export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void; onShare(): void }) {
 	const { state } = props.controller;
 	const model = props.controller.model();
 	return (
@@ -19,6 +20,7 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 			</div>
 			{props.running && <span class="badge streaming">working</span>}
 			<div class="spacer" />
+			<ShareButton controller={props.controller} onOpen={props.onShare} />
 			{state.ready && (
 				<button type="button" class={`model-chip ghost small${model ? "" : " missing"}`} onClick={props.onOpenSettings} title="Model settings">
 					<span class="model-name">{model ? (model.name ?? model.id) : "No model set up"}</span>

@@ -21,7 +21,8 @@ const BATCH = 60;
 export interface TranscriptViewProps {
 	transcript: Transcript;
 	version: number;
-	onFork: (userIndex: number) => void;
+	/** Fork before a user message; without it (a guest) no message offers Fork. */
+	onFork?: (userIndex: number) => void;
 	/** Shown above the messages (the setup card when no model is configured). */
 	notice?: ComponentChildren;
 }
@@ -113,7 +114,7 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 								results={results}
 								live={transcript.toolOutputs}
 								version={version}
-								onFork={index === undefined ? undefined : () => onFork(index)}
+								onFork={index === undefined || !onFork ? undefined : () => onFork(index)}
 							/>
 						);
 					})}
