@@ -15,6 +15,7 @@ before(async () => {
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+	await skiff.ready; // the 5 s guards below are for answers, not for loading the runtime on a busy machine
 	bystander = await TestClient.connect(skiff.wsUrl);
 });
 
