@@ -8,6 +8,7 @@ import "./styles/transcript.css";
 import "./styles/composer.css";
 import "./styles/panels.css";
 import "./styles/jobs.css";
+import "./styles/workflows.css";
 import "./styles/dialogs.css";
 
 render(<App />, document.getElementById("app")!);

@@ -20,6 +20,7 @@ import {
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
 import { JobsState } from "./jobs-state";
+import { WorkflowsState } from "./workflows-state";
 import { sessionTitle } from "./session-title";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
 import { contentText, Transcript } from "./transcript";
@@ -86,6 +87,8 @@ export class Controller {
 	private lost = false;
 	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
 	readonly jobs: JobsState;
+	/** The Workflows panel's state (web/src/state/workflows-state.ts). */
+	readonly workflows: WorkflowsState;
 
 	constructor(wsUrl: string) {
 		this.state = {
@@ -110,6 +113,7 @@ export class Controller {
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
 		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
+		this.workflows = new WorkflowsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {

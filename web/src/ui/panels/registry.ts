@@ -7,9 +7,11 @@ import type { PanelDefinition } from "./panel";
 import { JobsPanel } from "./jobs-panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
+import { WorkflowsPanel } from "./workflows-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
 	{ id: "jobs", label: "Jobs", View: JobsPanel },
+	{ id: "workflows", label: "Workflows", View: WorkflowsPanel },
 ];
