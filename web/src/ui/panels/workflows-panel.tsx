@@ -55,6 +55,7 @@ export function WorkflowsPanel({ controller }: PanelProps) {
 									</span>
 									<span class="workflow-meta">
 										<span>{progress(w)}</span>
+										<span>{started(w)}</span>
 										{w.reason && <span>{w.reason}</span>}
 									</span>
 								</button>
@@ -98,8 +99,8 @@ function CreateForm({ controller }: { controller: Controller }) {
 				<label class="field">
 					<span>Isolation</span>
 					<select name="isolation" value={isolation} onChange={(e) => setIsolation((e.target as HTMLSelectElement).value as Isolation)}>
-						<option value="worktree">Git worktree (merged back when done)</option>
-						<option value="none">None (work in the project directory)</option>
+						<option value="worktree">Git worktree, merged back</option>
+						<option value="none">None: in the project directory</option>
 					</select>
 				</label>
 				<button type="submit" class="primary" disabled={!controller.state.ready || busy || !name.trim() || nameWrong || !objective.trim()}>
@@ -267,6 +268,11 @@ function progress(workflow: Workflow): string {
 	if (tasks.length === 0) return workflow.planned ? "an empty plan" : "no plan yet";
 	const done = tasks.filter((t) => t.status === "completed" || t.status === "abandoned").length;
 	return `${done}/${tasks.length} tasks done`;
+}
+
+/** When it was created, as the reader's clock reads it. */
+function started(workflow: Workflow): string {
+	return new Date(workflow.createdAt).toLocaleString(undefined, { dateStyle: "short", timeStyle: "short" });
 }
 
 function plural(n: number, word: string): string {
