@@ -35,6 +35,10 @@ export class WorkflowsState {
 		private readonly fail: (text: string) => void,
 	) {
 		client.onEvent((event) => this.onEvent(event));
+		// Changes made while the connection was down are not replayed for every workflow: load them again.
+		client.onStatus(({ status }) => {
+			if (status === "connected" && this.loaded) void this.refresh();
+		});
 	}
 
 	/** Loads every workflow (through the current session, where workflow_updated arrives). */
@@ -43,7 +47,12 @@ export class WorkflowsState {
 		if (!sessionId) return;
 		try {
 			const { workflows } = await this.client.call("workflow_list", {}, { sessionId });
-			this.workflows = workflows;
+			// An event that arrived while the answer was on its way may be newer than the answer's copy.
+			const known = new Map(this.workflows.map((w) => [w.id, w]));
+			this.workflows = workflows.map((w) => {
+				const mine = known.get(w.id);
+				return mine && mine.updatedAt > w.updatedAt ? mine : w;
+			});
 			this.loaded = true;
 			this.touch();
 		} catch (error) {
