@@ -1,14 +1,19 @@
 /**
  * The session tree of a 2,000-entry session: how long get_tree's nodes take to build in the service (the
  * first time, and again once every entry's node is kept), how many bytes the answer is, and the whole round
- * trip of `get_tree` over a WebSocket against a real skiff that opened the file. Prints medians with p25–p75.
+ * trip of `get_tree` over a WebSocket against a real skiff that opened the file. Then the web page's Tree panel
+ * on that session in Chromium: opening it (get_tree, layout and render), opening it again, switching a filter,
+ * typing a search and moving with an arrow key, each timed in the page from the action to the rendered and laid
+ * out result. Prints medians with p25–p75.
  * Usage: npm run build && node --import tsx bench/tree.ts [-- --rounds 200 --write]
  */
 import { randomBytes } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
+import type { Page } from "playwright-core";
 import { SessionTreeView } from "../src/agent/pi/session-tree.js";
+import { launchBrowser } from "../test/support/browser.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
 import { writeBenchSection } from "./doc-section.js";
@@ -92,6 +97,69 @@ for (let i = 0; i < ROUNDS; i++) {
 }
 const wireBytes = Buffer.byteLength(client.frames.at(-1)!);
 client.close();
+
+/** Page loads measured for the first opening of the panel (each a fresh page: nothing kept). */
+const PAGE_LOADS = Math.min(ROUNDS, 20);
+
+/**
+ * Runs `action` in the page and times it up to the moment `done` holds with the result laid out: Preact renders
+ * in a microtask after an event, so a zero-delay timeout comes after it, and reading a layout property forces
+ * the layout. The time to paint the frame is left out (it is the browser's, and capped by the screen's rate).
+ */
+function timeInPage(page: Page, action: string, done: string): Promise<number> {
+	return page.evaluate(
+		async ([act, check]) => {
+			const start = performance.now();
+			new Function(act!)();
+			const ready = new Function(`return (${check})`) as () => boolean;
+			for (let i = 0; !ready(); i++) {
+				if (i === 1000) throw new Error(`not done after the action: ${check}`);
+				await new Promise((resolve) => setTimeout(resolve, 0));
+			}
+			void document.body.offsetHeight;
+			return performance.now() - start;
+		},
+		[action, done],
+	);
+}
+
+const browser = await launchBrowser();
+const firstOpen: number[] = [];
+const reopen: number[] = [];
+const filter: number[] = [];
+const search: number[] = [];
+const arrow: number[] = [];
+let rendered = 0;
+let rows = 0;
+for (let load = 0; load < PAGE_LOADS; load++) {
+	const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+	await page.goto(`${skiff.url}/web`);
+	await page.waitForSelector('.pill[data-status="connected"]');
+	await page.waitForSelector(".msg.assistant");
+	firstOpen.push(await timeInPage(page, 'document.getElementById("tab-tree").click()', 'document.querySelector(".tree-row.current")'));
+	if (load === 0) {
+		rendered = await page.locator(".tree-row").count();
+		rows = await page.evaluate(() => Math.round(document.querySelector(".tree-space")!.clientHeight / document.querySelector<HTMLElement>(".tree-row")!.offsetHeight));
+		const rounds = Math.ceil(ROUNDS / 2);
+		for (let i = 0; i < rounds; i++) {
+			await timeInPage(page, 'document.getElementById("tab-sessions").click()', '!document.querySelector(".tree-view")');
+			reopen.push(await timeInPage(page, 'document.getElementById("tab-tree").click()', 'document.querySelector(".tree-row.current")'));
+			const button = (label: string) => `[...document.querySelectorAll(".tree-filters button")].find((b) => b.textContent === "${label}").click()`;
+			filter.push(await timeInPage(page, button("User"), '[...document.querySelectorAll(".tree-row")].every((r) => r.classList.contains("kind-user"))'));
+			filter.push(await timeInPage(page, button("All"), 'document.querySelector(".tree-row.kind-assistant")'));
+			const type = (text: string) => `const i = document.querySelector(".tree-search"); i.value = ${JSON.stringify(text)}; i.dispatchEvent(new Event("input", { bubbles: true }))`;
+			search.push(await timeInPage(page, type(`Question ${100 + i}:`), `document.querySelectorAll(".tree-row").length === 1`));
+			search.push(await timeInPage(page, type(""), `document.querySelectorAll(".tree-row").length > 1`));
+			// The panel opened at the active (last) entry: a step up.
+			const before = await page.getAttribute(".tree-view", "aria-activedescendant");
+			arrow.push(
+				await timeInPage(page, 'document.querySelector(".tree-view").dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowUp", bubbles: true }))', `document.querySelector(".tree-view").getAttribute("aria-activedescendant") !== ${JSON.stringify(before)}`),
+			);
+		}
+	}
+	await page.close();
+}
+await browser.close();
 await skiff.stop();
 
 const spread = (samples: number[]) => medianWithSpread(samples, 2, "p25–p75");
@@ -104,6 +172,11 @@ const table = [
 	`| building them again (nodes kept per entry, labels read) (ms) | ${spread(warm)} |`,
 	`| get_tree round trip over a WebSocket, against skiff (ms) | ${spread(trips)} |`,
 	`| get_tree answer on the wire (bytes) | ${formatNumber(wireBytes, 0)} (${formatNumber(wireBytes / nodes, 0)} per entry) |`,
+	`| page: opening the Tree panel, first time (get_tree, layout of ${formatNumber(rows, 0)} rows, render) (ms, ${PAGE_LOADS} page loads) | ${spread(firstOpen)} |`,
+	`| page: opening it again (layout and render; ${rendered} rows exist, the ones in view) (ms) | ${spread(reopen)} |`,
+	`| page: switching the filter (User ⇄ All) (ms) | ${spread(filter)} |`,
+	`| page: typing a search (a word, then clearing it) (ms) | ${spread(search)} |`,
+	`| page: one arrow key step (ms) | ${spread(arrow)} |`,
 ].join("\n");
 console.log(table);
 if (options.write) writeBenchSection("tree", table);

@@ -1,7 +1,8 @@
 /**
- * The recorded sessions `npm run screenshots` shows: a conversation with thinking, tool calls, a table and code;
- * a fork of it; a named session; two sessions with the same title; one from another project. Written as pi v3
- * session files (what skiff lists and opens), timed relative to now so the list reads naturally.
+ * The recorded sessions `npm run screenshots` shows: a conversation with thinking, tool calls, a table and code
+ * (with a branch it left and a label, for the session tree); a fork of it; a named session; two sessions with
+ * the same title; one from another project. Written as pi v3 session files (what skiff lists and opens), timed
+ * relative to now so the list reads naturally.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +74,12 @@ export const MAIN_CONVERSATION: Message[] = [
 	assistant([{ type: "text", text: "Done. `test/support/browser.ts` now keeps **one Chromium per worker**: the browser tests take 18 s instead of 41 s, and all 23 pass.\n\nWant me to try the integration tests with a higher concurrency next?" }]),
 ];
 
+/** A branch the main conversation left: a different second question, asked after the findings. */
+const SIDE_BRANCH: Message[] = [
+	user("Try step 2 first: raise the test concurrency."),
+	assistant([{ type: "text", text: "With `--test-concurrency=4` the integration tests take 14 s instead of 27 s, but two of them now fail: they share a port." }]),
+];
+
 interface SessionSpec {
 	id: string;
 	name?: string;
@@ -83,6 +90,10 @@ interface SessionSpec {
 	createdAgo?: number;
 	messages: Message[];
 	parent?: string;
+	/** Messages of another branch, hung under message `at` (the conversation goes on from that message too). */
+	branch?: { at: number; messages: Message[] };
+	/** Labels of messages (by index), recorded at the end as pi records them. */
+	labels?: Array<{ at: number; label: string }>;
 }
 
 /** Writes the sessions into `agentDir` and returns the main session's id. */
@@ -90,7 +101,7 @@ export function writeScreenshotSessions(agentDir: string, cwd: string, otherCwd:
 	const main = "a1f3c9e2-5b7d-4e8a-9c21-6d0f4b8e7a13";
 	const mainPath = sessionPath(agentDir, cwd, main, 45);
 	const specs: SessionSpec[] = [
-		{ id: main, name: "Speed up the test suite", cwd, ago: [45, 12], messages: MAIN_CONVERSATION },
+		{ id: main, name: "Speed up the test suite", cwd, ago: [45, 12], messages: MAIN_CONVERSATION, branch: { at: 3, messages: SIDE_BRANCH }, labels: [{ at: 3, label: "findings" }] },
 		{ id: "b7e2d4f1-0c3a-4b9e-8f56-2a1d9c7e4b30", cwd, ago: [45, 33], createdAgo: 3, messages: MAIN_CONVERSATION.slice(0, 4), parent: mainPath },
 		{ id: "c4a8e6b2-9d1f-4c7a-b3e5-8f2d6a0c1e97", name: "Fix the flaky reconnect test", cwd, ago: [190, 180], messages: [user("The reconnect test fails about once in twenty runs. Why?"), assistant([{ type: "text", text: "It waits a fixed 500 ms for the retry. I'll make it wait for the socket to close instead." }])] },
 		{ id: "d9b1f7a3-2e6c-4d8b-a0f4-7c3e5b9d2a68", cwd, ago: [1500, 1490], messages: [user("Add a dark theme to the web page"), assistant([{ type: "text", text: "The page already uses CSS variables, so a `prefers-color-scheme: dark` block is enough." }])] },
@@ -115,12 +126,27 @@ function writeSession(agentDir: string, spec: SessionSpec, path = sessionPath(ag
 	const header = { type: "session", version: 3, id: spec.id, timestamp: new Date(created).toISOString(), cwd: spec.cwd, ...(spec.parent ? { parentSession: spec.parent } : {}) };
 	const lines = [JSON.stringify(header)];
 	let parentId: string | null = null;
+	const idOf = (n: number) => `${spec.id.slice(0, 4)}${n.toString(16).padStart(4, "0")}`;
 	spec.messages.forEach((message, n) => {
 		const timestamp = Math.round(start + n * step);
-		const id = `${spec.id.slice(0, 4)}${n.toString(16).padStart(4, "0")}`;
+		const id = idOf(n);
 		lines.push(JSON.stringify({ type: "message", id, parentId, timestamp: new Date(timestamp).toISOString(), message: { ...message, timestamp } }));
 		parentId = id;
+		// The other branch is written before the conversation goes on, so the file's last entry stays on the main one.
+		if (spec.branch?.at === n) {
+			let branchParent = id;
+			spec.branch.messages.forEach((other, b) => {
+				const otherId = `${spec.id.slice(0, 4)}b${b.toString(16).padStart(3, "0")}`;
+				lines.push(JSON.stringify({ type: "message", id: otherId, parentId: branchParent, timestamp: new Date(timestamp + (b + 1) * 1000).toISOString(), message: { ...other, timestamp: timestamp + (b + 1) * 1000 } }));
+				branchParent = otherId;
+			});
+		}
 	});
+	for (const [k, { at, label }] of (spec.labels ?? []).entries()) {
+		const id = `${spec.id.slice(0, 4)}l${k.toString(16).padStart(3, "0")}`;
+		lines.push(JSON.stringify({ type: "label", id, parentId, timestamp: new Date(Date.now() - spec.ago[1] * MINUTE).toISOString(), targetId: idOf(at), label }));
+		parentId = id;
+	}
 	if (spec.name) lines.push(JSON.stringify({ type: "session_info", id: `${spec.id.slice(0, 4)}ffff`, parentId, timestamp: new Date(start).toISOString(), name: spec.name }));
 	writeFileSync(path, `${lines.join("\n")}\n`);
 }

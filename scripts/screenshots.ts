@@ -1,9 +1,11 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions and settings panels, phone drawer, shortcut list,
- * session switcher, a run in progress with a queued steer, the steer returned after a stop, the token prompt,
- * the setup card of a service without a model, and a completed workflow (list and detail). Usage: npm run screenshots [-- --only chat]
+ * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes), session tree
+ * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
+ * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, phone drawer, shortcut
+ * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
+ * prompt, the setup card of a service without a model, and a completed workflow (list and detail). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -11,8 +13,9 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
+import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
+import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
 const OUT = join(REPO_ROOT, "screenshots");
@@ -22,6 +25,27 @@ const SIZES = [
 ] as const;
 const SCHEMES = ["light", "dark"] as const;
 type Size = (typeof SIZES)[number];
+
+/**
+ * What the fake model answers to the questions typed in these views, so their bubbles read as people write
+ * (the fake model takes its directives from the message text: they are added on the way to it).
+ */
+const SIDE_QUESTION = "Why does one Chromium per worker save so much?";
+const SCRIPTED: Record<string, string> = {
+	[SIDE_QUESTION]: `REPLY_JSON ${JSON.stringify(
+		"Starting Chromium is the expensive part: about **1.2 s** per launch, and each file launched its own.\n\n- 34 files × 1.2 s ≈ 41 s of launches\n- a shared browser pays it once per worker\n\nPages stay isolated: each test still gets a fresh `BrowserContext`.",
+	)}`,
+};
+
+/** Adds the scripted directives to the last user message of a request, when it is one of SCRIPTED's questions. */
+function scriptReplies(request: RecordedRequest): void {
+	const messages: Array<{ role: string; content: unknown }> = request.body?.messages ?? [];
+	const last = [...messages].reverse().find((m) => m.role === "user");
+	if (!last) return;
+	const text = typeof last.content === "string" ? last.content : Array.isArray(last.content) ? last.content.map((p: { text?: string }) => p.text ?? "").join("") : "";
+	const script = SCRIPTED[text.trim()];
+	if (script) last.content = `${text}\n${script}`;
+}
 
 const { values } = parseArgs({ options: { only: { type: "string" } } });
 let written = 0;
@@ -60,6 +84,8 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	mkdirSync(cwd, { recursive: true });
 	writeFakeModelsJson(agentDir, model.url);
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
+	writeScreenshotPersonas(agentDir);
+	appendScreenshotPlan(agentDir, main);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -73,8 +99,11 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "sessions", size, scheme);
 		await page.click(".segmented button:has-text('This project')");
 		await openDrawer(page, size, "settings");
-		await page.waitForSelector(".settings select[name='memory']");
+		await page.waitForSelector(".setting[data-key='compaction.enabled']");
 		await shot(page, "settings", size, scheme);
+		await todoViews(page, size, scheme);
+		await goalViews(page, size, scheme);
+		await sideChatViews(page, size, scheme);
 		// Jobs: one finished job, opened with its transcript and output, after the list.
 		await openDrawer(page, size, "jobs");
 		await page.fill("#panel-jobs textarea[name='task']", 'Check the flaky test.\nCALL yield {"text":"The flaky test waited on a timer; it now awaits the event."}');
@@ -85,6 +114,45 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector("#panel-jobs .job-output");
 		await shot(page, "job-detail", size, scheme);
 		await page.click("#panel-jobs button:has-text('Back')");
+		// Personas: the list with counts, one opened (run form and editor), and the purge confirmation.
+		await openDrawer(page, size, "personas");
+		await page.waitForSelector("#panel-personas .persona-list li:has-text('release-notes')");
+		await shot(page, "personas", size, scheme);
+		await page.click("#panel-personas .persona-list li:has-text('reviewer') button");
+		await page.waitForSelector("#panel-personas textarea[name='persona-content']");
+		await shot(page, "persona-detail", size, scheme);
+		await page.click("#panel-personas button:has-text('Purge everything…')");
+		await page.fill("#panel-personas input[name='purge-confirm']", "review");
+		await page.locator("#panel-personas .confirm.strong").scrollIntoViewIfNeeded();
+		await shot(page, "persona-purge", size, scheme);
+		await page.click("#panel-personas .confirm button:has-text('Cancel')");
+		await page.click("#panel-personas button:has-text('Back')");
+		// Two pending changes (not applied): the diff pinned under the keys, and a number out of range.
+		await page.selectOption("#setting-defaultThinkingLevel", "high");
+		await page.fill("#setting-compaction-reserveTokens", "32768");
+		await page.press("#setting-compaction-reserveTokens", "Enter");
+		await page.waitForSelector(".settings-pending .diff li:nth-child(2)");
+		await page.fill("#setting-compaction-keepRecentTokens", "0");
+		await page.locator(".setting[data-key='compaction.keepRecentTokens']").scrollIntoViewIfNeeded();
+		await shot(page, "settings-pending", size, scheme);
+		await page.click(".settings-pending button:has-text('Discard')");
+		await page.waitForSelector(".settings-pending", { state: "detached" });
+
+		await openDrawer(page, size, "tree");
+		await page.waitForSelector(".tree-row.current");
+		await shot(page, "tree", size, scheme);
+		await page.fill(".tree-search", "test");
+		await page.waitForSelector(".tree-row mark");
+		await shot(page, "tree-search", size, scheme);
+		await page.fill(".tree-search", "");
+
+		await openDrawer(page, size, "maintenance");
+		await page.waitForSelector(".panel.maintenance .memory-status");
+		await shot(page, "maintenance", size, scheme);
+		await page.click(".panel.maintenance button:has-text('Run the checks')");
+		await page.waitForSelector(".checks li");
+		await page.locator(".panel.maintenance section[aria-label='Doctor']").evaluate((el) => el.scrollIntoView({ block: "start" }));
+		await shot(page, "maintenance-doctor", size, scheme);
 		await closeDrawer(page, size);
 
 		await page.keyboard.press("Control+/");
@@ -97,6 +165,20 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.type("dark");
 		await shot(page, "switcher", size, scheme);
 		await page.keyboard.press("Escape");
+
+		// Delegation cards in a new session: a batch of two jobs, finished, and the reply to their results.
+		await openDrawer(page, size, "sessions");
+		await page.click("button:has-text('New session')");
+		await page.waitForSelector(".empty:has-text('Ask the agent')");
+		const tasks = [
+			{ task: 'CALL yield {"text":"No flaky waits left in test/browser."}', description: "Look for timed waits in the browser tests" },
+			{ task: 'CALL yield {"text":"Two findings, both fixed."}', agent: "reviewer", description: "Review the scrolling fix" },
+		];
+		await page.fill("#composer", `Check the browser tests and review the scrolling fix.\nCALL task ${JSON.stringify({ tasks })}\nAFTER_TOOL Two jobs are on it; I will report when they finish.`);
+		await page.keyboard.press("Enter");
+		await page.waitForFunction(() => document.querySelectorAll(".tool.delegation li[data-status='completed']").length === 2);
+		await page.waitForSelector("[data-run='idle']");
+		await shot(page, "delegation", size, scheme);
 
 		// A run in progress in a new session: a tool runs, and a steer waits for the agent.
 		await openDrawer(page, size, "sessions");
@@ -122,11 +204,82 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.click("button.abort");
 		await page.waitForSelector(".composer-note");
 		await shot(page, "returned", size, scheme);
+
+		// A session without a plan or a goal: their empty panels, with the forms to start them.
+		await openDrawer(page, size, "todo");
+		await page.waitForSelector(".todo .empty-state");
+		await shot(page, "todo-empty", size, scheme);
+		await openDrawer(page, size, "goal");
+		await page.waitForSelector(".goal-create");
+		await shot(page, "goal-empty", size, scheme);
 	} finally {
 		await page.context().close();
 		await skiff.stop();
 		rmSync(agentDir, { recursive: true, force: true });
 	}
+}
+
+/** Two personas of the user, with memory entries and archived runs, for the Personas panel. */
+function writeScreenshotPersonas(agentDir: string): void {
+	const personas = [
+		{ name: "reviewer", description: "Reviews a change and lists concrete problems", model: "fake/fake-reasoner", memory: 14, sessions: 6, prompt: "You review code. Read what you are pointed at, list problems with file and line, and yield the list." },
+		{ name: "release-notes", description: "Writes release notes from the merged changes", memory: 3, sessions: 1, prompt: "You write short release notes for users, grouped by area." },
+	];
+	for (const p of personas) {
+		const root = join(agentDir, "personas", p.name);
+		mkdirSync(join(root, "memory"), { recursive: true });
+		mkdirSync(join(root, "sessions"), { recursive: true });
+		const model = p.model ? `model: ${p.model}\n` : "";
+		writeFileSync(join(root, "persona.md"), `---\nname: ${p.name}\ndescription: ${p.description}\n${model}tools: [read, grep, find]\n---\n${p.prompt}\n`);
+		const entries = Array.from({ length: p.memory }, (_, i) => JSON.stringify({ id: `m${i}`, content: `note ${i}`, ts: Date.UTC(2025, 0, 1 + i), session: "s" }));
+		writeFileSync(join(root, "memory", "entries.jsonl"), `${entries.join("\n")}\n`);
+		for (let i = 0; i < p.sessions; i++) writeFileSync(join(root, "sessions", `2025-01-0${i + 1}T10-00-00-000Z_job-${i}.jsonl`), "");
+	}
+}
+
+/** The todo panel with a plan in every state, then one blocked task opened. */
+async function todoViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "todo");
+	await page.waitForSelector(".todo-task[data-id='t8']");
+	await shot(page, "todo", size, scheme);
+	await page.click(".todo-task[data-id='t7'] .todo-open");
+	await page.waitForSelector("#todo-detail-t7");
+	await page.evaluate(() => document.querySelector(".todo-task[data-id='t7']")!.scrollIntoView({ block: "center" }));
+	await shot(page, "todo-task", size, scheme);
+	await page.click(".todo-task[data-id='t7'] .todo-open");
+}
+
+/** The goal panel: paused when the session was opened again, then resumed. */
+async function goalViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "goal");
+	await page.waitForSelector(".goal-card[data-lifecycle='paused']");
+	await page.waitForSelector(".goal-events li");
+	await shot(page, "goal-paused", size, scheme);
+	await page.uncheck("input[name='goal-resume-activate']");
+	await page.click(".goal-resume button:has-text('Resume')");
+	await page.waitForSelector(".goal-card[data-lifecycle='active']");
+	await page.waitForSelector(".goal-events li[data-kind='resumed']");
+	await shot(page, "goal", size, scheme);
+}
+
+/** The side chat panel: empty, then two tabs, one with a question answered beside the conversation. */
+async function sideChatViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await openDrawer(page, size, "side-chat");
+	await page.waitForSelector(".side-chat .empty-state");
+	await shot(page, "side-chat-empty", size, scheme);
+	await page.fill("input[name='side-chat-name']", "naming");
+	await page.click("button:has-text('Open tab')");
+	await page.waitForSelector(".side-tabs li.current[data-tab='naming']");
+	await page.click(".side-chat button:has-text('New tab')");
+	await page.fill("input[name='side-chat-name']", "why");
+	await page.click("button:has-text('Open tab')");
+	await page.waitForSelector(".side-tabs li.current[data-tab='why']");
+	await page.fill(".side-box textarea", SIDE_QUESTION);
+	await page.press(".side-box textarea", "Enter");
+	await page.waitForSelector(".side-transcript .msg.assistant:not(.streaming) li");
+	await page.fill(".side-box textarea", "And the parser fixtures?");
+	await shot(page, "side-chat", size, scheme);
+	await page.fill(".side-box textarea", "");
 }
 
 /** A workflow in a temporary git repository, followed to completed with its integration summary. */
@@ -200,7 +353,7 @@ async function main(): Promise<void> {
 	rmSync(OUT, { recursive: true, force: true });
 	mkdirSync(OUT, { recursive: true });
 	const browser = await launchBrowser();
-	const model = await startFakeOpenAi();
+	const model = await startFakeOpenAi({ onRequest: scriptReplies });
 	const tokenDir = tempDir();
 	writeFileSync(join(tokenDir, "token"), "screenshot-token", { mode: 0o600 });
 	const tokenSkiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(tokenDir, "token")] });

@@ -46,8 +46,9 @@ function pageOf(source: WebPageSource): PreparedPage {
 
 /** The page's Content-Security-Policy: scripts and styles only inline (the page is one file), no remote anything. */
 function contentSecurityPolicy(host: string | undefined): string {
-	// connect-src names this origin's /ws only, when Host is a well-formed authority (else the same origin).
-	const socket = host && isAuthority(host) ? `ws://${host}/ws wss://${host}/ws` : "'self'";
+	// connect-src names this origin's /ws and its session downloads (/export/, fetched with the token) only, when
+	// Host is a well-formed authority (else the same origin).
+	const socket = host && isAuthority(host) ? `ws://${host}/ws wss://${host}/ws http://${host}/export/ https://${host}/export/` : "'self'";
 	return (
 		"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
 		`connect-src ${socket}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`

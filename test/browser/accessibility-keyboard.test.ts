@@ -53,10 +53,13 @@ for (const viewport of VIEWPORTS) {
 			}
 			assert.equal(await page.locator("#tab-sessions").getAttribute("aria-selected"), "true");
 			await page.focus("#tab-sessions");
+			const second = page.locator("[role='tab']").nth(1); // the tab after Sessions, whichever panel it is
+			const secondId = (await second.getAttribute("id"))!;
 			await page.keyboard.press("ArrowRight");
-			await page.waitForFunction(() => document.activeElement?.id === "tab-settings");
-			assert.equal(await page.locator("#panel-settings").isVisible(), true);
-			assert.equal(await page.locator("#panel-settings h2").textContent(), "Settings");
+			await page.waitForFunction((id) => document.activeElement?.id === id, secondId);
+			const secondPanel = page.locator(`#${(await second.getAttribute("aria-controls"))!}`);
+			assert.equal(await secondPanel.isVisible(), true);
+			assert.equal(await secondPanel.locator("h2").textContent(), await second.textContent());
 			await page.click("#tab-sessions");
 			if (viewport.phone) await page.click("button.panel-close");
 

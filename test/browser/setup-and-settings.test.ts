@@ -1,8 +1,8 @@
 /**
  * A service without a model: a setup card in the transcript that stays (with the service's own paths once a
  * prompt has failed), no "unknown" model anywhere, the model list's empty state. With a model: the thinking
- * selector is disabled, with the reason, when the model thinks at no level but off, and the memory switch
- * says it lasts for this run of the service only.
+ * selector is disabled, with the reason, when the model thinks at no level but off. (The saved settings, the
+ * memory backend's among them, are in settings-panel.test.ts.)
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -53,7 +53,7 @@ for (const viewport of VIEWPORTS) {
 			}
 		});
 
-		test("a model without thinking levels: the selector is disabled and says why; the memory switch says it is not saved", async () => {
+		test("a model without thinking levels: the selector is disabled and says why", async () => {
 			const page = await openPage(browser, configured.skiff.url, viewport);
 			try {
 				assert.equal(await page.locator(".setup-card").count(), 0);
@@ -63,8 +63,6 @@ for (const viewport of VIEWPORTS) {
 				assert.equal(await thinking.isDisabled(), true);
 				const reason = await page.locator(`#${await thinking.getAttribute("aria-describedby")}`).textContent();
 				assert.match(reason!, /fake-model does not think/);
-				assert.match((await page.locator(".settings .memory-scope").textContent())!, /this run of the service only: it is not saved/);
-				assert.equal(await page.getAttribute(".settings select[name='memory']", "aria-describedby"), "memory-scope");
 
 				// A model that thinks: the selector is enabled.
 				await page.selectOption(".settings select[name='model']", "fake/fake-reasoner");

@@ -8,7 +8,11 @@ import "./styles/transcript.css";
 import "./styles/composer.css";
 import "./styles/panels.css";
 import "./styles/jobs.css";
+import "./styles/personas.css";
 import "./styles/workflows.css";
 import "./styles/dialogs.css";
+import "./styles/tree.css";
+import "./styles/settings.css";
+import "./styles/maintenance.css";
 
 render(<App />, document.getElementById("app")!);

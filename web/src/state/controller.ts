@@ -19,11 +19,20 @@ import {
 	type ThinkingLevel,
 } from "../../../src/client/index";
 import { Drafts } from "./drafts";
+import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
+import { PersonasState } from "./personas-state";
+import type { PanelContext } from "./panel-context";
+import { MaintenanceState } from "./maintenance-state";
+import type { PanelHost, PanelState } from "./panel-host";
 import { WorkflowsState } from "./workflows-state";
 import { sessionTitle } from "./session-title";
+import { SettingsState } from "./settings-state";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
+import { SideChatState } from "./side-chat-state";
+import { TodoState } from "./todo-state";
 import { contentText, Transcript } from "./transcript";
+import { TreeState } from "./tree-state";
 
 export interface Toast {
 	id: number;
@@ -74,6 +83,10 @@ const TOAST_MS = 8000;
 
 export class Controller {
 	state: ViewState;
+	/** Panel states, each in its own file, following their own events. */
+	readonly sideChat: SideChatState;
+	readonly todo: TodoState;
+	readonly goal: GoalState;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -87,6 +100,18 @@ export class Controller {
 	private lost = false;
 	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
 	readonly jobs: JobsState;
+	/** The Personas panel's state (web/src/state/personas-state.ts). */
+	readonly personas: PersonasState;
+	private readonly host: PanelHost = {
+		call: (type, params, sessionId) => this.client.call(type, params, { sessionId }),
+		changed: () => this.schedule(),
+		announce: (text) => this.announce(text),
+	};
+	/** The panels' own client states (see panel-host.ts); each gets every applied event. */
+	readonly tree = new TreeState(this.host);
+	readonly settings = new SettingsState(this.host);
+	readonly maintenance = new MaintenanceState(this.host, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
+	private readonly panelStates: PanelState[] = [this.tree, this.settings, this.maintenance];
 	/** The Workflows panel's state (web/src/state/workflows-state.ts). */
 	readonly workflows: WorkflowsState;
 
@@ -113,13 +138,19 @@ export class Controller {
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
 		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
+		this.personas = new PersonasState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.workflows = new WorkflowsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
+			for (const panel of this.panelStates) panel.onResync(sessionId);
 			if (sessionId === this.state.sessionId) this.stale.add(sessionId);
 			else this.transcripts.delete(sessionId); // switching to it loads its snapshot anew
 		});
+		const panels: PanelContext = { client: this.client, changed: () => this.schedule(), toast: (text) => this.toast(text) };
+		this.sideChat = new SideChatState(panels);
+		this.todo = new TodoState(panels);
+		this.goal = new GoalState(panels);
 	}
 
 	subscribe(listener: () => void): () => void {
@@ -244,13 +275,23 @@ export class Controller {
 	async fork(userIndex: number): Promise<boolean> {
 		const points = await this.command("get_fork_messages", {}, { sessionId: this.state.sessionId });
 		const point = points?.messages[userIndex];
-		if (!point) return false;
-		const snapshot = await this.command("fork", { entryId: point.entryId }, { sessionId: this.state.sessionId });
+		return point ? this.forkAt(point.entryId) : false;
+	}
+
+	/** Forks at a user message of any branch (an entry id of get_tree); the new session's draft is its text. */
+	async forkAt(entryId: string): Promise<boolean> {
+		const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
 		if (!snapshot) return false;
 		this.drafts.set(snapshot.sessionId, snapshot.text);
 		this.update({ draftVersion: this.state.draftVersion + 1 });
 		await this.adopt(snapshot);
 		return true;
+	}
+
+	/** Puts text into a session's message box, after whatever is typed there (e.g. a message to edit again). */
+	putInComposer(sessionId: string, text: string): void {
+		this.drafts.append(sessionId, text);
+		this.update({ draftVersion: this.state.draftVersion + 1 });
 	}
 
 	/** Names the current session; resolves whether it worked (an empty name is refused by the caller). */
@@ -282,12 +323,6 @@ export class Controller {
 	async setThinkingLevel(level: ThinkingLevel): Promise<void> {
 		await this.command("set_thinking_level", { level }, { sessionId: this.state.sessionId });
 		await this.refreshState();
-	}
-
-	/** Switches the memory backend of the current session's configuration (from the next turn). */
-	async setMemoryBackend(backend: MemoryView["backend"]): Promise<void> {
-		const memory = await this.command("memory_set_backend", { backend }, { sessionId: this.state.sessionId });
-		if (memory) this.update({ memory });
 	}
 
 	async refreshMemory(): Promise<void> {
@@ -407,6 +442,12 @@ export class Controller {
 	}
 
 	private onEvent(event: SkiffEvent): void {
+		// Panels keep their own snapshots: they get every event (the client delivers each once, in order).
+		for (const panel of this.panelStates) panel.onEvent(event);
+		// The conversation moved on its tree (any client's navigate_tree): the transcript is the new branch.
+		if (event.type === "tree_changed" && event.reload && event.sessionId === this.state.sessionId) {
+			void this.reload(event.sessionId).then((session) => this.update({ session }), () => this.stale.add(event.sessionId));
+		}
 		const transcript = this.transcripts.get(event.sessionId);
 		if (!transcript || !transcript.apply(event)) return;
 		const current = event.sessionId === this.state.sessionId;
@@ -422,6 +463,7 @@ export class Controller {
 				if (event.type === "agent_end") void this.refreshSessions();
 			} else if (event.type === "session_info_changed" || event.type === "thinking_level_changed") void this.refreshState();
 			else if (event.type === "model_changed") void this.refreshModel();
+			else if (event.type === "settings_changed") void this.refreshMemory();
 		}
 		this.schedule();
 	}

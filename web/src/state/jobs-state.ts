@@ -81,6 +81,15 @@ export class JobsState {
 		await this.load(jobId);
 	}
 
+	/**
+	 * Opens a job from elsewhere on the page (a delegation card, a persona run): loads the session's jobs first
+	 * when they are not current, so the detail knows the job and follows it.
+	 */
+	async show(jobId: string): Promise<void> {
+		if (!this.current()) await this.refresh();
+		await this.open(jobId);
+	}
+
 	close(): void {
 		this.detail = undefined;
 		this.touch();

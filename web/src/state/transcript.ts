@@ -130,6 +130,12 @@ export class Transcript {
 		return true;
 	}
 
+	/** A queued message this page withdrew (queue_cancel) and gave back itself: not given back again at the run's end. */
+	withdraw(text: string): void {
+		const at = this.untaken.indexOf(text);
+		if (at >= 0) this.untaken.splice(at, 1);
+	}
+
 	/** The texts the last run ended without taking, once (the page returns them to the composer). */
 	takeDropped(): string[] {
 		return this.dropped.splice(0);

@@ -8,6 +8,7 @@ import { Composer } from "./composer";
 import { ConnectionBar } from "./connection-bar";
 import { focusComposer } from "./focus";
 import { Header } from "./header";
+import { type JobLink, JobLinkContext } from "./job-link";
 import { PanelArea } from "./panel-area";
 import { PANELS } from "./panels/registry";
 import { SessionSwitcher } from "./session-switcher";
@@ -68,6 +69,18 @@ export function App() {
 		setPanel(id);
 		if (drawer) setDrawerOpen(true);
 	};
+	// Delegation cards and persona runs open their job in the Jobs panel.
+	const jobLink = useMemo<JobLink>(
+		() => ({
+			jobs: controller.jobs,
+			version: controller.jobs.version,
+			open: (jobId) => {
+				void controller.jobs.show(jobId);
+				openPanel("jobs");
+			},
+		}),
+		[controller.jobs.version, drawer],
+	);
 	const shortcuts = useMemo(
 		() => ({
 			openShortcuts: () => setDialog("shortcuts"),
@@ -94,7 +107,7 @@ export function App() {
 	const noModel = controller.noModel();
 	const modal = drawer && drawerOpen;
 
-	return (
+	const page = (
 		<div class={`app${modal ? " panel-open" : ""}`} data-run={running ? "running" : "idle"}>
 			<a
 				class="skip-link"
@@ -147,4 +160,5 @@ export function App() {
 			{dialog === "switcher" && <SessionSwitcher controller={controller} onClose={() => closeDialog("switcher")} />}
 		</div>
 	);
+	return <JobLinkContext.Provider value={jobLink}>{page}</JobLinkContext.Provider>;
 }

@@ -5,6 +5,7 @@ import { redact } from "../render/redact";
 import { BASH_TAIL_LINES, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
+import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
 import { Icon } from "./icons";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
@@ -100,6 +101,7 @@ export class MessageView extends Component<MessageProps> {
 										<div class="thinking-text">{redact(streaming ? settled(block.thinking) : block.thinking)}</div>
 									</details>
 								);
+							if (block.type === "toolCall" && block.name === DELEGATION_TOOL) return <DelegationCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
 							if (block.type === "toolCall") return <ToolCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
 							return null;
 						})}

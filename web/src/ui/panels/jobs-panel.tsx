@@ -6,6 +6,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { Job, Message } from "../../../../src/client/index";
 import { FINISHED } from "../../state/jobs-state";
+import { activity, elapsed, firstLine, useNow } from "../job-clock";
 import { MessageView } from "../message-view";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
@@ -153,33 +154,4 @@ function JobDetailView({ controller, now }: { controller: PanelProps["controller
 			</PanelSection>
 		</PanelLayout>
 	);
-}
-
-/** The clock, ticking every second while `live` (jobs run). */
-function useNow(live: boolean): number {
-	const [now, setNow] = useState(Date.now());
-	useEffect(() => {
-		if (!live) return;
-		const timer = setInterval(() => setNow(Date.now()), 1000);
-		return () => clearInterval(timer);
-	}, [live]);
-	return now;
-}
-
-function elapsed(job: Job, now: number): string {
-	if (!job.startedAt) return "waiting";
-	const end = job.finishedAt ? Date.parse(job.finishedAt) : now;
-	const seconds = Math.max(0, Math.round((end - Date.parse(job.startedAt)) / 1000));
-	return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m ${seconds % 60}s`;
-}
-
-function activity(job: Job): string {
-	const { tool, turns, tokens, waiting } = job.activity;
-	const now = tool ? `running ${tool}` : waiting ? "waiting for its jobs" : "";
-	return [now, `${turns} turn${turns === 1 ? "" : "s"}`, `${tokens} tokens`].filter(Boolean).join(" · ");
-}
-
-function firstLine(text: string): string {
-	const line = text.trim().split("\n")[0] ?? "";
-	return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }

@@ -1,0 +1,124 @@
+/**
+ * The session tree panel's client state: the current session's tree (get_tree once, then every tree_changed),
+ * and the tree commands (navigate_tree, set_label). Loaded when the panel first shows a session; kept current by
+ * events from then on, whether the panel is open or not.
+ */
+import type { CommandResult, SkiffEvent, TreeChangedEvent, TreeNode } from "../../../src/client/index";
+import { failure, type PanelHost, type PanelState } from "./panel-host";
+
+export interface SessionTree {
+	sessionId: string;
+	nodes: Map<string, TreeNode>;
+	/** Ids in the order recorded. */
+	order: string[];
+	leafId: string | null;
+	/** Bumped on every change (views recompute their rows only then). */
+	version: number;
+}
+
+export class TreeState implements PanelState {
+	tree: SessionTree | undefined;
+	/** The session whose tree is being read. */
+	loading: string | undefined;
+	/** Why the tree could not be read. */
+	error: string | undefined;
+	/** A navigation under way (`summarizing` while the model writes the branch summary). */
+	navigating: "moving" | "summarizing" | undefined;
+	/** tree_changed events that arrived while get_tree was under way. */
+	private held: TreeChangedEvent[] = [];
+
+	constructor(private readonly host: PanelHost) {}
+
+	/** Reads the session's tree unless it is loaded or being read. */
+	ensure(sessionId: string): void {
+		if (this.tree?.sessionId === sessionId || this.loading === sessionId) return;
+		void this.load(sessionId);
+	}
+
+	async load(sessionId: string): Promise<void> {
+		this.loading = sessionId;
+		this.error = undefined;
+		this.held = [];
+		this.host.changed();
+		try {
+			const answer = await this.host.call("get_tree", {}, sessionId);
+			if (this.loading !== sessionId) return; // another session was asked for meanwhile
+			const tree: SessionTree = { sessionId, nodes: new Map(), order: [], leafId: answer.leafId, version: 0 };
+			for (const node of answer.nodes) add(tree, node);
+			// Events that came before the answer are in it, unless they recorded entries it lacks (then they are newer).
+			for (const event of this.held) if (event.nodes.some((n) => !tree.nodes.has(n.id))) apply(tree, event);
+			this.tree = tree;
+		} catch (error) {
+			if (this.loading === sessionId) this.error = failure(error);
+		} finally {
+			if (this.loading === sessionId) this.loading = undefined;
+			this.held = [];
+			this.host.changed();
+		}
+	}
+
+	onEvent(event: SkiffEvent): void {
+		if (event.type === "tree_changed") {
+			if (this.loading === event.sessionId) this.held.push(event);
+			else if (this.tree?.sessionId === event.sessionId) {
+				apply(this.tree, event);
+				this.host.changed();
+			}
+		} else if (event.type === "session_reloaded" && this.tree?.sessionId === event.sessionId) {
+			void this.load(event.sessionId); // another program wrote the file: the tree may differ anywhere
+		}
+	}
+
+	onResync(sessionId: string): void {
+		// Read again when the panel next shows it (events it missed are gone).
+		if (this.tree?.sessionId === sessionId) this.tree = undefined;
+	}
+
+	/**
+	 * Moves the conversation to `entryId` (navigate_tree), optionally summarizing the branch left. Resolves the
+	 * answer (its `editorText` goes back to the message box), or rejects with the service's reason.
+	 */
+	async navigate(sessionId: string, entryId: string, summary?: { instructions: string }): Promise<CommandResult<"navigate_tree">> {
+		this.navigating = summary ? "summarizing" : "moving";
+		this.host.changed();
+		try {
+			const instructions = summary?.instructions.trim();
+			const result = await this.host.call("navigate_tree", { entryId, ...(summary ? { summarize: true } : {}), ...(instructions ? { customInstructions: instructions } : {}) }, sessionId);
+			this.host.announce(
+				result.editorText !== undefined ? "Continued before your message: it is in the message box, to edit and send again." : "Continued from the chosen entry.",
+			);
+			return result;
+		} finally {
+			this.navigating = undefined;
+			this.host.changed();
+		}
+	}
+
+	/** Stops a branch summary under way (`abort`): the navigation then fails and nothing changes. */
+	async stopSummary(sessionId: string): Promise<void> {
+		await this.host.call("abort", {}, sessionId).catch(() => undefined); // the navigation's own answer says what happened
+	}
+
+	/** Sets (or, when blank, clears) an entry's label; rejects with the service's reason. */
+	async setLabel(sessionId: string, entryId: string, label: string): Promise<void> {
+		const trimmed = label.trim();
+		await this.host.call("set_label", trimmed ? { entryId, label: trimmed } : { entryId }, sessionId);
+	}
+}
+
+function add(tree: SessionTree, node: TreeNode): void {
+	if (!tree.nodes.has(node.id)) tree.order.push(node.id);
+	tree.nodes.set(node.id, node);
+}
+
+function apply(tree: SessionTree, event: TreeChangedEvent): void {
+	for (const node of event.nodes) add(tree, node);
+	tree.leafId = event.leafId;
+	const labelled = event.labelled;
+	const target = labelled ? tree.nodes.get(labelled.entryId) : undefined;
+	if (labelled && target) {
+		const { label: _, ...rest } = target;
+		tree.nodes.set(target.id, labelled.label ? { ...rest, label: labelled.label } : rest);
+	}
+	tree.version++;
+}

@@ -1,0 +1,113 @@
+/**
+ * A `task` tool call in a transcript, drawn as a delegation card: which agent got what, and for each job its
+ * live status (from job_updated) and elapsed time; a job opens in the Jobs panel's detail view. The job ids come
+ * from the tool's result ("- <id> (<agent>): <summary>" lines, in the order of the tasks); before it arrives the
+ * card shows the arguments as the model streams them.
+ */
+import { useContext, useEffect } from "preact/hooks";
+import type { Job, Message, ToolCallBlock } from "../../../src/client/index";
+import { redact } from "../render/redact";
+import { FINISHED, type JobsState } from "../state/jobs-state";
+import { contentText, type LiveToolOutput } from "../state/transcript";
+import { elapsed, firstLine, useNow } from "./job-clock";
+import { JobLinkContext } from "./job-link";
+
+/** The tool whose calls are drawn as delegation cards. */
+export const DELEGATION_TOOL = "task";
+
+/** One line of the task tool's result: `- job-1a2b (reviewer): summary`. */
+const STARTED_LINE = /^- (job-[0-9a-f]+) \(([^)]*)\): (.*)$/;
+
+interface Delegated {
+	agent: string;
+	summary: string;
+	jobId?: string;
+}
+
+/** Jobs of the session whose list is being loaded for cards, so that several cards ask only once. */
+const loading = new WeakMap<JobsState, Promise<void>>();
+
+export function DelegationCard(props: { block: ToolCallBlock; result?: Extract<Message, { role: "toolResult" }>; live?: LiveToolOutput }) {
+	const { block, result, live } = props;
+	const link = useContext(JobLinkContext);
+	const items = delegated(block, result);
+	const jobs = items.map((item) => (item.jobId ? link?.jobs.job(item.jobId) : undefined));
+	const now = useNow(jobs.some((job) => job && !FINISHED.has(job.status)));
+	// The cards' statuses come from the session's job list: load it once when it is not the current session's.
+	useEffect(() => {
+		if (!link || !items.some((i) => i.jobId) || link.jobs.current() || loading.has(link.jobs)) return;
+		const load = link.jobs.refresh().finally(() => loading.delete(link.jobs));
+		loading.set(link.jobs, load);
+	});
+	const failed = result?.isError || (!result && live?.done && live.isError);
+	const batch = items.length > 1;
+	const heading = batch ? `Delegated ${items.length} tasks` : `Delegated to ${items[0]?.agent ?? "task"}`;
+	return (
+		<div class="tool delegation" data-state={failed ? "failed" : result ? "started" : "starting"}>
+			<div class="tool-head">
+				<span class="tool-name">{heading}</span>
+				{failed ? <span class="tool-state failed">failed</span> : !result && <span class="tool-state running">starting</span>}
+			</div>
+			{failed ? (
+				<div class="output error">
+					<pre>{redact(result ? contentText(result.content) : (live?.text ?? ""))}</pre>
+				</div>
+			) : (
+				<ul class="delegation-jobs">
+					{items.map((item, i) => (
+						<DelegatedJob key={item.jobId ?? i} item={item} job={jobs[i]} now={now} showAgent={batch} onOpen={link && item.jobId ? () => link.open(item.jobId!) : undefined} />
+					))}
+				</ul>
+			)}
+		</div>
+	);
+}
+
+function DelegatedJob(props: { item: Delegated; job: Job | undefined; now: number; showAgent: boolean; onOpen?: () => void }) {
+	const { item, job, now, showAgent, onOpen } = props;
+	const status = job?.status ?? (item.jobId ? "queued" : undefined);
+	const body = (
+		<>
+			<span class="delegation-summary">
+				{showAgent && <span class="delegation-agent">{item.agent}</span>}
+				<span>{redact(item.summary)}</span>
+			</span>
+			<span class="delegation-meta">
+				{job && <span>{elapsed(job, now)}</span>}
+				{status && <span class={`job-status ${status}`}>{status}</span>}
+			</span>
+		</>
+	);
+	return (
+		<li data-status={status}>
+			{onOpen ? (
+				<button type="button" class="delegation-open" onClick={onOpen} aria-label={`Open job ${item.jobId}: ${item.summary}${status ? ` (${status})` : ""}`}>
+					{body}
+				</button>
+			) : (
+				<div class="delegation-open">{body}</div>
+			)}
+		</li>
+	);
+}
+
+/** The tasks of the call, with their job ids once the tool has answered. */
+function delegated(block: ToolCallBlock, result: Extract<Message, { role: "toolResult" }> | undefined): Delegated[] {
+	if (result && !result.isError) {
+		const started = contentText(result.content)
+			.split("\n")
+			.map((line) => STARTED_LINE.exec(line))
+			.filter((m): m is RegExpExecArray => m !== null)
+			.map((m) => ({ jobId: m[1], agent: m[2]!, summary: m[3]! }));
+		if (started.length > 0) return started;
+	}
+	const args = (block.arguments ?? {}) as { task?: unknown; agent?: unknown; description?: unknown; tasks?: unknown };
+	const text = (value: unknown) => (typeof value === "string" ? value : "");
+	if (Array.isArray(args.tasks)) {
+		return args.tasks.map((t: { task?: unknown; agent?: unknown; description?: unknown }) => ({
+			agent: text(t?.agent) || text(args.agent) || "task",
+			summary: text(t?.description) || firstLine(text(t?.task)),
+		}));
+	}
+	return [{ agent: text(args.agent) || "task", summary: text(args.description) || firstLine(text(args.task)) || "…" }];
+}
