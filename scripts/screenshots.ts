@@ -6,8 +6,9 @@
  * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
- * prompt, and the setup card of a service without a model. Usage: npm run screenshots [-- --only chat]
+ * prompt, the setup card of a service without a model, and a completed workflow (list and detail). Usage: npm run screenshots [-- --only chat]
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -284,7 +285,6 @@ async function sideChatViews(page: Page, size: Size, scheme: string): Promise<vo
 	await page.fill(".side-box textarea", "");
 }
 
-
 /** The Share dialog before and while sharing, and the guest view at its links (control, view, ended, a bad link). */
 async function shareViews(browser: Browser, host: Page, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
 	await host.click("button.share-button");
@@ -321,6 +321,34 @@ async function shareViews(browser: Browser, host: Page, size: Size, scheme: (typ
 	}
 }
 
+/** A workflow in a temporary git repository, followed to completed with its integration summary. */
+async function workflowView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
+	if (values.only && !["workflows", "workflow-detail"].some((view) => view.includes(values.only!))) return;
+	const page = await openPage(browser, skiff.url, size, scheme);
+	try {
+		await page.waitForSelector('.pill[data-status="connected"]');
+		await page.fill("#composer", "REPLY Ready.");
+		await page.keyboard.press("Enter");
+		await page.waitForSelector(".msg.assistant:has-text('Ready.')");
+		await openDrawer(page, size, "workflows");
+		const tag = `${size.name}-${scheme}`;
+		const write = (path: string, content: string) => `CALL write ${JSON.stringify({ path, content })}`;
+		const list = [
+			{ phase: "Notes", items: [write(`notes/${tag}/retry.md`, "Retry with backoff.\n")] },
+			{ phase: "Code", items: [write(`src/${tag}/retry.ts`, "export const RETRIES = 3;\n"), write(`src/${tag}/limits.ts`, "export const LIMIT = 10;\n")] },
+		];
+		await page.fill("#panel-workflows input[name='name']", "retry policy");
+		await page.fill("#panel-workflows textarea[name='objective']", `Write down the retry policy, then add its constants.\nCALL todo ${JSON.stringify({ op: "init", list })}\nAFTER_TOOL Planned.`);
+		await page.click("#panel-workflows button[type='submit']");
+		await page.waitForSelector("#panel-workflows .workflow-summary .workflow-status.completed");
+		await shot(page, "workflow-detail", size, scheme);
+		await page.click("#panel-workflows button:has-text('Back')");
+		await shot(page, "workflows", size, scheme);
+	} finally {
+		await page.context().close();
+	}
+}
+
 async function tokenView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
 	const page = await openPage(browser, skiff.url, size, scheme);
 	await page.waitForSelector("input[aria-label='Access token']");
@@ -342,6 +370,24 @@ async function noModelView(browser: Browser, skiff: SkiffProcess, size: Size, sc
 	await page.context().close();
 }
 
+/** An agent directory whose models are the fake model's. */
+function modelDir(model: FakeOpenAiServer): string {
+	const dir = tempDir("skiff-shots-");
+	writeFakeModelsJson(dir, model.url);
+	return dir;
+}
+
+/** A temporary git repository with one commit (a workflow's branch starts from it). */
+function gitRepository(): string {
+	const dir = tempDir("skiff-shots-repo-");
+	const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=Dev", "-c", "user.email=dev@example.com", ...args], { cwd: dir });
+	git("init", "-q", "-b", "main");
+	writeFileSync(join(dir, "README.md"), "# service\n");
+	git("add", "-A");
+	git("commit", "-q", "-m", "first");
+	return dir;
+}
+
 async function main(): Promise<void> {
 	rmSync(OUT, { recursive: true, force: true });
 	mkdirSync(OUT, { recursive: true });
@@ -351,12 +397,14 @@ async function main(): Promise<void> {
 	writeFileSync(join(tokenDir, "token"), "screenshot-token", { mode: 0o600 });
 	const tokenSkiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(tokenDir, "token")] });
 	const bareSkiff = await startSkiff({ agentDir: tempDir(), cwd: tempDir() });
+	const workflowSkiff = await startSkiff({ agentDir: modelDir(model), cwd: gitRepository(), args: ["--model", "fake/fake-model"] });
 	try {
 		for (const size of SIZES) {
 			for (const scheme of SCHEMES) {
 				await conversationViews(browser, model, size, scheme);
 				await tokenView(browser, tokenSkiff, size, scheme);
 				await noModelView(browser, bareSkiff, size, scheme);
+				await workflowView(browser, workflowSkiff, size, scheme);
 				process.stderr.write(`${size.name} ${scheme} done\n`);
 			}
 		}
@@ -364,6 +412,7 @@ async function main(): Promise<void> {
 		await browser.close();
 		await tokenSkiff.stop();
 		await bareSkiff.stop();
+		await workflowSkiff.stop();
 		await model.close();
 	}
 	console.log(`${written} screenshots in ${OUT}`);

@@ -11,6 +11,7 @@ import "./styles/composer.css";
 import "./styles/panels.css";
 import "./styles/jobs.css";
 import "./styles/personas.css";
+import "./styles/workflows.css";
 import "./styles/dialogs.css";
 import "./styles/tree.css";
 import "./styles/settings.css";

@@ -26,6 +26,7 @@ import { PersonasState } from "./personas-state";
 import type { PanelContext } from "./panel-context";
 import { MaintenanceState } from "./maintenance-state";
 import type { PanelHost, PanelState } from "./panel-host";
+import { WorkflowsState } from "./workflows-state";
 import { sessionTitle } from "./session-title";
 import { SettingsState } from "./settings-state";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
@@ -114,6 +115,8 @@ export class Controller {
 	private readonly panelStates: PanelState[] = [this.tree, this.settings, this.maintenance];
 	/** The Share dialog's rooms (web/src/state/collab-state.ts). */
 	readonly collab: CollabState;
+	/** The Workflows panel's state (web/src/state/workflows-state.ts). */
+	readonly workflows: WorkflowsState;
 
 	constructor(wsUrl: string) {
 		this.state = {
@@ -140,6 +143,7 @@ export class Controller {
 		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.personas = new PersonasState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.collab = new CollabState(this.client, () => this.state.sessionId, () => this.schedule());
+		this.workflows = new WorkflowsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {

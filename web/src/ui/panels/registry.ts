@@ -13,6 +13,7 @@ import { SettingsPanel } from "./settings-panel";
 import { SideChatPanel } from "./side-chat-panel";
 import { TodoPanel } from "./todo-panel";
 import { TreePanel } from "./tree-panel";
+import { WorkflowsPanel } from "./workflows-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", View: SessionsPanel },
@@ -22,6 +23,7 @@ export const PANELS: readonly PanelDefinition[] = [
 	{ id: "side-chat", label: "Side chat", View: SideChatPanel },
 	{ id: "jobs", label: "Jobs", View: JobsPanel },
 	{ id: "personas", label: "Personas", View: PersonasPanel },
+	{ id: "workflows", label: "Workflows", View: WorkflowsPanel },
 	{ id: "maintenance", label: "Maintenance", View: MaintenancePanel },
 	{ id: "settings", label: "Settings", View: SettingsPanel },
 ];
