@@ -158,8 +158,11 @@ export async function showPanel(page: Page, viewport: Viewport, id: string): Pro
 
 /** Starts a new session from the Sessions panel and waits for its empty transcript. */
 export async function newSession(page: Page, viewport: Viewport): Promise<void> {
+	// Waited for by its id: the session shown before may be empty too, and then shows the same empty state.
+	const before = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
 	await showPanel(page, viewport, "sessions");
 	await page.click("button:has-text('New session')");
+	await page.waitForFunction((id) => sessionStorage.getItem("skiff.session") !== id, before);
 	await page.waitForSelector(".empty:has-text('Ask the agent')");
 	if (viewport.phone) await page.waitForSelector(".app:not(.panel-open)");
 }
