@@ -8,12 +8,12 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { type ChatService, launchBrowser, openPage, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { tempDir } from "../support/skiff-process.js";
 
 let browser: Browser;
 let service: ChatService;
-/** While set, the fake model holds every reply until it settles. */
-let gate: Promise<void> | undefined;
+const gate = new ReplyGate();
 
 before(async () => {
 	browser = await launchBrowser();
@@ -21,7 +21,7 @@ before(async () => {
 	mkdirSync(join(agentDir, "agents"));
 	writeFileSync(join(agentDir, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews changes\n---\nReview.\n");
 	writeFileSync(join(agentDir, "agents", "broken.md"), "---\nname: broken\n---\nno description\n");
-	service = await startChatService({ agentDir, onModelRequest: () => gate });
+	service = await startChatService({ agentDir, onModelRequest: () => gate.held });
 });
 
 after(async () => {
@@ -58,8 +58,7 @@ for (const viewport of VIEWPORTS) {
 
 		test("a running job streams in its detail and can be cancelled", async () => {
 			const page = await openPage(browser, service.skiff.url, viewport);
-			let release!: () => void;
-			gate = new Promise((resolve) => (release = resolve));
+			const release = gate.hold();
 			try {
 				await showPanel(page, viewport, "jobs");
 				const panel = page.locator("#panel-jobs");
@@ -74,8 +73,7 @@ for (const viewport of VIEWPORTS) {
 				await panel.locator("button:has-text('Cancel job')").click();
 				await panel.locator(".job-status.cancelled").waitFor();
 			} finally {
-				gate = undefined;
-				release?.();
+				release();
 				await page.context().close();
 			}
 		});

@@ -8,26 +8,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
-/** While set, the model's replies wait for it. */
-let gate: Promise<void> | undefined;
-
-/** Holds the model's replies until the returned function is called. */
-function holdReplies(): () => void {
-	let release!: () => void;
-	gate = new Promise((resolve) => (release = resolve));
-	return () => {
-		gate = undefined;
-		release();
-	};
-}
+const gate = new ReplyGate();
 
 before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate });
+	model = await startFakeOpenAi({ onRequest: () => gate.held });
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -37,19 +27,6 @@ after(async () => {
 	await skiff?.stop();
 	await model?.close();
 });
-
-async function freshSession(client: TestClient, watcher?: TestClient): Promise<string> {
-	const { sessionId } = await client.ok({ type: "new_session" });
-	if (watcher) await watcher.ok({ type: "subscribe", sessionId });
-	return sessionId;
-}
-
-async function turn(client: TestClient, sessionId: string, message: string): Promise<Event[]> {
-	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message });
-	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
-	return client.events.slice(from).filter((e) => e.sessionId === sessionId);
-}
 
 /** The goal journal records in a session file. */
 function recordedEvents(file: string): Array<{ revision: number; change: { kind: string } }> {
@@ -64,10 +41,10 @@ function recordedEvents(file: string): Array<{ revision: number; change: { kind:
 test("goal commands: each transition is journalled and announced; a refused one records nothing", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
+	const sessionId = await client.newSession(watcher);
 	const run = (command: Record<string, unknown>) => client.request({ sessionId, ...command });
 	// A message first, so the session file exists and refusals can be seen to write nothing.
-	await turn(client, sessionId, "REPLY listening");
+	await client.turn(sessionId, "REPLY listening");
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
 	let written = readFileSync(sessionFile, "utf8");
 	assert.deepEqual(await client.ok({ type: "goal_get", sessionId }), { revision: 0, actions: ["create"] });
@@ -148,7 +125,7 @@ test("goal commands: each transition is journalled and announced; a refused one 
 test("activating a goal starts exactly one hidden continuation turn; the model completes the goal with its tool, live", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
+	const sessionId = await client.newSession(watcher);
 	const from = watcher.events.length;
 	const created = await client.ok({ type: "goal_create", sessionId, objective: 'Ship the release\nCALL goal {"op":"complete"}\nAFTER_TOOL Shipped.', activate: true });
 	assert.equal(created.continuation, "started");
@@ -176,9 +153,9 @@ test("activating a goal starts exactly one hidden continuation turn; the model c
 
 test("an activation during a run queues its one continuation turn behind the run", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
+	const sessionId = await client.newSession();
 	const from = client.events.length;
-	const release = holdReplies();
+	const release = gate.hold();
 	const first = model.nextRequest();
 	await client.ok({ type: "prompt", sessionId, message: "REPLY busy for a moment" });
 	await first;
@@ -202,11 +179,11 @@ test("an activation during a run queues its one continuation turn behind the run
 
 test("while active the goal is hidden context before each prompt and the goal tool is offered; paused, neither", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
+	const sessionId = await client.newSession();
 	await client.ok({ type: "goal_create", sessionId, objective: "Keep the docs current" });
 	await client.ok({ type: "goal_pin", sessionId, text: "docs/protocol.md first" });
 	const sent = model.nextRequest();
-	await turn(client, sessionId, "REPLY on it");
+	await client.turn(sessionId, "REPLY on it");
 	const request = await sent;
 	const body = JSON.stringify(request.body.messages);
 	assert.match(body, /The session has an active goal, set by the user:\\nKeep the docs current/);
@@ -220,7 +197,7 @@ test("while active the goal is hidden context before each prompt and the goal to
 	assert.ok(charged > 0, "the turn while active was charged");
 	await client.ok({ type: "goal_pause", sessionId });
 	const quiet = model.nextRequest();
-	await turn(client, sessionId, "REPLY resting");
+	await client.turn(sessionId, "REPLY resting");
 	const paused = await quiet;
 	assert.doesNotMatch(JSON.stringify(paused.body.messages.slice(-1)), /active goal/);
 	assert.ok(!paused.body.tools.some((t: any) => t.function.name === "goal"), "no goal tool while paused");
@@ -232,7 +209,7 @@ test("while active the goal is hidden context before each prompt and the goal to
 test("usage is charged after each turn and a spent budget pauses the goal; resuming needs a new budget", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
+	const sessionId = await client.newSession(watcher);
 	const from = watcher.events.length;
 	const created = await client.ok({ type: "goal_create", sessionId, objective: "Refactor the parser", tokenBudget: 10, activate: true });
 	assert.equal(created.continuation, "started");
@@ -264,10 +241,10 @@ test("usage is charged after each turn and a spent budget pauses the goal; resum
 
 test("tree navigation, fork and clone restore the goal of the branch", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY one");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY one");
 	await client.ok({ type: "goal_create", sessionId, objective: "Branch goal" });
-	await turn(client, sessionId, "REPLY two");
+	await client.turn(sessionId, "REPLY two");
 	await client.ok({ type: "goal_pause", sessionId });
 	const tree = await client.ok({ type: "get_tree", sessionId });
 	const users = tree.nodes.filter((n: { kind: string }) => n.kind === "user");
@@ -294,8 +271,8 @@ test("tree navigation, fork and clone restore the goal of the branch", async () 
 
 test("a session closed and loaded again pauses its active goal (resume_safety); nothing runs until it is resumed", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY first");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY first");
 	await client.ok({ type: "goal_create", sessionId, objective: "Wait for me" });
 	await client.ok({ type: "close_session", sessionId });
 	const requests = model.requests.length;
@@ -315,13 +292,13 @@ test("a session closed and loaded again pauses its active goal (resume_safety); 
 
 test("while a navigation summarizes the branch left, goal changes are refused (busy) and nothing is written", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY base");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY base");
 	await client.ok({ type: "goal_create", sessionId, objective: "Stay put" });
-	await turn(client, sessionId, "REPLY to be summarized");
+	await client.turn(sessionId, "REPLY to be summarized");
 	const { nodes } = await client.ok({ type: "get_tree", sessionId });
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
-	const release = holdReplies(); // the summary's reply waits
+	const release = gate.hold(); // the summary's reply waits
 	const summaryRequest = model.nextRequest();
 	const navigation = client.request({ type: "navigate_tree", sessionId, entryId: nodes.filter((n: { kind: string }) => n.kind === "user")[1].id, summarize: true });
 	await summaryRequest;
@@ -347,7 +324,7 @@ test("a restart with --continue pauses an active goal (resume_safety) and nothin
 	let client = await TestClient.connect(first.wsUrl);
 	const { sessionId, sessionFile } = await client.ok({ type: "get_state" });
 	await client.ok({ type: "goal_create", objective: "Survive a restart", tokenBudget: 1_000_000 });
-	await turn(client, sessionId, "REPLY working");
+	await client.turn(sessionId, "REPLY working");
 	const before = (await client.ok({ type: "goal_get" })).goal;
 	assert.equal(before.lifecycle, "active");
 	client.close();

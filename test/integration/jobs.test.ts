@@ -9,6 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
@@ -16,23 +17,13 @@ let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let agentDir: string;
 let cwd: string;
-/** While set, the fake model holds every reply until it settles. */
-let gate: Promise<void> | undefined;
-
-function holdReplies(): () => void {
-	let release!: () => void;
-	gate = new Promise((resolve) => (release = resolve));
-	return () => {
-		gate = undefined;
-		release();
-	};
-}
+const gate = new ReplyGate();
 
 /** A fake-model script line calling a tool with these arguments. */
 const call = (tool: string, args: unknown) => `CALL ${tool} ${JSON.stringify(args)}`;
 
 before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate });
+	model = await startFakeOpenAi({ onRequest: () => gate.held });
 	agentDir = tempDir();
 	cwd = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
@@ -175,7 +166,7 @@ test("cancelling a running job stops its child; a turn limit fails a job; bad in
 	const client = await TestClient.connect(skiff.wsUrl);
 	const { sessionId } = await client.ok({ type: "new_session" });
 	let from = client.events.length;
-	const release = holdReplies();
+	const release = gate.hold();
 	const { jobs } = await client.ok({ type: "task_spawn", sessionId, task: "REPLY never seen" });
 	const running = await client.waitForEvent((e) => jobEvent(e, jobs[0].id, "running") && e.job.sessionId !== undefined, 20_000, from);
 	assert.ok(running.job.startedAt);
@@ -211,7 +202,7 @@ test("a job past its agent's time limit is stopped and fails, saying so", async 
 	const { sessionId } = await client.ok({ type: "new_session" });
 	const from = client.events.length;
 	// The model never answers while held, so only the agent's one-second limit can end the job.
-	const release = holdReplies();
+	const release = gate.hold();
 	try {
 		const { jobs } = await client.ok({ type: "task_spawn", sessionId, agent: "sleeper", task: "REPLY too late" });
 		const failed = await finished(client, jobs[0].id, from);
@@ -234,7 +225,7 @@ test("after a restart, jobs that were running are marked interrupted", async () 
 	const idle = client.waitForEvent((e) => e.type === "agent_end", 20_000);
 	await client.ok({ type: "prompt", message: "REPLY recorded" });
 	await idle;
-	const release = holdReplies();
+	const release = gate.hold();
 	try {
 		const { jobs } = await client.ok({ type: "task_spawn", task: "REPLY cut short" });
 		jobId = jobs[0].id;

@@ -7,27 +7,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, utimesSy
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let agentDir: string;
-/** While set, the fake model holds every reply until it settles: the run stays under way. */
-let gate: Promise<void> | undefined;
-
-/** Holds the model's replies until the returned function is called. */
-function holdReplies(): () => void {
-	let release!: () => void;
-	gate = new Promise((resolve) => (release = resolve));
-	return () => {
-		gate = undefined;
-		release();
-	};
-}
+const gate = new ReplyGate();
 
 before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate });
+	model = await startFakeOpenAi({ onRequest: () => gate.held });
 	agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	// A context window large enough that pi never compacts on its own while the history is built.
@@ -41,12 +31,6 @@ after(async () => {
 	await model?.close();
 });
 
-async function turn(client: TestClient, sessionId: string, message: string): Promise<void> {
-	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message });
-	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
-}
-
 /** Texts of every user message the model was sent, in every request so far. */
 function userTextsSent(): string {
 	return JSON.stringify(model.requests.map((r) => r.body.messages.filter((m: any) => m.role === "user")));
@@ -56,7 +40,7 @@ test("compact reports the context before and after, and pushes session_stats", a
 	const client = await TestClient.connect(skiff.wsUrl);
 	const { sessionId } = await client.ok({ type: "new_session" });
 	// More history than pi keeps uncompacted (20,000 tokens, counted as 4 characters each).
-	for (let i = 0; i < 3; i++) await turn(client, sessionId, `BENCH 1000 50\nquestion ${i}`);
+	for (let i = 0; i < 3; i++) await client.turn(sessionId, `BENCH 1000 50\nquestion ${i}`);
 	const from = client.events.length;
 	const report = await client.ok({ type: "compact", sessionId, customInstructions: "Keep the questions." }, 20_000);
 	assert.ok(report.tokensBefore > 20_000, `tokensBefore ${report.tokensBefore}`);
@@ -74,7 +58,7 @@ test("queue_list and queue_cancel: one waiting follow-up removed, the others del
 	await watcher.ok({ type: "subscribe", sessionId });
 	assert.deepEqual(await client.ok({ type: "queue_list", sessionId }), { steering: [], followUp: [] });
 	const from = client.events.length;
-	const release = holdReplies();
+	const release = gate.hold();
 	await client.ok({ type: "prompt", sessionId, message: "REPLY an answer held until the queue is edited" });
 	await client.waitForEvent((e) => e.type === "agent_start" && e.sessionId === sessionId, 10_000, from);
 	for (const text of ["REPLY follow A", "REPLY follow B", "REPLY follow C"]) await client.ok({ type: "follow_up", sessionId, message: text });
@@ -109,7 +93,7 @@ test("abort drops the waiting steering and follow-up messages and returns them; 
 	const client = await TestClient.connect(skiff.wsUrl);
 	const { sessionId } = await client.ok({ type: "new_session" });
 	const from = client.events.length;
-	const release = holdReplies();
+	const release = gate.hold();
 	await client.ok({ type: "prompt", sessionId, message: "REPLY an answer held until the abort" });
 	await client.waitForEvent((e) => e.type === "agent_start" && e.sessionId === sessionId, 10_000, from);
 	await client.ok({ type: "steer", sessionId, message: "steer that was never taken" });
@@ -120,7 +104,7 @@ test("abort drops the waiting steering and follow-up messages and returns them; 
 	const cleared = client.events.slice(from).filter((e) => e.type === "queue_update").at(-1)!;
 	assert.deepEqual([cleared.steering, cleared.followUp], [[], []], "a queue_update shows the queues empty");
 	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 10_000, from);
-	await turn(client, sessionId, "REPLY next");
+	await client.turn(sessionId, "REPLY next");
 	const sent = userTextsSent();
 	assert.ok(!sent.includes("steer that was never taken") && !sent.includes("follow-up that was never sent"));
 	assert.deepEqual(await client.ok({ type: "abort", sessionId }), { dropped: { steering: [], followUp: [] } }, "idle: nothing to drop");
@@ -145,7 +129,7 @@ test("sessions_prune lists, then removes, only old session files of the layout: 
 	const recent = oldSession("--old-project--", "recent", 2);
 	// Things that must survive whatever their age.
 	const loaded = await client.ok({ type: "new_session" });
-	await turn(client, loaded.sessionId, "REPLY keep me");
+	await client.turn(loaded.sessionId, "REPLY keep me");
 	const loadedFile = (await client.ok({ type: "get_state", sessionId: loaded.sessionId })).sessionFile;
 	const ancient = new Date(Date.now() - 400 * 24 * 60 * 60 * 1000);
 	utimesSync(loadedFile, ancient, ancient);

@@ -8,25 +8,16 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
-/** While set, the fake model holds every reply until it settles: a run stays under way. */
-let gate: Promise<void> | undefined;
-
-function holdReplies(): () => void {
-	let release!: () => void;
-	gate = new Promise((resolve) => (release = resolve));
-	return () => {
-		gate = undefined;
-		release();
-	};
-}
+const gate = new ReplyGate();
 
 before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate });
+	model = await startFakeOpenAi({ onRequest: () => gate.held });
 	const agentDir = tempDir();
 	const cwd = tempDir();
 	writeFileSync(join(cwd, "notes.txt"), "the answer is in the notes\n");
@@ -38,17 +29,6 @@ after(async () => {
 	await skiff?.stop();
 	await model?.close();
 });
-
-async function freshSession(client: TestClient): Promise<string> {
-	const { sessionId } = await client.ok({ type: "new_session" });
-	return sessionId;
-}
-
-async function turn(client: TestClient, sessionId: string, message: string): Promise<void> {
-	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message });
-	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
-}
 
 /** The side events of one tab's run, from its prompt to its agent_end. */
 async function sideTurn(client: TestClient, sessionId: string, name: string, message: string): Promise<Event[]> {
@@ -68,10 +48,10 @@ function toolNames(body: any): string[] {
 
 test("a tab forked from the conversation answers with streamed events, with the session's model, and the session file stays as it was", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
+	const sessionId = await client.newSession();
 	await client.ok({ type: "set_model", sessionId, provider: "fake", modelId: "fake-reasoner" });
 	await client.ok({ type: "set_thinking_level", sessionId, level: "high" });
-	await turn(client, sessionId, "REPLY the main answer");
+	await client.turn(sessionId, "REPLY the main answer");
 	const mainTools = toolNames(model.requests.at(-1)!.body);
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
 	const fileAtFork = readFileSync(sessionFile);
@@ -127,11 +107,11 @@ test("a tab forked from the conversation answers with streamed events, with the 
 
 test("the tab reads files with its read-only tools, has no others, and peek_main sees what the main conversation said since the fork", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY said before the fork");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY said before the fork");
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
 	await client.ok({ type: "side_chat_new", sessionId, name: "peek" });
-	await turn(client, sessionId, "REPLY said after the fork with key sk-abcdefghijklmnopqrstuvwxyz");
+	await client.turn(sessionId, "REPLY said after the fork with key sk-abcdefghijklmnopqrstuvwxyz");
 	const fileBefore = readFileSync(sessionFile);
 
 	const read = await sideTurn(client, sessionId, "peek", 'CALL read {"path":"notes.txt"}\nAFTER_TOOL I read it.');
@@ -158,7 +138,7 @@ test("the tab reads files with its read-only tools, has no others, and peek_main
 
 test("bad input: a name out of pattern, a duplicate, a ninth tab, an unknown tab, a prompt while the tab streams; each refused, nothing changed", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
+	const sessionId = await client.newSession();
 	for (const name of ["bad name", "", "x".repeat(33), "dash-ed"]) {
 		const refused = await client.request({ type: "side_chat_new", sessionId, name });
 		assert.equal(refused.code, "invalid_command", name);
@@ -179,7 +159,7 @@ test("bad input: a name out of pattern, a duplicate, a ninth tab, an unknown tab
 	assert.equal((await client.request({ type: "side_chat_prompt", sessionId, name: "nope", message: "hi" })).code, "not_found");
 	assert.deepEqual((await client.ok({ type: "side_chat_list", sessionId })).tabs.map((t: any) => t.name), Array.from({ length: 8 }, (_, i) => `tab_${i}`));
 
-	const release = holdReplies();
+	const release = gate.hold();
 	try {
 		const from = client.events.length;
 		await client.ok({ type: "side_chat_prompt", sessionId, name: "tab_0", message: "REPLY held" });
@@ -206,7 +186,7 @@ test("bad input: a name out of pattern, a duplicate, a ninth tab, an unknown tab
 
 test("close drops a tab; a session's tabs are gone once it unloads, even one that is running", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
+	const sessionId = await client.newSession();
 	await client.ok({ type: "side_chat_new", sessionId, name: "a" });
 	await client.ok({ type: "side_chat_new", sessionId, name: "b" });
 	const from = client.events.length;
@@ -215,7 +195,7 @@ test("close drops a tab; a session's tabs are gone once it unloads, even one tha
 	assert.deepEqual(updated.tabs.map((t: any) => t.name), ["b"]);
 	assert.equal((await client.request({ type: "side_chat_prompt", sessionId, name: "a", message: "hi" })).code, "not_found");
 
-	const release = holdReplies();
+	const release = gate.hold();
 	try {
 		const running = client.events.length;
 		await client.ok({ type: "side_chat_prompt", sessionId, name: "b", message: "REPLY never finished" });

@@ -8,27 +8,17 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let agentDir: string;
-/** While set, the model's replies wait for it. */
-let gate: Promise<void> | undefined;
-
-/** Holds the model's replies until the returned function is called. */
-function holdReplies(): () => void {
-	let release!: () => void;
-	gate = new Promise((resolve) => (release = resolve));
-	return () => {
-		gate = undefined;
-		release();
-	};
-}
+const gate = new ReplyGate();
 
 before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate });
+	model = await startFakeOpenAi({ onRequest: () => gate.held });
 	agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -38,20 +28,6 @@ after(async () => {
 	await skiff?.stop();
 	await model?.close();
 });
-
-async function freshSession(client: TestClient, watcher?: TestClient): Promise<string> {
-	const { sessionId } = await client.ok({ type: "new_session" });
-	if (watcher) await watcher.ok({ type: "subscribe", sessionId });
-	return sessionId;
-}
-
-/** Sends a prompt and resolves with the events of its run once it ended. */
-async function turn(client: TestClient, sessionId: string, message: string): Promise<Event[]> {
-	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message });
-	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
-	return client.events.slice(from).filter((e) => e.sessionId === sessionId);
-}
 
 const call = (args: unknown) => `CALL todo ${JSON.stringify(args)}\nAFTER_TOOL Noted.`;
 
@@ -81,9 +57,9 @@ const INIT = {
 test("the model plans with the todo tool: followers see todo_updated live, and newly completed tasks are reported once", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
+	const sessionId = await client.newSession(watcher);
 	const from = watcher.events.length;
-	const events = await turn(client, sessionId, call(INIT));
+	const events = await client.turn(sessionId, call(INIT));
 	const types = events.map((e) => e.type);
 	const updated = events.find((e) => e.type === "todo_updated")!;
 	assert.ok(updated, "the plan change was announced");
@@ -99,13 +75,13 @@ test("the model plans with the todo tool: followers see todo_updated live, and n
 	assert.match(result.result.content[0].text, /Plan: 0\/3 done · 1 active · 2 blocked/);
 	assert.match(result.result.content[0].text, /\[>\] t1 Write the schema/);
 
-	const done = await turn(client, sessionId, call({ op: "done", task: "Write the schema" }));
+	const done = await client.turn(sessionId, call({ op: "done", task: "Write the schema" }));
 	const doneEvent = done.find((e) => e.type === "todo_updated")!;
 	assert.deepEqual(doneEvent.completed, [{ id: "t1", phase: "Build", content: "Write the schema" }]);
 	assert.deepEqual(statuses(doneEvent.phases), ["t1:completed", "t2:in_progress", "t3:pending"], "the pointer moved on");
 	assert.match(done.find((e) => e.type === "tool_execution_end")!.result.content[0].text, /Newly completed: t1 Write the schema/);
 
-	const viewed = await turn(client, sessionId, call({ op: "view" }));
+	const viewed = await client.turn(sessionId, call({ op: "view" }));
 	assert.equal(viewed.filter((e) => e.type === "todo_updated").length, 0, "a view changes nothing and announces nothing");
 	assert.doesNotMatch(viewed.find((e) => e.type === "tool_execution_end")!.result.content[0].text, /Newly completed/, "reported once");
 
@@ -113,7 +89,7 @@ test("the model plans with the todo tool: followers see todo_updated live, and n
 	const hidden = messages.filter((m: any) => m.role === "custom" && m.customType === "todo-context");
 	assert.ok(hidden.length >= 1, "the open plan is hidden context before later prompts");
 	assert.ok(hidden.every((m: any) => m.display === false));
-	const refused = await turn(client, sessionId, call({ op: "add_dependency", task: "t1", dependsOn: ["t3"] }));
+	const refused = await client.turn(sessionId, call({ op: "add_dependency", task: "t1", dependsOn: ["t3"] }));
 	const failure = refused.find((e) => e.type === "tool_execution_end")!;
 	assert.equal(failure.isError, true);
 	assert.match(failure.result.content[0].text, /cycle: t1 "Write the schema" waits for t3 "Test it", which waits for t2 "Write the parser", which waits for t1/);
@@ -124,7 +100,7 @@ test("the model plans with the todo tool: followers see todo_updated live, and n
 
 test("todo_op, todo_set and todo_get; every refusal names what was wrong and changes nothing", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
+	const sessionId = await client.newSession();
 	const op = (fields: Record<string, unknown>) => client.request({ type: "todo_op", sessionId, ...fields });
 	const plan = async () => (await client.ok({ type: "todo_get", sessionId })).phases;
 
@@ -136,7 +112,7 @@ test("todo_op, todo_set and todo_get; every refusal names what was wrong and cha
 	}
 	assert.equal((await op({ op: "view" })).data.summary, "The plan is empty.");
 	// A message first, so the session file exists and refusals can be seen to write nothing.
-	await turn(client, sessionId, "REPLY listening");
+	await client.turn(sessionId, "REPLY listening");
 	const created = await client.ok({ type: "todo_op", sessionId, ...INIT });
 	assert.equal(created.changed, true);
 	const same = await client.ok({ type: "todo_op", sessionId, ...INIT });
@@ -200,9 +176,9 @@ test("todo_op, todo_set and todo_get; every refusal names what was wrong and cha
 
 test("tree navigation, fork and clone restore the plan of the branch", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, call(INIT));
-	await turn(client, sessionId, call({ op: "done", task: "t1" }));
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, call(INIT));
+	await client.turn(sessionId, call({ op: "done", task: "t1" }));
 	const afterDone = statuses((await client.ok({ type: "todo_get", sessionId })).phases);
 	assert.deepEqual(afterDone, ["t1:completed", "t2:in_progress", "t3:pending"]);
 	const { state } = { state: await client.ok({ type: "get_state", sessionId }) };
@@ -230,12 +206,12 @@ test("tree navigation, fork and clone restore the plan of the branch", async () 
 
 test("while a navigation summarizes the branch left, plan changes are refused (busy) and nothing is written", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, call(INIT));
-	await turn(client, sessionId, "REPLY to be summarized");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, call(INIT));
+	await client.turn(sessionId, "REPLY to be summarized");
 	const { nodes } = await client.ok({ type: "get_tree", sessionId });
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
-	const release = holdReplies(); // the summary's reply waits
+	const release = gate.hold(); // the summary's reply waits
 	const summaryRequest = model.nextRequest();
 	const navigation = client.request({ type: "navigate_tree", sessionId, entryId: nodes.filter((n: { kind: string }) => n.kind === "user")[1].id, summarize: true });
 	await summaryRequest;
@@ -263,8 +239,8 @@ test("a restart with --continue restores the plan", async () => {
 	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
 	let client = await TestClient.connect(first.wsUrl);
 	const { sessionId } = await client.ok({ type: "get_state" });
-	await turn(client, sessionId, call(INIT));
-	await turn(client, sessionId, call({ op: "drop", phase: "Check" }));
+	await client.turn(sessionId, call(INIT));
+	await client.turn(sessionId, call({ op: "drop", phase: "Check" }));
 	const planned = (await client.ok({ type: "todo_get" })).phases;
 	client.close();
 	await first.stop();

@@ -7,26 +7,16 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
-/** While set, the fake model holds every reply until it settles: a run (or a summary) stays under way. */
-let gate: Promise<void> | undefined;
-
-/** Holds the model's replies until the returned function is called. */
-function holdReplies(): () => void {
-	let release!: () => void;
-	gate = new Promise((resolve) => (release = resolve));
-	return () => {
-		gate = undefined;
-		release();
-	};
-}
+const gate = new ReplyGate();
 
 before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate });
+	model = await startFakeOpenAi({ onRequest: () => gate.held });
 	const agentDir = tempDir();
 	writeFakeModelsJson(agentDir, model.url);
 	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
@@ -38,19 +28,6 @@ after(async () => {
 });
 
 /** A new session of its own, followed by `client` (and `watcher`, when given). */
-async function freshSession(client: TestClient, watcher?: TestClient): Promise<string> {
-	const { sessionId } = await client.ok({ type: "new_session" });
-	if (watcher) await watcher.ok({ type: "subscribe", sessionId });
-	return sessionId;
-}
-
-/** Sends a prompt and waits for its run to end. */
-async function turn(client: TestClient, sessionId: string, message: string): Promise<void> {
-	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message });
-	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
-}
-
 interface Node {
 	id: string;
 	parentId: string | null;
@@ -68,8 +45,8 @@ async function tree(client: TestClient, sessionId: string): Promise<{ nodes: Nod
 
 test("get_tree lists every entry with its kind, a bounded redacted preview, and tool results folded under their turn", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, `RUN echo tree\nAFTER_TOOL Done. key sk-ant-api03-abcdefghijklmnopqrstuvwx\n${"long ".repeat(300)}`);
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, `RUN echo tree\nAFTER_TOOL Done. key sk-ant-api03-abcdefghijklmnopqrstuvwx\n${"long ".repeat(300)}`);
 	const { nodes, leafId } = await tree(client, sessionId);
 	const kinds = nodes.map((n) => n.kind);
 	assert.deepEqual(kinds.filter((k) => ["user", "assistant", "toolResult"].includes(k)), ["user", "assistant", "toolResult", "assistant"]);
@@ -95,9 +72,9 @@ test("get_tree lists every entry with its kind, a bounded redacted preview, and 
 test("tree_changed reports appended entries to every follower, and session_stats follows each turn", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
+	const sessionId = await client.newSession(watcher);
 	const from = watcher.events.length;
-	await turn(client, sessionId, "REPLY first answer");
+	await client.turn(sessionId, "REPLY first answer");
 	await watcher.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 10_000, from);
 	const changes = watcher.events.slice(from).filter((e) => e.type === "tree_changed");
 	assert.ok(changes.every((e) => e.reason === "appended" && e.reload === false));
@@ -119,9 +96,9 @@ test("tree_changed reports appended entries to every follower, and session_stats
 test("navigate_tree to a user message: the leaf moves to its parent, its text comes back, followers reload", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
-	await turn(client, sessionId, "REPLY one");
-	await turn(client, sessionId, "REPLY two");
+	const sessionId = await client.newSession(watcher);
+	await client.turn(sessionId, "REPLY one");
+	await client.turn(sessionId, "REPLY two");
 	const before = await tree(client, sessionId);
 	const second = before.nodes.filter((n) => n.kind === "user")[1]!;
 	const from = watcher.events.length;
@@ -137,7 +114,7 @@ test("navigate_tree to a user message: the leaf moves to its parent, its text co
 		"the transcript is the branch up to the first reply",
 	);
 	// Continuing writes a sibling branch in the same file.
-	await turn(client, sessionId, "REPLY three");
+	await client.turn(sessionId, "REPLY three");
 	const after = await tree(client, sessionId);
 	const siblings = after.nodes.filter((n) => n.parentId === second.parentId && n.kind === "user");
 	assert.deepEqual(siblings.map((n) => n.preview), ["REPLY two", "REPLY three"]);
@@ -153,9 +130,9 @@ test("navigate_tree to a user message: the leaf moves to its parent, its text co
 
 test("navigate_tree with summarize records a branch summary of the branch left (calling the model)", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY base");
-	await turn(client, sessionId, "REPLY abandoned work");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY base");
+	await client.turn(sessionId, "REPLY abandoned work");
 	const { nodes } = await tree(client, sessionId);
 	const abandoned = nodes.filter((n) => n.kind === "user")[1]!;
 	const requests = model.requests.length;
@@ -185,8 +162,8 @@ test("navigate_tree with summarize records a branch summary of the branch left (
 test("set_label labels and clears; tree_changed says which", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const watcher = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client, watcher);
-	await turn(client, sessionId, "REPLY labelled");
+	const sessionId = await client.newSession(watcher);
+	await client.turn(sessionId, "REPLY labelled");
 	const target = (await tree(client, sessionId)).nodes.find((n) => n.kind === "user")!;
 	const from = watcher.events.length;
 	assert.deepEqual(await client.ok({ type: "set_label", sessionId, entryId: target.id, label: "  checkpoint  " }), { entryId: target.id, label: "checkpoint" });
@@ -203,8 +180,8 @@ test("set_label labels and clears; tree_changed says which", async () => {
 
 test("unknown entries and tree changes during a run are refused, and the session file stays as it was", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY settled");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY settled");
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
 	const { nodes } = await tree(client, sessionId);
 	const before = readFileSync(sessionFile, "utf8");
@@ -218,7 +195,7 @@ test("unknown entries and tree changes during a run are refused, and the session
 	}
 	assert.equal(readFileSync(sessionFile, "utf8"), before, "nothing was written for unknown entries");
 	const from = client.events.length;
-	const release = holdReplies();
+	const release = gate.hold();
 	await client.ok({ type: "prompt", sessionId, message: "REPLY held until the checks are done" });
 	await client.waitForEvent((e) => e.type === "agent_start" && e.sessionId === sessionId, 10_000, from);
 	const mid = readFileSync(sessionFile, "utf8");
@@ -238,12 +215,12 @@ test("unknown entries and tree changes during a run are refused, and the session
 
 test("fork works from a user message of a branch that is no longer active", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY root");
-	await turn(client, sessionId, "REPLY old branch");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY root");
+	await client.turn(sessionId, "REPLY old branch");
 	const oldUser = (await tree(client, sessionId)).nodes.filter((n) => n.kind === "user")[1]!;
 	await client.ok({ type: "navigate_tree", sessionId, entryId: oldUser.id });
-	await turn(client, sessionId, "REPLY new branch");
+	await client.turn(sessionId, "REPLY new branch");
 	const forked = await client.ok({ type: "fork", sessionId, entryId: oldUser.id });
 	assert.equal(forked.text, "REPLY old branch");
 	assert.deepEqual(
@@ -258,8 +235,8 @@ test("fork works from a user message of a branch that is no longer active", asyn
 
 test("events of the tree are well-formed for a panel: nodes carry ids that get_tree knows", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "CALL read {\"path\":\"nowhere.txt\"}\nAFTER_TOOL missing");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "CALL read {\"path\":\"nowhere.txt\"}\nAFTER_TOOL missing");
 	const known = new Set((await tree(client, sessionId)).nodes.map((n) => n.id));
 	const events: Event[] = client.events.filter((e) => e.type === "tree_changed" && e.sessionId === sessionId);
 	assert.ok(events.length >= 3);
@@ -271,12 +248,12 @@ test("events of the tree are well-formed for a panel: nodes carry ids that get_t
 
 test("abort stops a branch summary under way: the session stays where it was; prompts are refused meanwhile", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
-	const sessionId = await freshSession(client);
-	await turn(client, sessionId, "REPLY base");
-	await turn(client, sessionId, "REPLY to be summarized");
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY base");
+	await client.turn(sessionId, "REPLY to be summarized");
 	const { nodes, leafId } = await tree(client, sessionId);
 	const target = nodes.filter((n) => n.kind === "user")[1]!;
-	const release = holdReplies(); // the summary's reply waits
+	const release = gate.hold(); // the summary's reply waits
 	const summaryRequest = model.nextRequest();
 	const navigation = client.request({ type: "navigate_tree", sessionId, entryId: target.id, summarize: true });
 	await summaryRequest;

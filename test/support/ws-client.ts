@@ -93,6 +93,21 @@ export class TestClient {
 		);
 	}
 
+	/** Creates a session (new_session), which `followers` subscribe to as well, and resolves with its id. */
+	async newSession(...followers: TestClient[]): Promise<string> {
+		const { sessionId } = await this.ok({ type: "new_session" });
+		for (const follower of followers) await follower.ok({ type: "subscribe", sessionId });
+		return sessionId;
+	}
+
+	/** Prompts a session and resolves, once its run has ended, with that session's events of the run. */
+	async turn(sessionId: string, message: string, timeoutMs = 20_000): Promise<Event[]> {
+		const from = this.events.length;
+		await this.ok({ type: "prompt", sessionId, message });
+		await this.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, timeoutMs, from);
+		return this.events.slice(from).filter((e) => e.sessionId === sessionId);
+	}
+
 	waitForClose(timeoutMs = 10_000): Promise<{ code: number; reason: string }> {
 		return this.waitFor(() => this.closed, timeoutMs, "close");
 	}
