@@ -20,6 +20,7 @@ import {
 } from "../../../src/client/index";
 import { CollabState } from "./collab-state";
 import { Drafts } from "./drafts";
+import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
 import { PersonasState } from "./personas-state";
@@ -35,16 +36,7 @@ import { TodoState } from "./todo-state";
 import { contentText, Transcript } from "./transcript";
 import { TreeState } from "./tree-state";
 
-export interface Toast {
-	id: number;
-	text: string;
-}
-
-/** A sentence for the screen reader's polite live region (a finished reply, a connection change). */
-export interface Announcement {
-	id: number;
-	text: string;
-}
+export type { Announcement, Toast };
 
 export interface ViewState {
 	status: ConnectionStatus;
@@ -80,10 +72,8 @@ export interface ViewState {
 
 const TOKEN_KEY = "skiff.token";
 const SESSION_KEY = "skiff.session";
-const TOAST_MS = 8000;
 
-export class Controller {
-	state: ViewState;
+export class Controller extends PageStore<ViewState> {
 	/** Panel states, each in its own file, following their own events. */
 	readonly sideChat: SideChatState;
 	readonly todo: TodoState;
@@ -92,10 +82,6 @@ export class Controller {
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
 	private readonly client: SkiffClient;
-	private readonly listeners = new Set<() => void>();
-	private frame: number | undefined;
-	private toastId = 0;
-	private announcementId = 0;
 	private readonly drafts = new Drafts();
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
@@ -119,6 +105,7 @@ export class Controller {
 	readonly workflows: WorkflowsState;
 
 	constructor(wsUrl: string) {
+		super();
 		this.state = {
 			status: "offline",
 			statusDetail: undefined,
@@ -155,11 +142,6 @@ export class Controller {
 		this.sideChat = new SideChatState(panels);
 		this.todo = new TodoState(panels);
 		this.goal = new GoalState(panels);
-	}
-
-	subscribe(listener: () => void): () => void {
-		this.listeners.add(listener);
-		return () => this.listeners.delete(listener);
 	}
 
 	/** The transcript of the current session, if bound. */
@@ -342,10 +324,6 @@ export class Controller {
 		this.update({ sessions: { project: project?.sessions ?? [], all: all?.sessions ?? [] } });
 	}
 
-	dismissToast(id: number): void {
-		this.update({ toasts: this.state.toasts.filter((t) => t.id !== id) });
-	}
-
 	private connect(): void {
 		this.client.connect().catch(() => undefined); // failures arrive as status changes
 	}
@@ -492,10 +470,6 @@ export class Controller {
 		if (levels) this.update({ thinkingLevels: levels.levels });
 	}
 
-	private announce(text: string): void {
-		this.update({ announcement: { id: ++this.announcementId, text } });
-	}
-
 	private transcriptFor(sessionId: string): Transcript {
 		let transcript = this.transcripts.get(sessionId);
 		if (!transcript) {
@@ -528,26 +502,6 @@ export class Controller {
 			this.toast(`${type} failed: ${(error as Error).message}`);
 			return false;
 		}
-	}
-
-	private toast(text: string): void {
-		const toast = { id: ++this.toastId, text };
-		this.update({ toasts: [...this.state.toasts.slice(-3), toast] });
-		window.setTimeout(() => this.dismissToast(toast.id), TOAST_MS);
-	}
-
-	private update(patch: Partial<ViewState>): void {
-		this.state = { ...this.state, ...patch };
-		this.schedule();
-	}
-
-	/** Coalesces notifications into one per animation frame: a 20,000-delta reply renders at screen rate. */
-	private schedule(): void {
-		if (this.frame !== undefined) return;
-		this.frame = requestAnimationFrame(() => {
-			this.frame = undefined;
-			for (const listener of this.listeners) listener();
-		});
 	}
 }
 

@@ -8,11 +8,9 @@ import type { SkiffEvent } from "../../../src/client/index";
 import type { CollabRole, CollabSessionView } from "../../../src/shared/collab-wire";
 import { GuestConnection, type GuestSnapshot, type GuestState } from "../collab/guest-connection";
 import { takeGuestLink } from "../collab/guest-link";
-import type { Announcement, Toast } from "./controller";
+import { type Announcement, PageStore, type Toast } from "./page-store";
 import { sessionTitle } from "./session-title";
 import { contentText, Transcript } from "./transcript";
-
-const TOAST_MS = 8000;
 
 export interface GuestViewState {
 	/** Why the link cannot be used at all (no key, a damaged one): nothing was sent anywhere. */
@@ -27,17 +25,13 @@ export interface GuestViewState {
 	announcement: Announcement | undefined;
 }
 
-export class GuestSession {
-	state: GuestViewState;
+export class GuestSession extends PageStore<GuestViewState> {
 	/** The shared session's transcript, once the first snapshot is in. */
 	transcript: Transcript | undefined;
 	private readonly connection: GuestConnection | undefined;
-	private readonly listeners = new Set<() => void>();
-	private frame: number | undefined;
-	private toastId = 0;
-	private announcementId = 0;
 
 	constructor() {
+		super();
 		const link = takeGuestLink(location, history);
 		this.connection = link.ok ? new GuestConnection(link.link) : undefined;
 		this.state = {
@@ -57,11 +51,6 @@ export class GuestSession {
 	/** The link's role, when the link could be read. */
 	get role(): CollabRole | undefined {
 		return this.state.connection?.role;
-	}
-
-	subscribe(listener: () => void): () => void {
-		this.listeners.add(listener);
-		return () => this.listeners.delete(listener);
 	}
 
 	start(): void {
@@ -103,10 +92,6 @@ export class GuestSession {
 		this.connection?.leave();
 	}
 
-	dismissToast(id: number): void {
-		this.update({ toasts: this.state.toasts.filter((t) => t.id !== id) });
-	}
-
 	private onState(connection: GuestState): void {
 		const before = this.state.connection?.status;
 		this.update({ connection });
@@ -137,29 +122,5 @@ export class GuestSession {
 			this.announce(stopReason === "error" ? `The run failed: ${errorMessage ?? "unknown error"}` : stopReason === "aborted" ? "Stopped." : "The agent replied.");
 		}
 		this.schedule();
-	}
-
-	private announce(text: string): void {
-		this.update({ announcement: { id: ++this.announcementId, text } });
-	}
-
-	private toast(text: string): void {
-		const toast = { id: ++this.toastId, text };
-		this.update({ toasts: [...this.state.toasts.slice(-3), toast] });
-		window.setTimeout(() => this.dismissToast(toast.id), TOAST_MS);
-	}
-
-	private update(patch: Partial<GuestViewState>): void {
-		this.state = { ...this.state, ...patch };
-		this.schedule();
-	}
-
-	/** One notification per animation frame, as the host page does. */
-	private schedule(): void {
-		if (this.frame !== undefined) return;
-		this.frame = requestAnimationFrame(() => {
-			this.frame = undefined;
-			for (const listener of this.listeners) listener();
-		});
 	}
 }
