@@ -521,8 +521,13 @@ export type HiddenTurnStart = "started" | "queued";
  */
 export interface FeatureSession {
 	readonly sessionId: string;
-	/** Records a custom entry after the leaf (it becomes the leaf) and returns its id. */
-	appendCustomEntry(customType: string, data: unknown): string;
+	/**
+	 * Records a custom entry after the leaf (it becomes the leaf) and returns its id once it is on disk. When it
+	 * cannot be written (a full or read-only disk, a file another program changed) it is taken back and the
+	 * recording error (`io_error`, `conflict`) is thrown: nothing changed. `keep` is for what the session must
+	 * hold even then (usage, a pause the service decided): the entry stays, and the next write retries it.
+	 */
+	appendCustomEntry(customType: string, data: unknown, options?: { keep?: boolean }): string;
 	/** The custom entries of this type on the active branch (from the root to the leaf), oldest first. */
 	customEntries(customType: string): CustomEntryRecord[];
 	/** Sends an event to the session's followers with its own events (a type registered in the contract). */

@@ -110,8 +110,16 @@ for (const viewport of VIEWPORTS) {
 			await page.click("button[aria-label='Unpin “note 3”']");
 			await page.waitForFunction(() => document.querySelectorAll(".goal-pins li").length === 7);
 			assert.equal(await page.locator(".goal-pins li", { hasText: "note 3" }).count(), 0);
-			assert.equal(await page.getAttribute("input[name='goal-pin']", "maxlength"), "200");
 			await page.waitForSelector(".goal-events li[data-kind='unpinned']");
+			// Lengths are characters, as the service counts them: 201 letters are too many, 200 emoji are not.
+			await page.fill("input[name='goal-pin']", "x".repeat(201));
+			await page.waitForSelector(".hint.error-text:has-text('201/200')");
+			await page.click(".goal-pin-form button:has-text('Pin')");
+			await page.waitForSelector("[role='alert']:has-text('A pin holds at most 200 characters')");
+			await page.fill("input[name='goal-pin']", "🙂".repeat(200));
+			await page.waitForSelector(".hint:not(.error-text):has-text('200/200')");
+			await page.click(".goal-pin-form button:has-text('Pin')");
+			await page.waitForFunction(() => document.querySelectorAll(".goal-pins li").length === 8);
 		});
 
 		test("drop asks first; a dropped goal is shown ended, with the form for a new one", async () => {

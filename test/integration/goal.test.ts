@@ -69,7 +69,7 @@ test("goal commands: each transition is journalled and announced; a refused one 
 
 	const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
 		[{ type: "goal_pin", text: "ninth" }, "limit", /at most 8 pins/],
-		[{ type: "goal_pin", text: "x".repeat(201) }, "invalid_command", /200/],
+		[{ type: "goal_pin", text: "x".repeat(201) }, "limit", /A pin is at most 200 characters \(this one has 201\)/],
 		[{ type: "goal_pin", text: "   " }, "invalid_command", /A pin is empty/],
 		[{ type: "goal_unpin", index: 7 + 1 }, "invalid_command", /`index`/],
 		[{ type: "goal_create", objective: "another" }, "conflict", /A goal is already active: complete or drop it/],
@@ -87,6 +87,9 @@ test("goal commands: each transition is journalled and announced; a refused one 
 	assert.equal(recordedEvents(sessionFile).length, revision, "each change is one entry in the session file");
 
 	await client.ok({ type: "goal_unpin", sessionId, index: 0 });
+	const wide = "🙂".repeat(200); // 200 characters, 400 UTF-16 units: a pin's length is counted in characters
+	assert.equal((await client.ok({ type: "goal_pin", sessionId, text: wide })).goal.pins.at(-1), wide);
+	await client.ok({ type: "goal_unpin", sessionId, index: 7 });
 	const paused = await client.ok({ type: "goal_pause", sessionId });
 	assert.deepEqual([paused.goal.lifecycle, paused.goal.pauseReason], ["paused", "manual"]);
 	assert.deepEqual(paused.actions, ["resume", "complete", "drop", "pin", "unpin"]);
@@ -112,12 +115,12 @@ test("goal commands: each transition is journalled and announced; a refused one 
 	const journal = await client.ok({ type: "goal_journal", sessionId });
 	assert.deepEqual(
 		journal.events.map((e: { change: { kind: string } }) => e.change.kind),
-		["created", ...Array(8).fill("pinned"), "unpinned", "paused", "resumed", "completed", "created", "dropped"],
+		["created", ...Array(8).fill("pinned"), "unpinned", "pinned", "unpinned", "paused", "resumed", "completed", "created", "dropped"],
 	);
 	assert.deepEqual(journal.events.map((e: { revision: number }) => e.revision), journal.events.map((_: unknown, i: number) => i + 1));
 	assert.equal(journal.total, journal.events.length);
 	const operations = watcher.events.filter((e) => e.type === "goal_updated").map((e) => e.operation);
-	assert.deepEqual(operations, ["created", ...Array(8).fill("pinned"), "unpinned", "paused", "resumed", "completed", "created", "dropped"]);
+	assert.deepEqual(operations, ["created", ...Array(8).fill("pinned"), "unpinned", "pinned", "unpinned", "paused", "resumed", "completed", "created", "dropped"]);
 	client.close();
 	watcher.close();
 });
@@ -340,6 +343,36 @@ test("a restart with --continue pauses an active goal (resume_safety) and nothin
 		assert.equal(model.requests.length, requests, "nothing ran unattended");
 		const resumed = await client.ok({ type: "goal_resume" });
 		assert.equal(resumed.goal.lifecycle, "active");
+		client.close();
+	} finally {
+		await second.stop();
+	}
+});
+
+test("a goal created before the first message is on disk when acknowledged: a killed process reopens it paused", async () => {
+	const dir = tempDir();
+	const cwd = tempDir();
+	writeFakeModelsJson(dir, model.url);
+	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
+	let client = await TestClient.connect(first.wsUrl);
+	const { sessionId, sessionFile } = await client.ok({ type: "get_state" });
+	await client.ok({ type: "goal_create", objective: "Written before anything is said" });
+	await client.ok({ type: "goal_pin", text: "Pinned early" });
+	assert.deepEqual(
+		recordedEvents(sessionFile).map((e) => e.change.kind),
+		["created", "pinned"],
+		"the session file exists from the goal on",
+	);
+	client.close();
+	await first.stop("SIGKILL");
+	const second = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model", "--continue"] });
+	try {
+		client = await TestClient.connect(second.wsUrl);
+		assert.equal((await client.ok({ type: "get_state" })).sessionId, sessionId);
+		const { goal } = await client.ok({ type: "goal_get" });
+		assert.equal(goal.objective, "Written before anything is said");
+		assert.deepEqual(goal.pins, ["Pinned early"]);
+		assert.deepEqual([goal.lifecycle, goal.pauseReason], ["paused", "resume_safety"]);
 		client.close();
 	} finally {
 		await second.stop();

@@ -254,3 +254,28 @@ test("a restart with --continue restores the plan", async () => {
 		await second.stop();
 	}
 });
+
+test("a plan set before the first message is on disk when acknowledged: it survives the process being killed", async () => {
+	const dir = tempDir();
+	const cwd = tempDir();
+	writeFakeModelsJson(dir, model.url);
+	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
+	let client = await TestClient.connect(first.wsUrl);
+	const { sessionId, sessionFile } = await client.ok({ type: "get_state" });
+	const planned = (await client.ok({ type: "todo_set", phases: [{ name: "Now", tasks: [{ content: "Plan first" }, { content: "Talk later" }] }] })).phases;
+	assert.equal(recordedPlans(sessionFile).length, 1, "the session file exists from the plan on");
+	assert.equal((await client.ok({ type: "get_state" })).persisted, true);
+	client.close();
+	await first.stop("SIGKILL"); // no shutdown flush: only what was on disk when acknowledged survives
+	const second = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model", "--continue"] });
+	try {
+		client = await TestClient.connect(second.wsUrl);
+		assert.equal((await client.ok({ type: "get_state" })).sessionId, sessionId);
+		assert.deepEqual((await client.ok({ type: "todo_get" })).phases, planned);
+		const listed = (await client.ok({ type: "session_list" })).sessions.find((s: { sessionId: string }) => s.sessionId === sessionId);
+		assert.equal(listed.firstMessage, "", "no placeholder posing as a title");
+		client.close();
+	} finally {
+		await second.stop();
+	}
+});

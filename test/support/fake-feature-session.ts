@@ -22,6 +22,8 @@ export class FakeFeatureSession implements FeatureSession {
 	running = false;
 	/** Set while the session moves in its tree: changes are refused (`busy`). */
 	moving = false;
+	/** Set to refuse every write the way a full disk does (kept entries are held, as the recorder's backlog holds them). */
+	diskFull = false;
 	private nextId = 1;
 	private readonly turnListeners = new Set<(usage: TurnUsage) => void>();
 	private readonly branchListeners = new Set<() => void>();
@@ -29,7 +31,8 @@ export class FakeFeatureSession implements FeatureSession {
 
 	constructor(readonly sessionId = "fake-session") {}
 
-	appendCustomEntry(customType: string, data: unknown): string {
+	appendCustomEntry(customType: string, data: unknown, options: { keep?: boolean } = {}): string {
+		if (this.diskFull && !options.keep) throw new CodedError("io_error", "Could not record the session: no space left on the device (ENOSPC)");
 		const id = `e${this.nextId++}`;
 		// Stored as recorded: a JSON copy, so later changes to the caller's object do not leak into it.
 		this.entries.set(id, { id, customType, data: JSON.parse(JSON.stringify(data)), timestamp: new Date().toISOString(), parentId: this.leafId });

@@ -526,6 +526,7 @@ export class PiAgentHandle implements AgentHandle {
 			env: this.env,
 			session: this.session,
 			manager: this.manager,
+			recorder: this.recorder,
 			emit: (event) => this.emit(event),
 			subscribe: (listener) => this.subscribe(listener),
 			running: () => this.running,

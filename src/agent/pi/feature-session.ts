@@ -6,11 +6,13 @@ import { CodedError } from "../../shared/errors.js";
 import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RuntimeEvent, TurnUsage } from "../types.js";
 import { noModelMessage, type PiEnvironment } from "./environment.js";
+import type { SessionRecorder } from "./recorder.js";
 
 export interface PiFeatureSessionParts {
 	env: PiEnvironment;
 	session: AgentSession;
 	manager: SessionManager;
+	recorder: SessionRecorder;
 	/** Sends an event as the session's own (through the agent handle's listeners). */
 	emit(event: RuntimeEvent): void;
 	/** The agent handle's events, pi's and the adapter's (tree changes). */
@@ -41,8 +43,10 @@ export class PiFeatureSession implements FeatureSession {
 		return this.parts.session.sessionId;
 	}
 
-	appendCustomEntry(customType: string, data: unknown): string {
-		return this.parts.manager.appendCustomEntry(customType, data);
+	appendCustomEntry(customType: string, data: unknown, options: { keep?: boolean } = {}): string {
+		const { manager, recorder } = this.parts;
+		if (options.keep) return manager.appendCustomEntry(customType, data);
+		return recorder.appendOrRefuse(() => manager.appendCustomEntry(customType, data));
 	}
 
 	customEntries(customType: string): CustomEntryRecord[] {

@@ -1,13 +1,16 @@
 /**
  * The session recorder policy. pi's SessionManager writes a new session file only when the first assistant
- * message arrives, and appends without checking that the write succeeded. Skiff records a conversation from
- * its first message of any role, writes new files atomically (temp file, then rename), appends entry by
- * entry, and knows which entries are really on disk: an entry whose write failed (a full or read-only disk)
- * stays in a backlog that the next write retries, after cutting any half-written line off the file, so the
- * file never holds a torn line followed by more entries.
+ * message arrives, and appends without checking that the write succeeded. Skiff records a session from its
+ * first entry that holds something of the user's (a message of any role, a feature's custom entry such as a
+ * todo plan or a goal, a name, a label: not the model and thinking level every new session starts with), writes
+ * new files atomically (temp file, then rename), appends entry by entry, and knows which entries are really on
+ * disk: an entry whose write failed (a full or read-only disk) stays in a backlog that the next write retries,
+ * after cutting any half-written line off the file, so the file never holds a torn line followed by more
+ * entries. A change that must not be acknowledged unless it is on disk (a feature's command) is appended with
+ * `appendOrRefuse`, which takes the entry back out when it could not be written.
  */
 import { CodedError } from "../../shared/errors.js";
-import { closeSync, fsyncSync, openSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
 
@@ -16,7 +19,9 @@ interface SessionManagerInternals {
 	persist: boolean;
 	flushed: boolean;
 	sessionFile: string | undefined;
-	fileEntries: Array<{ type: string; message?: unknown }>;
+	fileEntries: Array<{ type: string; id?: string; parentId?: string | null; message?: unknown }>;
+	byId: Map<string, unknown>;
+	leafId: string | null;
 	_persist(entry: unknown): void;
 	_rewriteFile(): void;
 }
@@ -43,6 +48,9 @@ export class RecordingError extends CodedError {
 /** The recorder's own code for a session file that another program changed since Skiff last wrote it. */
 export const CHANGED_ON_DISK = "ECHANGED";
 
+/** Entries every new session starts with (the model and thinking level in use): alone they are not worth a file. */
+const SETUP_ENTRY_TYPES = new Set(["session", "model_change", "thinking_level_change"]);
+
 /** How long a prompt may wait for pi to hand its entry to the recorder before the prompt fails. */
 const RECORD_WAIT_LIMIT_MS = 10_000;
 
@@ -58,6 +66,8 @@ export interface RecorderFiles {
 	truncate(path: string, size: number): void;
 	/** Flushes the file's data to the disk. */
 	sync(path: string): Promise<void>;
+	/** Flushes the file's data to the disk before returning. */
+	syncNow(path: string): void;
 }
 
 export const REAL_FILES: RecorderFiles = {
@@ -89,6 +99,14 @@ export const REAL_FILES: RecorderFiles = {
 			await handle.close();
 		}
 	},
+	syncNow(path) {
+		const fd = openSync(path, "r");
+		try {
+			fdatasyncSync(fd);
+		} finally {
+			closeSync(fd);
+		}
+	},
 };
 
 export class SessionRecorder {
@@ -106,6 +124,8 @@ export class SessionRecorder {
 	private readonly checks = new Set<() => void>();
 	private readonly listeners = new Set<RecordingListener>();
 	private readonly appendListeners = new Set<(entry: object) => void>();
+	/** While `appendOrRefuse` runs: the entries appended, announced only once they are known to be on disk. */
+	private unannounced: object[] | undefined;
 
 	constructor(
 		private readonly manager: SessionManager,
@@ -124,10 +144,47 @@ export class SessionRecorder {
 		}
 	}
 
-	/** Writes the whole file now if it holds messages that were never written (a new branch of a session). */
+	/** Writes the whole file now if it holds content that was never written (a new branch of a session). */
 	writeIfUnwritten(): void {
 		const internals = this.internals;
-		if (internals.persist && internals.sessionFile && !internals.flushed && this.hasMessage()) this.rewrite();
+		if (internals.persist && internals.sessionFile && !internals.flushed && this.holdsContent()) this.rewrite();
+	}
+
+	/**
+	 * Appends entries through `append` (a SessionManager call) and returns its result once they are on disk and
+	 * synced. When they could not be written they are taken back out of the session (as if never appended: no
+	 * listener heard of them) and the RecordingError is thrown, so the caller's change is refused whole.
+	 */
+	appendOrRefuse<T>(append: () => T): T {
+		const internals = this.internals;
+		const before = internals.fileEntries.length;
+		const leaf = internals.leafId;
+		this.unannounced = [];
+		let result: T;
+		let added: object[];
+		try {
+			result = append();
+		} finally {
+			added = this.unannounced;
+			this.unannounced = undefined;
+		}
+		// Setup entries alone are not written yet by design; anything else unwritten means its write failed.
+		const unwritten =
+			internals.persist && internals.sessionFile !== undefined && (internals.flushed || this.holdsContent()) && added.some((entry) => !this.isWritten(entry));
+		let failure: RecordingError | undefined = unwritten ? (this.failure ?? new RecordingError("EIO", internals.sessionFile ?? "the session file", new Error("not written"))) : undefined;
+		if (!failure && internals.persist && internals.sessionFile && added.length > 0) {
+			try {
+				this.files.syncNow(internals.sessionFile);
+			} catch (error) {
+				failure = new RecordingError((error as NodeJS.ErrnoException).code ?? "EIO", internals.sessionFile, error);
+			}
+		}
+		if (failure) {
+			this.takeBack(before, leaf);
+			throw failure;
+		}
+		for (const entry of added) this.announce(entry);
+		return result!;
 	}
 
 	/** Whether the session file exists: written at least once (an opened file always is). */
@@ -211,8 +268,18 @@ export class SessionRecorder {
 		return this.messageEntries().map((e) => e.message as StampedMessage);
 	}
 
-	private hasMessage(): boolean {
-		return this.internals.fileEntries.some((e) => e.type === "message");
+	/** Whether the session holds anything worth a file: an entry besides the setup every session starts with. */
+	private holdsContent(): boolean {
+		return this.internals.fileEntries.some((e) => !SETUP_ENTRY_TYPES.has(e.type));
+	}
+
+	/** Removes the entries appended since the session held `length` entries, and puts the leaf back. */
+	private takeBack(length: number, leaf: string | null): void {
+		const internals = this.internals;
+		const removed = new Set<object>(internals.fileEntries.splice(length));
+		for (const entry of removed) if (typeof (entry as { id?: unknown }).id === "string") internals.byId.delete((entry as { id: string }).id);
+		internals.leafId = leaf;
+		this.backlog = this.backlog.filter((entry) => !removed.has(entry));
 	}
 
 	private isWritten(entry: object): boolean {
@@ -229,15 +296,20 @@ export class SessionRecorder {
 		try {
 			this.record(entry);
 		} finally {
-			for (const listener of this.appendListeners) listener(entry);
+			if (this.unannounced) this.unannounced.push(entry);
+			else this.announce(entry);
 		}
+	}
+
+	private announce(entry: object): void {
+		for (const listener of this.appendListeners) listener(entry);
 	}
 
 	private record(entry: object): void {
 		const internals = this.internals;
 		if (!internals.persist || !internals.sessionFile) return;
-		if (!this.hasMessage()) {
-			internals.flushed = false; // nothing said yet: the file is written with the first message
+		if (!this.holdsContent()) {
+			internals.flushed = false; // nothing of the user's yet: the file is written with the first such entry
 		} else if (!internals.flushed) {
 			this.rewrite();
 		} else {

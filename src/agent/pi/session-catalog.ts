@@ -197,7 +197,8 @@ export class PiSessionCatalog implements SessionCatalog {
 			created: info.created.toISOString(),
 			modified: info.modified.toISOString(),
 			messageCount: info.messageCount,
-			firstMessage: info.firstMessage,
+			// pi's placeholder for a session without a user message (one holding only a plan or a goal) is no title.
+			firstMessage: info.firstMessage === "(no messages)" ? "" : info.firstMessage,
 			parentSession: info.parentSessionPath,
 		}));
 	}

@@ -1,7 +1,7 @@
 /** Control-plane commands of the session goal (for the goal panel, the composer's `/goal` and scripts). */
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
-import { GoalEventSchema, GoalViewSchema, MAX_JOURNAL_EVENTS, MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PINS, MAX_TOKEN_BUDGET } from "./schemas.js";
+import { GoalEventSchema, GoalViewSchema, MAX_JOURNAL_EVENTS, MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PIN_UNITS, MAX_PINS, MAX_TOKEN_BUDGET } from "./schemas.js";
 import type { GoalService } from "./service.js";
 
 const Budget = Type.Integer({ minimum: 1, maximum: MAX_TOKEN_BUDGET, description: "Tokens the goal may use (model-reported, all turns while it is active)." });
@@ -83,7 +83,7 @@ export function goalCommands(goals: GoalService) {
 		defineCommand({
 			name: "goal_pin",
 			summary: `Adds a short note to the goal (at most ${MAX_PINS} pins of ${MAX_PIN_CHARS} characters; surrounding whitespace is trimmed). ${NOT_ALLOWED}`,
-			params: Type.Object({ text: Type.String({ minLength: 1, maxLength: MAX_PIN_CHARS }) }, { additionalProperties: false }),
+			params: Type.Object({ text: Type.String({ minLength: 1, maxLength: MAX_PIN_UNITS }) }, { additionalProperties: false }),
 			result: GoalViewSchema,
 			handler: async ({ text }, context) => (await goalOf(context)).pin(text.trim()),
 		}),

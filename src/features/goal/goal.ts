@@ -125,7 +125,7 @@ function nextGoal(goal: Goal | undefined, change: GoalChange, at: string): Goal 
 		case "pinned":
 			if (isTerminal(goal)) throw refused("add a pin to", goal);
 			if (change.text.trim().length === 0) throw new GoalError("invalid_command", "A pin is empty");
-			if ([...change.text].length > MAX_PIN_CHARS) throw new GoalError("limit", `A pin is at most ${MAX_PIN_CHARS} characters (this one has ${[...change.text].length})`);
+			if (characters(change.text) > MAX_PIN_CHARS) throw new GoalError("limit", `A pin is at most ${MAX_PIN_CHARS} characters (this one has ${characters(change.text)})`);
 			if (goal.pins.length >= MAX_PINS) throw new GoalError("limit", `A goal holds at most ${MAX_PINS} pins: unpin one first`);
 			next.pins.push(change.text);
 			return next;
@@ -193,4 +193,11 @@ export function replayGoalJournal(records: ReadonlyArray<{ id: string; data: unk
 		events.push(event);
 	}
 	return { state, events };
+}
+
+/** Characters as a person counts them (code points: an emoji is one, not two UTF-16 units). */
+function characters(text: string): number {
+	let count = 0;
+	for (const _ of text) count++;
+	return count;
 }

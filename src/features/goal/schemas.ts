@@ -8,6 +8,11 @@ import { type Static, Type } from "typebox";
 export const MAX_OBJECTIVE_BYTES = 64 * 1024;
 export const MAX_PINS = 8;
 export const MAX_PIN_CHARS = 200;
+/**
+ * The schema's bound on a pin, in UTF-16 code units (what JSON Schema's maxLength counts here): two per character
+ * at most, so no pin of 200 characters is refused by it; the goal itself counts characters and says so.
+ */
+export const MAX_PIN_UNITS = MAX_PIN_CHARS * 2;
 export const MAX_TOKEN_BUDGET = 1_000_000_000_000;
 /** `goal_journal` answers at most this many events (the newest). */
 export const MAX_JOURNAL_EVENTS = 1000;
@@ -26,7 +31,7 @@ const Tokens = Type.Integer({ minimum: 0, description: "Tokens the model reporte
 const WallTime = Type.Integer({ minimum: 0, description: "Wall time of the turns, in milliseconds." });
 const Budget = Type.Integer({ minimum: 1, maximum: MAX_TOKEN_BUDGET, description: "Tokens the goal may use." });
 const Objective = Type.String({ minLength: 1, maxLength: MAX_OBJECTIVE_BYTES, description: "What the session works toward (at most 64 KiB)." });
-const PinText = Type.String({ minLength: 1, maxLength: MAX_PIN_CHARS, description: "A short note kept with the goal." });
+const PinText = Type.String({ minLength: 1, maxLength: MAX_PIN_UNITS, description: `A short note kept with the goal (at most ${MAX_PIN_CHARS} characters).` });
 const GoalId = Type.String({ pattern: "^goal-[A-Za-z0-9]{1,32}$" });
 
 export const GoalUsageSchema = Type.Object({ tokens: Tokens, wallTimeMs: WallTime }, { additionalProperties: false, title: "GoalUsage" });

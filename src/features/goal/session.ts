@@ -64,7 +64,7 @@ export class GoalSession implements SessionFeatures {
 	 * (`resume_safety`); the event goes out once the session's followers are connected to it.
 	 */
 	attached(): void {
-		if (this.reopened && this.activeGoal) this.record({ kind: "paused", reason: "resume_safety" }, "paused", { later: true });
+		if (this.reopened && this.activeGoal) this.record({ kind: "paused", reason: "resume_safety" }, "paused", { later: true, keep: true });
 		else this.pauseIfSpent({ later: true });
 	}
 
@@ -163,14 +163,16 @@ export class GoalSession implements SessionFeatures {
 
 	/**
 	 * Validates a change against the state, records it, then applies it and tells the followers (`later`: in a
-	 * moment, once they are connected to a session just opened). A refused change records nothing.
+	 * moment, once they are connected to a session just opened). A refused change records nothing; so does one
+	 * the disk refuses, unless it is one the service itself decided (`keep`: usage, a pause), which the session
+	 * keeps and writes with its next write.
 	 */
-	private record(change: GoalChange, operation: GoalOperation | "usage", options: { later?: boolean } = {}): void {
+	private record(change: GoalChange, operation: GoalOperation | "usage", options: { later?: boolean; keep?: boolean } = {}): void {
 		const session = this.writable();
 		const event = this.nextEvent(change);
 		const before = this.replay.state.goal;
 		const state = applyGoalEvent(this.replay.state, event);
-		session.appendCustomEntry(GOAL_ENTRY_TYPE, { version: GOAL_RECORD_VERSION, event });
+		session.appendCustomEntry(GOAL_ENTRY_TYPE, { version: GOAL_RECORD_VERSION, event }, { keep: options.keep });
 		this.replay = { state, events: [...this.replay.events, event] };
 		if (before?.lifecycle === "active" && state.goal?.lifecycle !== "active") this.leftActiveAt = Date.now();
 		const announce = () => {
@@ -205,13 +207,13 @@ export class GoalSession implements SessionFeatures {
 		if (!goal || this.replay.error !== undefined || !this.session) return;
 		const wasActive = goal.lifecycle === "active" || (this.leftActiveAt !== undefined && this.leftActiveAt >= usage.startedAt);
 		if (!wasActive) return;
-		this.record({ kind: "usage", tokens: usage.tokens, wallTimeMs: usage.wallTimeMs }, "usage");
+		this.record({ kind: "usage", tokens: usage.tokens, wallTimeMs: usage.wallTimeMs }, "usage", { keep: true });
 		this.pauseIfSpent();
 	}
 
 	private pauseIfSpent(options: { later?: boolean } = {}): void {
 		const goal = this.activeGoal;
-		if (goal && budgetSpent(goal)) this.record({ kind: "paused", reason: "budget_exhausted" }, "paused", options);
+		if (goal && budgetSpent(goal)) this.record({ kind: "paused", reason: "budget_exhausted" }, "paused", { ...options, keep: true });
 	}
 
 	/** The active branch changed: its journal applies, and followers hear of it when the state differs. */

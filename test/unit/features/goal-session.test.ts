@@ -247,3 +247,15 @@ test("the goal tool: get, pause and complete", async () => {
 	assert.match(await tool.execute({ op: "complete" }, undefined), /^The goal is complete\. Goal goal-g\d+ is completed/);
 	assert.deepEqual(operations(session), ["created", "paused", "resumed", "completed"]);
 });
+
+test("a change the disk refuses is refused whole; what the service decides (usage, a budget pause) is kept for the next write", async () => {
+	const { goal, session } = open();
+	await goal.create({ objective: "Refactor", tokenBudget: 100 });
+	session.diskFull = true;
+	for (const action of [() => goal.pin("p"), () => goal.pause(), () => goal.complete(), () => goal.drop()]) {
+		await refusedUnchanged(goal, session, "io_error", action);
+	}
+	session.endTurn(120, 4);
+	assert.deepEqual([goal.state.goal!.lifecycle, goal.state.goal!.pauseReason, goal.state.goal!.usage.tokens], ["paused", "budget_exhausted", 120]);
+	assert.deepEqual(recorded(session), ["created", "usage", "paused"]);
+});

@@ -133,3 +133,13 @@ test("the todo tool answers with what happened and the compact plan; a refusal i
 	assert.doesNotMatch(await tool.execute({ op: "view" }, undefined), /Newly completed/);
 	await assert.rejects(tool.execute({ op: "append", items: ["a"] }, undefined), /Task content "a" appears twice/);
 });
+
+test("a change the disk refuses is refused whole: the plan stays as it was and nobody hears of it", () => {
+	const { todo, session } = open();
+	todo.apply(INIT, "command");
+	session.diskFull = true;
+	refusedUnchanged(todo, session, "io_error", () => todo.apply({ op: "done", task: "t1" }, "command"));
+	refusedUnchanged(todo, session, "io_error", () => todo.set([{ name: "X", tasks: [{ content: "x" }] }]));
+	session.diskFull = false;
+	assert.deepEqual(statuses(todo.apply({ op: "done", task: "t1" }, "command").plan), ["t1:completed", "t2:in_progress"]);
+});

@@ -10,6 +10,11 @@ import { failureText, type PanelContext, SessionSnapshots, type Snapshot } from 
 /** Most pins a goal holds, and the longest pin (as the service checks them). */
 export const MAX_PINS = 8;
 export const MAX_PIN_CHARS = 200;
+
+/** A pin's length as the service counts it: characters (an emoji is one), not UTF-16 units. */
+export function pinLength(text: string): number {
+	return [...text].length;
+}
 /** The longest objective, in bytes of UTF-8. */
 export const MAX_OBJECTIVE_BYTES = 64 * 1024;
 

@@ -140,3 +140,69 @@ test("a torn tail left by our own failed append is not another program's change"
 	assert.equal(recorder.changedOnDisk(), false);
 	assert.equal(recorder.unrecorded, 0);
 });
+
+const newManager = () => SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+
+test("a new session gets its file with its first entry of the user's: a custom entry or a name, not the model it starts with", () => {
+	for (const first of [
+		(m: SessionManager) => m.appendCustomEntry("skiff.todo", { plan: 1 }),
+		(m: SessionManager) => m.appendSessionInfo("Named before anything is said"),
+	]) {
+		const { disk, files } = fillableDisk();
+		const manager = newManager();
+		const recorder = new SessionRecorder(manager, files);
+		manager.appendModelChange("fake", "fake-model");
+		manager.appendThinkingLevelChange("off");
+		assert.equal(recorder.onDisk, false, "the setup every session starts with is not worth a file");
+		first(manager);
+		assert.equal(recorder.onDisk, true);
+		assert.deepEqual(disk.replaced, [manager.getSessionFile()], "written whole, atomically");
+		assert.deepEqual(
+			linesOf(manager.getSessionFile()!).map((e) => e.type),
+			["session", "model_change", "thinking_level_change", manager.getLeafEntry()!.type],
+		);
+	}
+});
+
+test("appendOrRefuse: an entry the disk refuses is taken back whole (entries, leaf, listeners) and the failure thrown", () => {
+	const { disk, files } = fillableDisk();
+	const manager = newManager();
+	const recorder = new SessionRecorder(manager, files);
+	const heard: string[] = [];
+	recorder.onAppend((entry) => heard.push((entry as { type: string }).type));
+	manager.appendMessage(user("one", 1));
+	const leaf = manager.getLeafId();
+	const entries = manager.getEntries().length;
+
+	disk.full = true;
+	assert.throws(
+		() => recorder.appendOrRefuse(() => manager.appendCustomEntry("skiff.todo", { plan: "refused" })),
+		(error: unknown) => error instanceof RecordingError && error.systemCode === "ENOSPC" && error.code === "io_error",
+	);
+	assert.equal(manager.getLeafId(), leaf, "the leaf is back where it was");
+	assert.equal(manager.getEntries().length, entries, "the entry is gone from the session");
+	assert.equal(recorder.unrecorded, 0, "and from the backlog: no later write brings it back");
+	assert.deepEqual(heard, ["message"], "nobody heard of it");
+
+	disk.full = false;
+	const id = recorder.appendOrRefuse(() => manager.appendCustomEntry("skiff.todo", { plan: "kept" }));
+	assert.equal(manager.getLeafId(), id);
+	assert.deepEqual(heard, ["message", "custom"]);
+	const plans = linesOf(manager.getSessionFile()!)
+		.filter((e) => e.type === "custom")
+		.map((e) => (e as unknown as { data: { plan: string } }).data.plan);
+	assert.deepEqual(plans, ["kept"], "the refused entry never reached the file, the torn tail was cut off");
+});
+
+test("appendOrRefuse on a new session whose first write fails leaves no file and nothing in memory", () => {
+	const { disk, files } = fillableDisk();
+	const manager = newManager();
+	const recorder = new SessionRecorder(manager, files);
+	disk.full = true;
+	assert.throws(() => recorder.appendOrRefuse(() => manager.appendCustomEntry("skiff.goal", { event: 1 })), RecordingError);
+	assert.equal(recorder.onDisk, false);
+	assert.equal(manager.getEntries().length, 0);
+	disk.full = false;
+	recorder.appendOrRefuse(() => manager.appendCustomEntry("skiff.goal", { event: 2 }));
+	assert.deepEqual(linesOf(manager.getSessionFile()!).map((e) => e.type), ["session", "custom"]);
+});

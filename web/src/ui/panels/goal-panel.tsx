@@ -9,7 +9,7 @@ import { useState } from "preact/hooks";
 import type { Goal, GoalEvent, GoalView } from "../../../../src/client/index";
 import { Markdown } from "../../render/markdown";
 import { redact } from "../../render/redact";
-import { MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PINS, utf8Bytes } from "../../state/goal-state";
+import { MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PINS, pinLength, utf8Bytes } from "../../state/goal-state";
 import { Icon } from "../icons";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
@@ -344,14 +344,13 @@ function Pins(props: { goal: Goal; canPin: boolean; canUnpin: boolean; run: Run 
 						e.preventDefault();
 						const pin = text.trim();
 						if (!pin) return setError("Write the note to pin.");
-						if (pin.length > MAX_PIN_CHARS) return setError(`A pin holds at most ${MAX_PIN_CHARS} characters.`);
+						if (pinLength(pin) > MAX_PIN_CHARS) return setError(`A pin holds at most ${MAX_PIN_CHARS} characters.`);
 						void act("goal_pin", { text: pin }).then((refused) => !refused && setText(""));
 					}}
 				>
 					<input
 						name="goal-pin"
 						value={text}
-						maxLength={MAX_PIN_CHARS}
 						placeholder="Pin a note"
 						aria-label="New pin"
 						aria-invalid={error ? "true" : undefined}
@@ -365,9 +364,9 @@ function Pins(props: { goal: Goal; canPin: boolean; canUnpin: boolean; run: Run 
 					</button>
 				</form>
 			)}
-			{props.canPin && text.length > MAX_PIN_CHARS * 0.8 && (
-				<p class="hint">
-					{text.length}/{MAX_PIN_CHARS}
+			{props.canPin && pinLength(text) > MAX_PIN_CHARS * 0.8 && (
+				<p class={pinLength(text.trim()) > MAX_PIN_CHARS ? "hint error-text" : "hint"}>
+					{pinLength(text)}/{MAX_PIN_CHARS}
 				</p>
 			)}
 			{full && <p class="hint">{MAX_PINS} pins, the most a goal holds: unpin one to add another.</p>}
