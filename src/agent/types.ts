@@ -170,7 +170,7 @@ export interface AgentState {
 	pendingMessageCount: number;
 	autoCompactionEnabled: boolean;
 	autoRetryEnabled: boolean;
-	/** The session file exists on disk (a new session is written with its first message). */
+	/** The session file exists on disk (a new session is written with its first message, plan, goal or name). */
 	persisted: boolean;
 	/** The path of the session this one continues (a fork's or child's source), from its header. */
 	parentSession?: string;

@@ -59,7 +59,7 @@ export interface SessionState {
 	pendingMessageCount: number;
 	autoCompactionEnabled: boolean;
 	autoRetryEnabled: boolean;
-	/** The session file exists on disk (a new session is written with its first message). */
+	/** The session file exists on disk (a new session is written with its first message, plan, goal or name). */
 	persisted: boolean;
 	/** The file of the session this one was forked or created from. */
 	parentSession?: string;
@@ -364,7 +364,7 @@ export type GoalChange = {
 	kind: "dropped";
 } | {
 	kind: "pinned";
-	/** A short note kept with the goal. */
+	/** A short note kept with the goal (at most 200 characters). */
 	text: string;
 } | {
 	kind: "unpinned";

@@ -37,7 +37,7 @@ export async function sessionDownload(runtime: RuntimeManager, sessionId: string
 	if (!file || !handle.state().persisted) {
 		throw new CodedError(
 			"conflict",
-			`Session ${sessionId} is not recorded yet, so there is nothing to export: it is written with its first message (--no-session records nothing)`,
+			`Session ${sessionId} is not recorded yet, so there is nothing to export: it is written with its first message, plan, goal or name (--no-session records nothing)`,
 		);
 	}
 	const fileName = `skiff-session-${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}.${format}`;

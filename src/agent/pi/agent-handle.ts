@@ -313,7 +313,7 @@ export class PiAgentHandle implements AgentHandle {
 
 	async exportHtml(path: string): Promise<string> {
 		if (!this.sessionFile || !this.recorder.onDisk) {
-			throw new CodedError("conflict", "Nothing to export yet: the session is not recorded (it is written with its first message; --no-session records nothing)");
+			throw new CodedError("conflict", "Nothing to export yet: the session is not recorded (it is written with its first message, plan, goal or name; --no-session records nothing)");
 		}
 		return this.session.exportToHtml(path);
 	}

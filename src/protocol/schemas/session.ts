@@ -23,7 +23,7 @@ export const SessionStateSchema = Type.Object(
 		pendingMessageCount: Type.Integer({ description: "Steering and follow-up messages queued for the active run." }),
 		autoCompactionEnabled: Type.Boolean(),
 		autoRetryEnabled: Type.Boolean(),
-		persisted: Type.Boolean({ description: "The session file exists on disk (a new session is written with its first message)." }),
+		persisted: Type.Boolean({ description: "The session file exists on disk (a new session is written with its first message, plan, goal or name)." }),
 		parentSession: Type.Optional(Type.String({ description: "The file of the session this one was forked or created from." })),
 		recordingError: Type.Optional(Type.String({ description: "Why writing the session file fails, while it keeps failing." })),
 		primary: Type.Boolean({ description: "The session chosen at start-up, addressed when a command names none." }),
