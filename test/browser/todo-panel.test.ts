@@ -143,6 +143,24 @@ for (const viewport of VIEWPORTS) {
 			}
 		});
 
+		test("remove asks first, names the tasks that wait for it, and removes them with it", async () => {
+			await row(page, "t2").locator(".todo-open").click();
+			await page.click("#todo-detail-t2 button:has-text('Remove…')");
+			const confirm = page.locator("#todo-detail-t2 .todo-confirm");
+			assert.match((await confirm.textContent())!, /Remove t2 from the plan\? 1 task waits for it and goes too: t3 “Ship it”\./);
+			await confirm.locator("button:has-text('Keep')").click();
+			await page.waitForSelector("#todo-detail-t2 button:has-text('Remove…')");
+			await page.click("#todo-detail-t2 button:has-text('Remove…')");
+			await page.click("#todo-detail-t2 button:has-text('Remove 2 tasks')");
+			await page.waitForFunction(() => !document.querySelector(".todo-task[data-id='t2'], .todo-task[data-id='t3']"));
+			assert.match((await page.textContent(".todo-summary"))!, /0 of 1 done · 1 active/);
+			await row(page, "t1").locator(".todo-open").click();
+			await page.click("#todo-detail-t1 button:has-text('Remove…')");
+			assert.doesNotMatch((await page.textContent("#todo-detail-t1 .todo-confirm"))!, /waits for it/, "nothing else goes");
+			await page.click("#todo-detail-t1 .todo-confirm button:has-text('Remove')");
+			await page.waitForSelector(".todo .empty-state:has-text('No plan yet')");
+		});
+
 		test("the agent's todo tool: the panel follows the plan while the run goes on", async () => {
 			await newSession(page, viewport);
 			await showPanel(page, viewport, "todo");
@@ -172,6 +190,12 @@ for (const viewport of VIEWPORTS) {
 				release();
 			}
 			await page.waitForSelector(".app[data-run='idle']");
+			// The mark is for the moment of the change: reopening the panel later does not replay it.
+			await page.waitForTimeout(1700);
+			await showPanel(page, viewport, "goal");
+			await showPanel(page, viewport, "todo");
+			await waitForTask(page, "t1", "completed");
+			assert.doesNotMatch((await row(page, "t1").getAttribute("class"))!, /just-done/);
 		});
 	});
 }

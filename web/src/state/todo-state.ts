@@ -11,7 +11,12 @@ export interface TodoPlanView {
 	phases: TodoPhaseView[];
 	/** Tasks the latest change completed (from `todo_updated`), to mark them for a moment. */
 	justCompleted: CompletedTask[];
+	/** When that change arrived (page clock, ms): the mark shows only right after it, not when the panel reopens. */
+	changedAt: number;
 }
+
+/** How long tasks a change completed stay marked (the glow's length). */
+export const JUST_DONE_MS = 1600;
 
 export type TodoOp = CommandParams<"todo_op">;
 
@@ -31,9 +36,11 @@ export class TodoState {
 	constructor(private readonly context: PanelContext) {
 		this.plans = new SessionSnapshots(context, async (sessionId) => {
 			const plan = await context.client.call("todo_get", {}, { sessionId });
-			return { phases: plan.phases, justCompleted: [] };
+			return { phases: plan.phases, justCompleted: [], changedAt: 0 };
 		});
-		context.client.on("todo_updated", (event) => this.plans.update(event.sessionId, () => ({ phases: event.phases, justCompleted: event.completed })));
+		context.client.on("todo_updated", (event) =>
+			this.plans.update(event.sessionId, () => ({ phases: event.phases, justCompleted: event.completed, changedAt: Date.now() })),
+		);
 	}
 
 	plan(sessionId: string): Snapshot<TodoPlanView> {
@@ -56,6 +63,27 @@ export class TodoState {
 			return failureText(error);
 		}
 	}
+}
+
+/** The tasks just completed that are still to be marked now (none once the mark's time is over). */
+export function freshlyCompleted(plan: TodoPlanView, now = Date.now()): Set<string> {
+	return new Set(now - plan.changedAt < JUST_DONE_MS ? plan.justCompleted.map((t) => t.id) : []);
+}
+
+/** The tasks that wait for `id`, directly or through others: what removing it with `cascade` removes too. */
+export function dependentsOf(id: string, tasks: TodoTaskView[]): TodoTaskView[] {
+	const found = new Set<string>();
+	const queue = [id];
+	while (queue.length > 0) {
+		const target = queue.shift()!;
+		for (const task of tasks) {
+			if (task.dependsOn.includes(target) && !found.has(task.id) && task.id !== id) {
+				found.add(task.id);
+				queue.push(task.id);
+			}
+		}
+	}
+	return tasks.filter((t) => found.has(t.id));
 }
 
 /** Every task of the plan, in phase and task order. */

@@ -1,14 +1,14 @@
 /**
  * Todo: the session's plan, live while the agent works on it (every `todo_updated`). Phases and their tasks,
  * each with its status, whether it is ready or what blocks it, and what it waits for. The circle before a task
- * completes it (or reopens a finished one); a task opens to start, complete, drop or reopen it and to add or
- * remove what it waits for. Add task appends to a phase. A refused change (a cycle, a task that cannot start)
+ * completes it (or reopens a finished one); a task opens to start, complete, drop, reopen or remove it and to
+ * add or remove what it waits for. Add task appends to a phase. A refused change (a cycle, a task that cannot start)
  * is said where it was asked, in the service's words.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index";
 import { redact } from "../../render/redact";
-import { allTasks, countTasks, type TodoOp } from "../../state/todo-state";
+import { allTasks, countTasks, dependentsOf, freshlyCompleted, type TodoOp } from "../../state/todo-state";
 import { Icon } from "../icons";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout } from "./panel-layout";
@@ -68,7 +68,7 @@ export function TodoPanel({ controller }: PanelProps) {
 							key={phase.name}
 							phase={phase}
 							tasks={tasks}
-							justDone={new Set(plan!.justCompleted.map((t) => t.id))}
+							justDone={freshlyCompleted(plan!)}
 							open={open}
 							onOpen={(id) => setOpen(open === id ? undefined : id)}
 							run={run}
@@ -203,9 +203,43 @@ function TaskRow(props: { task: TodoTaskView; tasks: TodoTaskView[]; justDone: b
 function TaskDetail(props: { task: TodoTaskView; tasks: TodoTaskView[]; busy: boolean; act(op: TodoOp): void }) {
 	const { task, tasks, act, busy } = props;
 	const [target, setTarget] = useState("");
+	const [removing, setRemoving] = useState(false);
 	const byId = new Map(tasks.map((t) => [t.id, t]));
 	const open = task.status === "pending" || task.status === "in_progress";
 	const candidates = tasks.filter((t) => t.id !== task.id && !task.dependsOn.includes(t.id));
+	const dependents = dependentsOf(task.id, tasks);
+	if (removing) {
+		return (
+			<div class="todo-detail" id={`todo-detail-${task.id}`}>
+				<div class="todo-confirm" role="group" aria-label={`Remove ${task.id}`}>
+					<p>
+						Remove {task.id} from the plan?
+						{dependents.length > 0 && (
+							<>
+								{" "}
+								{dependents.length === 1 ? "1 task waits" : `${dependents.length} tasks wait`} for it and {dependents.length === 1 ? "goes" : "go"} too:{" "}
+								{dependents.map((t) => `${t.id} “${clip(redact(t.content), BLOCKER_CHARS)}”`).join(", ")}.
+							</>
+						)}{" "}
+						Dropping keeps it in the plan as abandoned; removing leaves no trace of it.
+					</p>
+					<div class="todo-actions">
+						<button
+							type="button"
+							class="small danger"
+							disabled={busy}
+							onClick={() => act({ op: "rm", task: task.id, ...(dependents.length > 0 ? { cascade: true } : {}) })}
+						>
+							{dependents.length > 0 ? `Remove ${dependents.length + 1} tasks` : "Remove"}
+						</button>
+						<button type="button" class="small" disabled={busy} onClick={() => setRemoving(false)}>
+							Keep
+						</button>
+					</div>
+				</div>
+			</div>
+		);
+	}
 	return (
 		<div class="todo-detail" id={`todo-detail-${task.id}`}>
 			<div class="todo-actions">
@@ -229,6 +263,9 @@ function TaskDetail(props: { task: TodoTaskView; tasks: TodoTaskView[]; busy: bo
 						Reopen
 					</button>
 				)}
+				<button type="button" class="small ghost todo-remove" disabled={busy} onClick={() => setRemoving(true)}>
+					Remove…
+				</button>
 			</div>
 			<div class="todo-links">
 				<span class="todo-links-title">Waits for</span>
