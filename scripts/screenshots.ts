@@ -3,7 +3,7 @@
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
  * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes), session tree
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
- * opened, the purge confirmation), todo, goal and side chat panels, delegation cards, the Share dialog and the guest
+ * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, the setup card of a service without a model, and a completed workflow (list and detail). Usage: npm run screenshots [-- --only chat]
@@ -129,6 +129,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.click("#panel-personas .confirm button:has-text('Cancel')");
 		await page.click("#panel-personas button:has-text('Back')");
 		// Two pending changes (not applied): the diff pinned under the keys, and a number out of range.
+		await openDrawer(page, size, "settings");
 		await page.selectOption("#setting-defaultThinkingLevel", "high");
 		await page.fill("#setting-compaction-reserveTokens", "32768");
 		await page.press("#setting-compaction-reserveTokens", "Enter");
@@ -249,6 +250,10 @@ async function todoViews(page: Page, size: Size, scheme: string): Promise<void> 
 	await page.waitForSelector("#todo-detail-t7");
 	await page.evaluate(() => document.querySelector(".todo-task[data-id='t7']")!.scrollIntoView({ block: "center" }));
 	await shot(page, "todo-task", size, scheme);
+	await page.click("#todo-detail-t7 button:has-text('Remove…')");
+	await page.waitForSelector("#todo-detail-t7 .todo-confirm");
+	await shot(page, "todo-remove", size, scheme);
+	await page.click("#todo-detail-t7 .todo-confirm button:has-text('Keep')");
 	await page.click(".todo-task[data-id='t7'] .todo-open");
 }
 
