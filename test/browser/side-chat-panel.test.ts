@@ -174,7 +174,7 @@ for (const viewport of VIEWPORTS) {
 			}
 		});
 
-		test("after a reload the tabs come back, with the reply still being written, which then streams in", async () => {
+		test("after a reload the tabs come back, with the reply still being written, which then streams in, and a draft", async () => {
 			const release = hold();
 			try {
 				await box(page).fill("REPLY written after the reload");
@@ -191,6 +191,14 @@ for (const viewport of VIEWPORTS) {
 			}
 			await page.waitForSelector(".side-transcript .msg.assistant:has-text('written after the reload')");
 			await page.waitForSelector(".side-send");
+			// What is typed in a tab and not sent comes back after a reload too, in that tab only.
+			await box(page).fill("A question half written");
+			await page.reload();
+			await page.waitForSelector('.pill[data-status="connected"]');
+			await showPanel(page, viewport, "side-chat");
+			await page.waitForSelector(".side-tabs li.current[data-tab='why']");
+			await page.waitForFunction(() => (document.querySelector("textarea[name='side-message']") as HTMLTextAreaElement | null)?.value === "A question half written");
+			await box(page).fill("");
 		});
 
 		test("another session has its own tabs; coming back shows this one's", async () => {

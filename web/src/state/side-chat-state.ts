@@ -2,11 +2,12 @@
  * The side chats of the sessions the page follows: each session's tabs (`side_chat_list`, then
  * `side_chat_updated`), and a transcript per tab that is open in the panel, loaded once with
  * `side_chat_messages` and then built from `side_chat_event`s with the main transcript's own code (the wrapped
- * event is exactly the main transcript's). Which tab is shown and what was typed in it stay here too, so they
- * survive switching panels. Tabs live in the service's memory only; the panel says so.
+ * event is exactly the main transcript's). Which tab is shown stays here too, so it survives switching panels;
+ * what was typed in a tab is kept in sessionStorage, so it survives a reload as the tabs do. Tabs live in the service's memory only; the panel says so.
  */
 import { type SideChatTab, type SkiffEvent, SkiffCommandError } from "../../../src/client/index";
 import { failureText, type PanelContext, runCommand, SessionSnapshots, type Snapshot } from "./panel-context";
+import { Drafts } from "./drafts";
 import { Transcript } from "./transcript";
 
 /** What a tab may be called (as the service checks it). */
@@ -35,8 +36,8 @@ export class SideChatState {
 	private readonly transcripts = new Map<string, Map<string, TabTranscript>>();
 	/** The tab shown, per session. */
 	private readonly shown = new Map<string, string>();
-	/** What is typed in each tab's box, by `session\ntab`. */
-	private readonly drafts = new Map<string, string>();
+	/** What is typed in each tab's box, by `session\ntab` (kept over a reload, as the tabs are). */
+	private readonly drafts = new Drafts("skiff.side-chat-drafts");
 	/** A refusal to show under a tab's box (e.g. a prompt while it answers), by `session\ntab`. */
 	private readonly notices = new Map<string, string>();
 
@@ -53,7 +54,11 @@ export class SideChatState {
 			this.lists.update(event.sessionId, (list) => ({ ...list, tabs: event.tabs }));
 			const open = new Set(event.tabs.map((t) => t.name));
 			const tabs = this.transcripts.get(event.sessionId);
-			for (const name of tabs?.keys() ?? []) if (!open.has(name)) tabs!.delete(name);
+			for (const name of tabs?.keys() ?? []) {
+				if (open.has(name)) continue;
+				tabs!.delete(name);
+				this.drafts.set(tabKey(event.sessionId, name), ""); // closed (here or by another page): its draft goes
+			}
 		});
 		context.client.on("side_chat_event", (event) => {
 			const tab = this.transcripts.get(event.sessionId)?.get(event.name);
@@ -172,12 +177,12 @@ export class SideChatState {
 		if (!closed && !gone) return;
 		this.lists.update(sessionId, (list) => ({ ...list, tabs: list.tabs.filter((t) => t.name !== name) }));
 		this.transcripts.get(sessionId)?.delete(name);
-		this.drafts.delete(tabKey(sessionId, name));
+		this.drafts.set(tabKey(sessionId, name), "");
 		this.notices.delete(tabKey(sessionId, name));
 	}
 
 	draft(sessionId: string, name: string): string {
-		return this.drafts.get(tabKey(sessionId, name)) ?? "";
+		return this.drafts.get(tabKey(sessionId, name));
 	}
 
 	saveDraft(sessionId: string, name: string, text: string): void {
