@@ -132,7 +132,7 @@ export class SessionRecorder {
 		private readonly files: RecorderFiles = REAL_FILES,
 	) {
 		const internals = this.internals;
-		if (typeof internals._persist !== "function" || typeof internals._rewriteFile !== "function" || !Array.isArray(internals.fileEntries)) {
+		if (typeof internals._persist !== "function" || typeof internals._rewriteFile !== "function" || !Array.isArray(internals.fileEntries) || !(internals.byId instanceof Map)) {
 			throw new Error("pi SessionManager internals changed: eager session recording needs updating");
 		}
 		internals._persist = (entry: unknown) => this.persist(entry as object);
@@ -180,6 +180,8 @@ export class SessionRecorder {
 			}
 		}
 		if (failure) {
+			// After a failed sync the entry may be in the file after all; taken back here, it is left on a side
+			// branch there (the next entry hangs off the leaf before it), so the session never follows it.
 			this.takeBack(before, leaf);
 			throw failure;
 		}
