@@ -76,7 +76,7 @@ for (const viewport of VIEWPORTS) {
 		const { page: guest, sockets } = await openGuest(links.control, viewport);
 		try {
 			await guest.waitForSelector(".guest .pill[data-status='connected']");
-			assert.equal(await guest.locator(".guest-role").innerText(), "Guest · can control");
+			await roleBadgeSays(guest, viewport, "can control");
 			assert.ok(!guest.url().includes("#"), "the key is gone from the address bar");
 			// The host sees the guest join, live.
 			await host.waitForFunction(() => document.querySelector("dialog.share .share-count li[data-role='control'] strong")?.textContent === "1");
@@ -134,7 +134,7 @@ for (const viewport of VIEWPORTS) {
 		const { page: guest } = await openGuest(links.view, viewport);
 		try {
 			await guest.waitForSelector(".guest .pill[data-status='connected']");
-			assert.equal(await guest.locator(".guest-role").innerText(), "Guest · view only");
+			await roleBadgeSays(guest, viewport, "view only");
 			assert.equal(await guest.locator("#composer").count(), 0, "no composer");
 			assert.match(await guest.locator(".guest-footer").innerText(), /watching/);
 			await host.waitForFunction(() => document.querySelector("dialog.share .share-count li[data-role='view'] strong")?.textContent === "1");
@@ -205,3 +205,12 @@ test("the Share dialog's Copy puts the link on the clipboard", async () => {
 		await host.context().close();
 	}
 });
+
+/** The guest's badge: "Guest · <role>" on a desktop; on a phone only "Guest" shows, the role is still read out. */
+async function roleBadgeSays(guest: Page, viewport: Viewport, role: string): Promise<void> {
+	const badge = guest.locator(".guest-role");
+	assert.equal(await badge.textContent(), `Guest · ${role}`);
+	assert.equal(await badge.getAttribute("title"), `Guest · ${role}`);
+	const shown = await badge.locator(".role").boundingBox();
+	assert.equal(viewport.phone ? shown!.width <= 1 : shown!.width > 20, true, viewport.phone ? "the role gives its room to the title" : "the role shows");
+}

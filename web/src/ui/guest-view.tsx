@@ -61,7 +61,8 @@ export function GuestView() {
 					{running && <span class="badge streaming">working</span>}
 					<div class="spacer" />
 					{session?.model && <span class="guest-model">{session.model.name ?? session.model.id}</span>}
-					<span class="guest-role" data-role={role}>
+					{/* On a phone only "Guest" shows (the title needs the room); the role stays in the tooltip and is read out. */}
+					<span class="guest-role" data-role={role} title={role ? `Guest · ${ROLE_LABEL[role]}` : undefined}>
 						Guest{role && <span class="role"> · {ROLE_LABEL[role]}</span>}
 					</span>
 				</header>
