@@ -12,6 +12,7 @@ import { SessionRecorder } from "./recorder.js";
 import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
 import { TurnStartAbort } from "./turn-start.js";
+import { copyContextOnlyForHandlers } from "./context-copy.js";
 
 /** Opens (or creates) a session and binds it, ready to prompt. */
 export async function openPiSession(env: PiEnvironment, source: SessionSource, options: OpenSessionOptions = {}): Promise<AgentHandle> {
@@ -57,6 +58,7 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		customTools: [...(features?.tools ?? []), ...ownTools].map(toPiTool),
 	});
 	conversation.session = session;
+	copyContextOnlyForHandlers(session);
 	// A profile's own tools stay active whatever the features decide.
 	const syncTools = () => {
 		if (features || profile) session.setActiveToolsByName(features ? featureToolNames(alwaysActive, features) : alwaysActive);

@@ -9,6 +9,7 @@ import { redactSecrets } from "../../shared/redact.js";
 import type { JsonObject, RuntimeEvent, SideChatHandle, SideChatOptions, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment } from "./environment.js";
 import { toPiTool } from "./extensions.js";
+import { copyContextOnlyForHandlers } from "./context-copy.js";
 
 /** pi's tools that only read: `grep` and `find` join them when the environment offers them (rg, fd installed). */
 const READ_ONLY_TOOLS = ["read", "grep", "find", "ls"];
@@ -53,6 +54,7 @@ export async function openPiSideChat(env: PiEnvironment, main: AgentSession, set
 		tools,
 		customTools: options.tools.map(toPiTool),
 	});
+	copyContextOnlyForHandlers(session);
 	await session.bindExtensions({});
 	return new PiSideChat(env, session);
 }
