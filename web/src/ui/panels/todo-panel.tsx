@@ -221,7 +221,7 @@ function TaskDetail(props: { task: TodoTaskView; tasks: TodoTaskView[]; busy: bo
 								{dependents.map((t) => `${t.id} “${clip(redact(t.content), BLOCKER_CHARS)}”`).join(", ")}.
 							</>
 						)}{" "}
-						Dropping keeps it in the plan as abandoned; removing leaves no trace of it.
+						Drop instead keeps it in the plan, marked dropped.
 					</p>
 					<div class="todo-actions">
 						<button
