@@ -6,7 +6,7 @@
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
- * prompt, the setup card of a service without a model, and a completed workflow (list and detail). Usage: npm run screenshots [-- --only chat]
+ * prompt, the setup card of a service without a model, and a completed workflow (list, detail and its plan). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -328,7 +328,7 @@ async function shareViews(browser: Browser, host: Page, size: Size, scheme: (typ
 
 /** A workflow in a temporary git repository, followed to completed with its integration summary. */
 async function workflowView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
-	if (values.only && !["workflows", "workflow-detail"].some((view) => view.includes(values.only!))) return;
+	if (values.only && !["workflows", "workflow-detail", "workflow-plan"].some((view) => view.includes(values.only!))) return;
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
 		await page.waitForSelector('.pill[data-status="connected"]');
@@ -347,6 +347,8 @@ async function workflowView(browser: Browser, skiff: SkiffProcess, size: Size, s
 		await page.click("#panel-workflows button[type='submit']");
 		await page.waitForSelector("#panel-workflows .workflow-summary .workflow-status.completed");
 		await shot(page, "workflow-detail", size, scheme);
+		await page.locator("#panel-workflows .workflow-plan").scrollIntoViewIfNeeded();
+		await shot(page, "workflow-plan", size, scheme);
 		await page.click("#panel-workflows button:has-text('Back')");
 		await shot(page, "workflows", size, scheme);
 	} finally {

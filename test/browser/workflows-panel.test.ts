@@ -74,7 +74,7 @@ for (const viewport of VIEWPORTS) {
 				await panel.locator(".workflow-summary .workflow-status.running").waitFor();
 				await panel.locator(".workflow-workers li").first().waitFor();
 				assert.match((await panel.locator(".workflow-workers").textContent())!, /t1: CALL write/);
-				assert.match((await panel.locator(".workflow-plan").textContent())!, /Build.*t1.*t2.*waits for t1/s);
+				assert.match((await panel.locator(".workflow-plan").textContent())!, /Build.*t1.*t2.*Waits for t1/s);
 				assert.match((await panel.locator(".workflow-supervisor").textContent())!, /completed.*plan made/);
 				// Only what a running workflow allows is offered.
 				assert.deepEqual(await actions(page), ["pause", "cancel"]);

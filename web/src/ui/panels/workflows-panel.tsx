@@ -9,6 +9,7 @@ import type { TodoPhaseView, Workflow, WorkflowIntegration } from "../../../../s
 import type { Isolation, WorkflowAction } from "../../state/workflows-state";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
+import { PhaseView } from "./plan-list";
 
 type Controller = PanelProps["controller"];
 
@@ -193,35 +194,17 @@ function WorkflowDetail({ controller, workflow }: { controller: Controller; work
 	);
 }
 
+/** The plan as the Todo panel shows one (the same rows and states), without its actions: the supervisor plans. */
 function Plan({ phases }: { phases: TodoPhaseView[] }) {
+	const tasks = phases.flatMap((phase) => phase.tasks);
 	return (
 		<div class="workflow-plan">
 			{phases.map((phase) => (
-				<div key={phase.name} class="workflow-phase">
-					<h4>{phase.name}</h4>
-					<ul>
-						{phase.tasks.map((task) => (
-							<li key={task.id} data-status={task.status}>
-								<span class={`workflow-task-mark ${task.status}`} aria-hidden="true">
-									{TASK_MARKS[task.status]}
-								</span>
-								<span class="workflow-task">
-									<span class="workflow-task-id">{task.id}</span> {task.content}
-									<span class="sr-only"> ({task.status.replace("_", " ")})</span>
-									{task.blockedBy.length > 0 && task.status === "pending" && (
-										<span class="hint"> · waits for {task.blockedBy.map((b) => b.id).join(", ")}</span>
-									)}
-								</span>
-							</li>
-						))}
-					</ul>
-				</div>
+				<PhaseView key={phase.name} phase={phase} tasks={tasks} nested />
 			))}
 		</div>
 	);
 }
-
-const TASK_MARKS: Record<TodoPhaseView["tasks"][number]["status"], string> = { pending: "○", in_progress: "◐", completed: "●", abandoned: "–" };
 
 function IntegrationSummary({ integration }: { integration: WorkflowIntegration }) {
 	return (
