@@ -3,9 +3,10 @@
  * under a cross-process lock, written to a temporary file and renamed over the store, so two processes lose
  * nothing and a crash mid-write leaves the previous file intact.
  */
-import { randomBytes, randomUUID } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { PRIVATE_FILE_MODE, writeFileAtomically } from "../shared/atomic-write.js";
 import { redactSecrets } from "../shared/redact.js";
 import { withFileLock } from "./file-lock.js";
 import { projectAnchor, projectDigest } from "./project-identity.js";
@@ -149,7 +150,7 @@ export class LocalMemoryStore {
 			const file = this.read();
 			const result = mutate(file);
 			const lines = [...file.entries.map((e) => JSON.stringify(serialize(e))), ...file.unreadable];
-			writeAtomically(this.path, lines.length ? `${lines.join("\n")}\n` : "");
+			writeFileAtomically(this.path, lines.length ? `${lines.join("\n")}\n` : "", { mode: PRIVATE_FILE_MODE });
 			return result;
 		});
 	}
@@ -204,29 +205,4 @@ export function clampCount(count: number | null | undefined): number {
 	if (count === undefined || count === null) return DEFAULT_RECALL_COUNT;
 	if (!Number.isFinite(count)) throw new Error("limit must be a finite number");
 	return Math.min(MAX_RECALL_COUNT, Math.max(1, Math.trunc(count)));
-}
-
-/** Writes a temporary file (mode 0600), flushes it, renames it over the target, and flushes the folder. */
-function writeAtomically(path: string, content: string): void {
-	const temp = join(dirname(path), `.entries.${randomBytes(6).toString("hex")}.tmp`);
-	try {
-		const fd = openSync(temp, "wx", 0o600);
-		try {
-			writeSync(fd, content);
-			fsyncSync(fd);
-		} finally {
-			closeSync(fd);
-		}
-		renameSync(temp, path);
-	} catch (error) {
-		rmSync(temp, { force: true });
-		throw error;
-	}
-	try {
-		const dir = openSync(dirname(path), "r");
-		fsyncSync(dir);
-		closeSync(dir);
-	} catch {
-		// Some file systems refuse to sync a directory; the rename itself is already atomic.
-	}
 }

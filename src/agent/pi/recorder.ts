@@ -9,8 +9,9 @@
  * entries. A change that must not be acknowledged unless it is on disk (a feature's command) is appended with
  * `appendOrRefuse`, which takes the entry back out when it could not be written.
  */
+import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
 import { CodedError } from "../../shared/errors.js";
-import { closeSync, fdatasyncSync, fsyncSync, openSync, renameSync, statSync, truncateSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fdatasyncSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
 
@@ -59,7 +60,7 @@ export type RecordingListener = (failure: RecordingError | undefined) => void;
 
 /** The file operations the recorder needs; tests replace them to fail like a full or read-only disk. */
 export interface RecorderFiles {
-	/** Writes `content` to a temporary file, syncs it, and renames it over `path`. */
+	/** Replaces `path` with `content` atomically: a temporary file, synced, renamed over it, the folder synced. */
 	replace(path: string, content: string): void;
 	append(path: string, text: string): void;
 	size(path: string): number;
@@ -71,16 +72,7 @@ export interface RecorderFiles {
 }
 
 export const REAL_FILES: RecorderFiles = {
-	replace(path, content) {
-		const temp = `${path}.${process.pid}.tmp`;
-		try {
-			writeWhole(temp, content);
-			renameSync(temp, path);
-		} catch (error) {
-			removeQuietly(temp);
-			throw error;
-		}
-	},
+	replace: (path, content) => writeFileAtomically(path, content, { mode: PRIVATE_FILE_MODE }),
 	append(path, text) {
 		const fd = openSync(path, "a");
 		try {
@@ -429,27 +421,9 @@ function describeWriteError(code: string, cause: unknown): string {
 	}
 }
 
-function writeWhole(path: string, content: string): void {
-	const fd = openSync(path, "w", 0o600);
-	try {
-		writeAll(fd, content);
-		fsyncSync(fd);
-	} finally {
-		closeSync(fd);
-	}
-}
-
 /** Writes all of `text`, looping over short writes (a write that stops early on a full disk throws next time). */
 function writeAll(fd: number, text: string): void {
 	const bytes = Buffer.from(text, "utf8");
 	let offset = 0;
 	while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
-}
-
-function removeQuietly(path: string): void {
-	try {
-		unlinkSync(path);
-	} catch {
-		// nothing to remove
-	}
 }

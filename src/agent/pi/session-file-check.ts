@@ -8,7 +8,8 @@
  * continues a file that holds no assistant reply yet (one Skiff recorded from its first message), and the
  * repeats would branch the conversation.
  */
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from "node:fs";
+import { readFileSync, renameSync } from "node:fs";
+import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
 
 /** What the check did to a file. */
 export interface SessionFileCheck {
@@ -84,11 +85,10 @@ export function checkSessionFile(path: string, now: () => Date = () => new Date(
 	if (warnings.length === 0) return { outcome: "clean", warnings };
 
 	const keptAs = asideName(path, now());
-	writeDurably(keptAs, raw);
+	// The copy of the original never replaces a file (exclusive); the clean version replaces the original.
+	writeFileAtomically(keptAs, raw, { mode: PRIVATE_FILE_MODE, exclusive: true });
 	const clean = `${kept.map((entry) => JSON.stringify(entry)).join("\n")}\n`;
-	const temp = `${path}.${process.pid}.tmp`;
-	writeDurably(temp, clean);
-	renameSync(temp, path);
+	writeFileAtomically(path, clean, { mode: PRIVATE_FILE_MODE });
 	warnings.push(`${path}: repaired; the original is kept as ${keptAs}`);
 	return { outcome: "repaired", warnings, keptAs };
 }
@@ -120,16 +120,4 @@ function parseLine(line: string | undefined): Entry | undefined {
 /** `<name>.damaged-<time>`: no `.jsonl` ending, so no catalog lists it as a session. */
 function asideName(path: string, at: Date): string {
 	return `${path}.damaged-${at.toISOString().replace(/[:.]/g, "-")}`;
-}
-
-function writeDurably(path: string, content: string): void {
-	const fd = openSync(path, "wx", 0o600);
-	try {
-		const bytes = Buffer.from(content, "utf8");
-		let offset = 0;
-		while (offset < bytes.length) offset += writeSync(fd, bytes, offset);
-		fsyncSync(fd);
-	} finally {
-		closeSync(fd);
-	}
 }

@@ -4,9 +4,9 @@
  * formatting may change. A file that does not parse is reported with its position and never overwritten, and
  * a write is refused when the file changed since it was read (a stale draft).
  */
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { createHash } from "node:crypto";
+import { readFileSync, statSync } from "node:fs";
+import { writeFileAtomically } from "../../shared/atomic-write.js";
 import { CodedError } from "../../shared/errors.js";
 
 /** A JSON object as read from a file. */
@@ -132,36 +132,12 @@ export function writeSettingsFile(path: string, data: JsonRecord, expectedHash: 
 	if (current.hash !== expectedHash) {
 		throw new CodedError("conflict", `${path} changed since it was read (by hand or by another program): nothing was written; read it again and redo the change`);
 	}
-	const folder = dirname(path);
-	const temp = join(folder, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
 	try {
-		mkdirSync(folder, { recursive: true });
-		const fd = openSync(temp, "wx", current.exists ? statSync(path).mode & 0o777 : NEW_FILE_MODE);
-		try {
-			writeSync(fd, `${JSON.stringify(data, null, 2)}\n`);
-			fsyncSync(fd);
-		} finally {
-			closeSync(fd);
-		}
-		renameSync(temp, path);
+		// An existing file keeps the mode its owner gave it.
+		const mode = current.exists ? statSync(path).mode & 0o777 : NEW_FILE_MODE;
+		writeFileAtomically(path, `${JSON.stringify(data, null, 2)}\n`, { mode, createFolder: {} });
 	} catch (error) {
-		rmSync(temp, { force: true });
 		const code = (error as NodeJS.ErrnoException).code;
 		throw new CodedError("io_error", `${path} could not be written (${code ?? (error as Error).message}); it was left as it was`);
-	}
-	syncFolder(folder);
-}
-
-/** Makes the rename durable; a file system that cannot flush a folder keeps the rename anyway. */
-function syncFolder(folder: string): void {
-	try {
-		const fd = openSync(folder, "r");
-		try {
-			fsyncSync(fd);
-		} finally {
-			closeSync(fd);
-		}
-	} catch {
-		// best effort: the rename has happened
 	}
 }
