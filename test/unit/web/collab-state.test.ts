@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SkiffClient, SkiffEvent } from "../../../src/client/index.js";
 import { CollabState, type SharedRoom } from "../../../web/src/state/collab-state.js";
+import type { PanelContext } from "../../../web/src/state/panel-context.js";
 
 function room(roomId: string, sessionId: string, guests: Partial<SharedRoom> = {}): SharedRoom {
 	return {
@@ -43,10 +44,15 @@ function fakeClient(rooms: SharedRoom[], failStart?: string) {
 	return { client: client as unknown as SkiffClient, calls, emit };
 }
 
+/** The panel context the controller would give, with "s1" as the current session. */
+function contextFor(client: SkiffClient, changed: () => void = () => undefined): PanelContext {
+	return { client, sessionId: () => "s1", changed, toast: () => undefined, announce: () => undefined };
+}
+
 test("the current session's rooms and guests; collab_updated changes the counts and removes a stopped room", async () => {
 	const { client, emit } = fakeClient([room("a", "s1", { controlGuests: 1 }), room("b", "s2", { viewGuests: 3 })]);
 	let changes = 0;
-	const state = new CollabState(client, () => "s1", () => changes++);
+	const state = new CollabState(contextFor(client, () => changes++));
 	await state.refresh();
 	assert.deepEqual(state.current().map((r) => r.roomId), ["a"]);
 	assert.deepEqual(state.guests(), { control: 1, view: 0 });
@@ -63,7 +69,7 @@ test("the current session's rooms and guests; collab_updated changes the counts 
 test("a room started elsewhere is read with its links when its first collab_updated arrives", async () => {
 	const rooms = [room("a", "s1")];
 	const { client, calls, emit } = fakeClient(rooms);
-	const state = new CollabState(client, () => "s1", () => undefined);
+	const state = new CollabState(contextFor(client));
 	await state.refresh();
 	rooms.push(room("z", "s1", { viewGuests: 1 }));
 	emit({ type: "collab_updated", roomId: "z", stopped: false, controlGuests: 0, viewGuests: 1 });
@@ -75,7 +81,7 @@ test("a room started elsewhere is read with its links when its first collab_upda
 
 test("start addresses the current session; stop removes the room; a failure is kept to show, not thrown", async () => {
 	const { client, calls } = fakeClient([]);
-	const state = new CollabState(client, () => "s1", () => undefined);
+	const state = new CollabState(contextFor(client));
 	assert.equal(await state.start(), true);
 	assert.deepEqual(calls[0], { type: "collab_start", params: {}, sessionId: "s1" });
 	assert.deepEqual(state.current().map((r) => r.roomId), ["r1"]);
@@ -83,7 +89,7 @@ test("start addresses the current session; stop removes the room; a failure is k
 	assert.equal(await state.stop("r1"), true);
 	assert.deepEqual(state.current(), []);
 
-	const failing = new CollabState(fakeClient([], "The listener is bound to every interface: set --listen-advertised-origin").client, () => "s1", () => undefined);
+	const failing = new CollabState(contextFor(fakeClient([], "The listener is bound to every interface: set --listen-advertised-origin").client));
 	assert.equal(await failing.start(), false);
 	assert.match(failing.error ?? "", /--listen-advertised-origin/);
 	failing.dismissError();

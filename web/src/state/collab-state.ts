@@ -3,7 +3,8 @@
  * `collab_updated` (a guest joined or left, a room started or stopped, from this page or another client), and
  * the commands that start and stop a room for the current session. Never polls.
  */
-import type { CommandResult, SkiffClient, SkiffEvent } from "../../../src/client/index.js";
+import type { CommandResult, SkiffEvent } from "../../../src/client/index.js";
+import { failureText, type PanelContext } from "./panel-context.js";
 
 /** A room as the page shows it: its links and who is connected. */
 export type SharedRoom = CommandResult<"collab_status">["rooms"][number];
@@ -19,17 +20,13 @@ export class CollabState {
 	/** Bumped on every change. */
 	version = 0;
 
-	constructor(
-		private readonly client: SkiffClient,
-		private readonly sessionId: () => string | undefined,
-		private readonly changed: () => void,
-	) {
-		client.onEvent((event) => this.onEvent(event));
+	constructor(private readonly context: PanelContext) {
+		context.client.onEvent((event) => this.onEvent(event));
 	}
 
 	/** The rooms sharing the current session. */
 	current(): SharedRoom[] {
-		const sessionId = this.sessionId();
+		const sessionId = this.context.sessionId();
 		return this.rooms.filter((r) => r.sessionId === sessionId);
 	}
 
@@ -41,7 +38,7 @@ export class CollabState {
 	/** Reads every room (their links and guests) again. Quiet: without it the page only shows no room. */
 	async refresh(): Promise<void> {
 		try {
-			const { rooms } = await this.client.call("collab_status", {});
+			const { rooms } = await this.context.client.call("collab_status", {});
 			this.rooms = rooms;
 			this.loaded = true;
 			this.touch();
@@ -53,7 +50,7 @@ export class CollabState {
 	/** Starts a room for the current session; resolves whether it did. */
 	async start(): Promise<boolean> {
 		return this.run(async () => {
-			await this.client.call("collab_start", {}, { sessionId: this.sessionId() });
+			await this.context.client.call("collab_start", {}, { sessionId: this.context.sessionId() });
 			await this.refresh(); // the new room with its counts (its collab_updated may come first or later)
 		});
 	}
@@ -61,7 +58,7 @@ export class CollabState {
 	/** Stops a room: its guests are told the host stopped sharing, and its links stop working. */
 	async stop(roomId: string): Promise<boolean> {
 		return this.run(async () => {
-			await this.client.call("collab_stop", { roomId });
+			await this.context.client.call("collab_stop", { roomId });
 			this.remove(roomId);
 		});
 	}
@@ -79,7 +76,7 @@ export class CollabState {
 			await action();
 			return true;
 		} catch (error) {
-			this.error = (error as Error).message;
+			this.error = failureText(error);
 			return false;
 		} finally {
 			this.busy = false;
@@ -104,6 +101,6 @@ export class CollabState {
 
 	private touch(): void {
 		this.version++;
-		this.changed();
+		this.context.changed();
 	}
 }

@@ -24,9 +24,8 @@ import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
 import { PersonasState } from "./personas-state";
-import type { PanelContext } from "./panel-context";
+import { failureText, type PanelContext } from "./panel-context";
 import { MaintenanceState } from "./maintenance-state";
-import type { PanelHost, PanelState } from "./panel-host";
 import { WorkflowsState } from "./workflows-state";
 import { sessionTitle } from "./session-title";
 import { SettingsState } from "./settings-state";
@@ -74,10 +73,21 @@ const TOKEN_KEY = "skiff.token";
 const SESSION_KEY = "skiff.session";
 
 export class Controller extends PageStore<ViewState> {
-	/** Panel states, each in its own file, following their own events. */
+	/**
+	 * The panels' states, each in its own file (web/src/state/<panel>-state.ts), all made from one PanelContext
+	 * and following their own events through the client.
+	 */
+	readonly tree: TreeState;
+	readonly settings: SettingsState;
+	readonly maintenance: MaintenanceState;
 	readonly sideChat: SideChatState;
 	readonly todo: TodoState;
 	readonly goal: GoalState;
+	readonly jobs: JobsState;
+	readonly personas: PersonasState;
+	readonly workflows: WorkflowsState;
+	/** The Share dialog's rooms. */
+	readonly collab: CollabState;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -85,24 +95,6 @@ export class Controller extends PageStore<ViewState> {
 	private readonly drafts = new Drafts();
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
-	/** The Jobs panel's state (web/src/state/jobs-state.ts). */
-	readonly jobs: JobsState;
-	/** The Personas panel's state (web/src/state/personas-state.ts). */
-	readonly personas: PersonasState;
-	private readonly host: PanelHost = {
-		call: (type, params, sessionId) => this.client.call(type, params, { sessionId }),
-		changed: () => this.schedule(),
-		announce: (text) => this.announce(text),
-	};
-	/** The panels' own client states (see panel-host.ts); each gets every applied event. */
-	readonly tree = new TreeState(this.host);
-	readonly settings = new SettingsState(this.host);
-	readonly maintenance = new MaintenanceState(this.host, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
-	private readonly panelStates: PanelState[] = [this.tree, this.settings, this.maintenance];
-	/** The Share dialog's rooms (web/src/state/collab-state.ts). */
-	readonly collab: CollabState;
-	/** The Workflows panel's state (web/src/state/workflows-state.ts). */
-	readonly workflows: WorkflowsState;
 
 	constructor(wsUrl: string) {
 		super();
@@ -127,21 +119,32 @@ export class Controller extends PageStore<ViewState> {
 			announcement: undefined,
 		};
 		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
-		this.jobs = new JobsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
-		this.personas = new PersonasState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
-		this.collab = new CollabState(this.client, () => this.state.sessionId, () => this.schedule());
-		this.workflows = new WorkflowsState(this.client, () => this.state.sessionId, () => this.schedule(), (text) => this.toast(text));
+		// Each panel state subscribes to the events it follows in its constructor. None of them reads what the
+		// controller makes of an event (and views render a frame later, after every listener has run), so the
+		// order in which the client calls them and the controller does not matter.
+		const context: PanelContext = {
+			client: this.client,
+			sessionId: () => this.state.sessionId,
+			changed: () => this.schedule(),
+			toast: (text) => this.toast(text),
+			announce: (text) => this.announce(text),
+		};
+		this.tree = new TreeState(context);
+		this.settings = new SettingsState(context);
+		this.maintenance = new MaintenanceState(context, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
+		this.sideChat = new SideChatState(context);
+		this.todo = new TodoState(context);
+		this.goal = new GoalState(context);
+		this.jobs = new JobsState(context);
+		this.personas = new PersonasState(context);
+		this.workflows = new WorkflowsState(context);
+		this.collab = new CollabState(context);
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
-			for (const panel of this.panelStates) panel.onResync(sessionId);
 			if (sessionId === this.state.sessionId) this.stale.add(sessionId);
 			else this.transcripts.delete(sessionId); // switching to it loads its snapshot anew
 		});
-		const panels: PanelContext = { client: this.client, changed: () => this.schedule(), toast: (text) => this.toast(text) };
-		this.sideChat = new SideChatState(panels);
-		this.todo = new TodoState(panels);
-		this.goal = new GoalState(panels);
 	}
 
 	/** The transcript of the current session, if bound. */
@@ -233,7 +236,7 @@ export class Controller extends PageStore<ViewState> {
 		} catch (error) {
 			if (type === "prompt" && error instanceof SkiffCommandError && error.code === "unavailable" && /model/i.test(error.message)) {
 				this.update({ setup: setupPathsFrom(error.message) }); // the setup card says what to do, and stays
-			} else this.toast(`${type} failed: ${(error as Error).message}`);
+			} else this.toast(`${type} failed: ${failureText(error)}`);
 			return false;
 		}
 	}
@@ -384,7 +387,7 @@ export class Controller extends PageStore<ViewState> {
 			void this.refreshSessions();
 			void this.refreshMemory();
 		} catch (error) {
-			this.toast(`could not bind to a session: ${(error as Error).message}`);
+			this.toast(`could not bind to a session: ${failureText(error)}`);
 		}
 	}
 
@@ -424,8 +427,6 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	private onEvent(event: SkiffEvent): void {
-		// Panels keep their own snapshots: they get every event (the client delivers each once, in order).
-		for (const panel of this.panelStates) panel.onEvent(event);
 		// The conversation moved on its tree (any client's navigate_tree): the transcript is the new branch.
 		if (event.type === "tree_changed" && event.reload && event.sessionId === this.state.sessionId) {
 			void this.reload(event.sessionId).then((session) => this.update({ session }), () => this.stale.add(event.sessionId));
@@ -488,7 +489,7 @@ export class Controller extends PageStore<ViewState> {
 		try {
 			return await this.client.call(type, params, { sessionId: options.sessionId });
 		} catch (error) {
-			if (!options.quiet) this.toast(`${error instanceof SkiffCommandError ? error.command : type} failed: ${(error as Error).message}`);
+			if (!options.quiet) this.toast(`${error instanceof SkiffCommandError ? error.command : type} failed: ${failureText(error)}`);
 			return undefined;
 		}
 	}
@@ -499,7 +500,7 @@ export class Controller extends PageStore<ViewState> {
 			await this.client.call(type, params, options);
 			return true;
 		} catch (error) {
-			this.toast(`${type} failed: ${(error as Error).message}`);
+			this.toast(`${type} failed: ${failureText(error)}`);
 			return false;
 		}
 	}

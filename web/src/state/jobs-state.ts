@@ -2,7 +2,8 @@
  * The Jobs panel's state: the current session's jobs (kept current by `job_updated`), the agent catalog, and
  * the job opened in detail with its child's transcript, which streams on as the child's events arrive.
  */
-import type { AgentCatalogEntry, Job, SkiffClient, SkiffEvent } from "../../../src/client/index";
+import type { AgentCatalogEntry, Job, SkiffEvent } from "../../../src/client/index";
+import { failureText, type PanelContext, runCommand } from "./panel-context";
 import { Transcript } from "./transcript";
 
 /** A job whose status never changes again. */
@@ -24,54 +25,36 @@ export class JobsState {
 	version = 0;
 	private forSession: string | undefined;
 
-	constructor(
-		private readonly client: SkiffClient,
-		private readonly sessionId: () => string | undefined,
-		private readonly changed: () => void,
-		private readonly fail: (text: string) => void,
-	) {
-		client.onEvent((event) => this.onEvent(event));
+	constructor(private readonly context: PanelContext) {
+		context.client.onEvent((event) => this.onEvent(event));
 	}
 
 	/** Loads the session's jobs and the catalog (again when the session changed). */
 	async refresh(): Promise<void> {
-		const sessionId = this.sessionId();
+		const sessionId = this.context.sessionId();
 		if (!sessionId) return;
-		try {
-			const list = await this.client.call("job_list", {}, { sessionId });
-			if (sessionId !== this.sessionId()) return;
-			this.forSession = sessionId;
-			this.jobs = list.jobs;
-			this.agents = list.agents;
-			this.loaded = true;
-			this.touch();
-		} catch (error) {
-			this.fail(`job_list failed: ${(error as Error).message}`);
-		}
+		const list = await runCommand(this.context, "job_list", "job_list", {}, sessionId);
+		if (!list || sessionId !== this.context.sessionId()) return;
+		this.forSession = sessionId;
+		this.jobs = list.data.jobs;
+		this.agents = list.data.agents;
+		this.loaded = true;
+		this.touch();
 	}
 
 	/** Whether the lists belong to the current session (else refresh). */
 	current(): boolean {
-		return this.loaded && this.forSession === this.sessionId();
+		return this.loaded && this.forSession === this.context.sessionId();
 	}
 
 	async spawn(task: string, agent: string): Promise<boolean> {
-		try {
-			const { jobs } = await this.client.call("task_spawn", { task, agent }, { sessionId: this.sessionId() });
-			for (const job of jobs) this.upsert(job);
-			return true;
-		} catch (error) {
-			this.fail(`task_spawn failed: ${(error as Error).message}`);
-			return false;
-		}
+		const spawned = await runCommand(this.context, "task_spawn", "task_spawn", { task, agent }, this.context.sessionId());
+		for (const job of spawned?.data.jobs ?? []) this.upsert(job);
+		return spawned !== undefined;
 	}
 
 	async cancel(jobId: string): Promise<void> {
-		try {
-			await this.client.call("job_cancel", { jobIds: [jobId] }, { sessionId: this.sessionId() });
-		} catch (error) {
-			this.fail(`job_cancel failed: ${(error as Error).message}`);
-		}
+		await runCommand(this.context, "job_cancel", "job_cancel", { jobIds: [jobId] }, this.context.sessionId());
 	}
 
 	/** Opens a job in detail: its transcript (following the child's events) and, once finished, its output. */
@@ -103,19 +86,19 @@ export class JobsState {
 		const job = this.job(jobId);
 		try {
 			if (job?.sessionId) {
-				const snapshot = await this.client.call("job_transcript", { jobId });
+				const snapshot = await this.context.client.call("job_transcript", { jobId });
 				if (this.detail?.jobId !== jobId) return;
 				const transcript = new Transcript(snapshot.sessionId);
 				transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: snapshot.running });
 				this.detail = { ...this.detail, transcript };
 			}
 			if (job && FINISHED.has(job.status)) {
-				const { output } = await this.client.call("job_output", { jobId });
+				const { output } = await this.context.client.call("job_output", { jobId });
 				if (this.detail?.jobId === jobId) this.detail = { ...this.detail, output: output ?? "" };
 			}
 			this.touch();
 		} catch (error) {
-			this.fail(`could not open job ${jobId}: ${(error as Error).message}`);
+			this.context.toast(`could not open job ${jobId}: ${failureText(error)}`);
 		}
 	}
 
@@ -143,6 +126,6 @@ export class JobsState {
 
 	private touch(): void {
 		this.version++;
-		this.changed();
+		this.context.changed();
 	}
 }

@@ -4,8 +4,8 @@
  * old sessions (a dry run first), the memory inspector and the doctor. Nothing here polls: figures change by
  * events, the rest when the user asks.
  */
-import type { CommandResult, CompactionResult, DoctorCheck, SessionStats, SkiffEvent } from "../../../src/client/index";
-import { failure, type PanelHost, type PanelState } from "./panel-host";
+import type { CommandResult, CompactionResult, DoctorCheck, SessionStats } from "../../../src/client/index";
+import { failureText, type PanelContext } from "./panel-context";
 
 export type DownloadFormat = "html" | "jsonl";
 type PruneAnswer = CommandResult<"sessions_prune">;
@@ -33,7 +33,7 @@ export interface MemoryInspector {
 	forgotten: string | undefined;
 }
 
-export class MaintenanceState implements PanelState {
+export class MaintenanceState {
 	/** The latest figures of each session (from get_session_stats and session_stats). */
 	readonly stats = new Map<string, SessionStats>();
 	/** Sessions compacting now (ours or automatic, from compaction_start/_end). */
@@ -46,68 +46,62 @@ export class MaintenanceState implements PanelState {
 	doctor: { running: boolean; checkModel: boolean; checks?: DoctorCheck[]; ok?: boolean; error?: string } = { running: false, checkModel: false };
 
 	constructor(
-		private readonly host: PanelHost,
+		private readonly context: PanelContext,
 		/** The access token saved in this tab, for the download route (sent only as a header). */
 		private readonly token: () => string | undefined,
-	) {}
+	) {
+		context.client.on("session_stats", (event) => {
+			const { type: _, seq: __, ...stats } = event;
+			this.stats.set(event.sessionId, stats as SessionStats);
+			context.changed();
+		});
+		context.client.on("compaction_start", (event) => {
+			this.compacting.add(event.sessionId);
+			context.changed();
+		});
+		context.client.on("compaction_end", (event) => {
+			this.compacting.delete(event.sessionId);
+			context.changed();
+		});
+		context.client.on("agent_end", (event) => {
+			// What the agent remembers may have changed in the run: the local store is cheap to read again.
+			if (this.memory?.sessionId === event.sessionId && this.memory.entries) void this.loadEntries(this.memory.query);
+		});
+		context.client.onResync(({ sessionId }) => {
+			// Read again when the panel next shows them (the events that would have updated them are gone).
+			this.stats.delete(sessionId);
+			this.compacting.delete(sessionId);
+			if (this.memory?.sessionId === sessionId) this.memory = undefined;
+		});
+	}
 
 	/** Reads a session's figures unless an event or an earlier read has brought them. */
 	ensureStats(sessionId: string): void {
 		if (this.stats.has(sessionId)) return;
-		void this.host.call("get_session_stats", {}, sessionId).then(
+		void this.context.client.call("get_session_stats", {}, { sessionId }).then(
 			(stats) => {
 				if (!this.stats.has(sessionId)) this.stats.set(sessionId, stats); // an event meanwhile is newer
-				this.host.changed();
+				this.context.changed();
 			},
 			() => undefined, // the panel shows no figures; the next event brings them
 		);
-	}
-
-	onEvent(event: SkiffEvent): void {
-		switch (event.type) {
-			case "session_stats": {
-				const { type: _, seq: __, ...stats } = event;
-				this.stats.set(event.sessionId, stats as SessionStats);
-				break;
-			}
-			case "compaction_start":
-				this.compacting.add(event.sessionId);
-				break;
-			case "compaction_end":
-				this.compacting.delete(event.sessionId);
-				break;
-			case "agent_end":
-				// What the agent remembers may have changed in the run: the local store is cheap to read again.
-				if (this.memory?.sessionId === event.sessionId && this.memory.entries) void this.loadEntries(this.memory.query);
-				return;
-			default:
-				return;
-		}
-		this.host.changed();
-	}
-
-	onResync(sessionId: string): void {
-		// Read again when the panel next shows them (the events that would have updated them are gone).
-		this.stats.delete(sessionId);
-		this.compacting.delete(sessionId);
-		if (this.memory?.sessionId === sessionId) this.memory = undefined;
 	}
 
 	/** Compacts the session now; the report says how many tokens the context held before and after. */
 	async compact(sessionId: string, instructions: string): Promise<void> {
 		this.compaction = { sessionId };
 		this.compacting.add(sessionId);
-		this.host.changed();
+		this.context.changed();
 		try {
 			const text = instructions.trim();
-			const result = await this.host.call("compact", text ? { customInstructions: text } : {}, sessionId);
+			const result = await this.context.client.call("compact", text ? { customInstructions: text } : {}, { sessionId });
 			this.compaction = { sessionId, result };
-			this.host.announce(`Compacted: ${compactionSentence(result)}`);
+			this.context.announce(`Compacted: ${compactionSentence(result)}`);
 		} catch (error) {
-			this.compaction = { sessionId, error: failure(error) };
+			this.compaction = { sessionId, error: failureText(error) };
 		} finally {
 			this.compacting.delete(sessionId);
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
@@ -115,13 +109,13 @@ export class MaintenanceState implements PanelState {
 	async cancelQueued(sessionId: string, kind: "steering" | "followUp", index: number): Promise<string | undefined> {
 		this.queueError = undefined;
 		try {
-			const { removed } = await this.host.call("queue_cancel", { kind, index }, sessionId);
+			const { removed } = await this.context.client.call("queue_cancel", { kind, index }, { sessionId });
 			return removed;
 		} catch (error) {
-			this.queueError = failure(error);
+			this.queueError = failureText(error);
 			return undefined;
 		} finally {
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
@@ -131,7 +125,7 @@ export class MaintenanceState implements PanelState {
 	 */
 	async save(sessionId: string, format: DownloadFormat): Promise<void> {
 		this.download = { busy: format };
-		this.host.changed();
+		this.context.changed();
 		try {
 			const token = this.token();
 			const response = await fetch(`/export/${encodeURIComponent(sessionId)}.${format}`, {
@@ -151,11 +145,11 @@ export class MaintenanceState implements PanelState {
 			link.remove();
 			window.setTimeout(() => URL.revokeObjectURL(url), OBJECT_URL_LIFETIME_MS);
 			this.download = { saved: name };
-			this.host.announce(`Saved ${name}.`);
+			this.context.announce(`Saved ${name}.`);
 		} catch (error) {
-			this.download = { error: failure(error) };
+			this.download = { error: failureText(error) };
 		} finally {
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
@@ -171,7 +165,7 @@ export class MaintenanceState implements PanelState {
 
 	cancelPrune(): void {
 		this.prune = { running: false, days: this.prune.days };
-		this.host.changed();
+		this.context.changed();
 	}
 
 	/** Loads the memory inspector of a session (its status and entries) unless it is loaded for it. */
@@ -185,15 +179,15 @@ export class MaintenanceState implements PanelState {
 	async refreshMemory(): Promise<void> {
 		const memory = this.memory;
 		if (!memory) return;
-		const status = this.host.call("memory_status", {}, memory.sessionId).then(
+		const status = this.context.client.call("memory_status", {}, { sessionId: memory.sessionId }).then(
 			(answer) => {
 				memory.status = answer;
 				memory.statusError = undefined;
 			},
-			(error: unknown) => void (memory.statusError = failure(error)),
+			(error: unknown) => void (memory.statusError = failureText(error)),
 		);
 		await Promise.all([status, this.loadEntries(memory.query)]);
-		this.host.changed();
+		this.context.changed();
 	}
 
 	/** Lists the entries matching `query` (blank: the newest). */
@@ -202,20 +196,20 @@ export class MaintenanceState implements PanelState {
 		if (!memory) return;
 		memory.query = query;
 		memory.loading = true;
-		this.host.changed();
+		this.context.changed();
 		try {
 			const text = query.trim();
-			const entries = await this.host.call("memory_entries", { limit: MEMORY_LIST_LIMIT, ...(text ? { query: text } : {}) }, memory.sessionId);
+			const entries = await this.context.client.call("memory_entries", { limit: MEMORY_LIST_LIMIT, ...(text ? { query: text } : {}) }, { sessionId: memory.sessionId });
 			if (memory.query !== query) return; // a newer search is under way
 			memory.entries = entries;
 			memory.entriesError = undefined;
 			const listed = new Set(entries.entries.map((e) => e.id));
 			memory.selected = new Set([...memory.selected].filter((id) => listed.has(id)));
 		} catch (error) {
-			memory.entriesError = failure(error);
+			memory.entriesError = failureText(error);
 		} finally {
 			if (memory.query === query) memory.loading = false;
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
@@ -225,7 +219,7 @@ export class MaintenanceState implements PanelState {
 		const selected = new Set(memory.selected);
 		if (!selected.delete(id)) selected.add(id);
 		memory.selected = selected;
-		this.host.changed();
+		this.context.changed();
 	}
 
 	/** Forgets the chosen entries (one write), then lists the store again. */
@@ -233,54 +227,54 @@ export class MaintenanceState implements PanelState {
 		const memory = this.memory;
 		if (!memory || memory.selected.size === 0) return;
 		memory.forgetting = true;
-		this.host.changed();
+		this.context.changed();
 		try {
-			const { forgotten, missing } = await this.host.call("memory_forget", { ids: [...memory.selected] }, memory.sessionId);
+			const { forgotten, missing } = await this.context.client.call("memory_forget", { ids: [...memory.selected] }, { sessionId: memory.sessionId });
 			memory.selected = new Set();
 			memory.forgotten = `Forgot ${plural(forgotten.length, "entry", "entries")}${missing.length ? ` (${plural(missing.length, "was", "were")} already gone)` : ""}.`;
-			this.host.announce(memory.forgotten);
+			this.context.announce(memory.forgotten);
 			await this.refreshMemory();
 		} catch (error) {
-			memory.entriesError = failure(error);
+			memory.entriesError = failureText(error);
 		} finally {
 			memory.forgetting = false;
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
 	setCheckModel(checkModel: boolean): void {
 		this.doctor = { ...this.doctor, checkModel };
-		this.host.changed();
+		this.context.changed();
 	}
 
 	/** Runs the doctor's checks (with the model request only when asked for). */
 	async runDoctor(sessionId: string): Promise<void> {
 		const checkModel = this.doctor.checkModel;
 		this.doctor = { running: true, checkModel };
-		this.host.changed();
+		this.context.changed();
 		try {
-			const { ok, checks } = await this.host.call("doctor", checkModel ? { checkModel: true } : {}, sessionId);
+			const { ok, checks } = await this.context.client.call("doctor", checkModel ? { checkModel: true } : {}, { sessionId });
 			this.doctor = { running: false, checkModel, ok, checks };
 			const failed = checks.filter((c) => !c.ok).length;
-			this.host.announce(failed ? `${plural(failed, "check", "checks")} failed.` : "Every check passed.");
+			this.context.announce(failed ? `${plural(failed, "check", "checks")} failed.` : "Every check passed.");
 		} catch (error) {
-			this.doctor = { running: false, checkModel, error: failure(error) };
+			this.doctor = { running: false, checkModel, error: failureText(error) };
 		} finally {
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
 	private async runPrune(days: number, dryRun: boolean): Promise<void> {
 		this.prune = { ...this.prune, running: true, days, error: undefined, ...(dryRun ? { listed: undefined, removed: undefined } : {}) };
-		this.host.changed();
+		this.context.changed();
 		try {
-			const answer = await this.host.call("sessions_prune", { olderThanDays: days, dryRun }, undefined);
+			const answer = await this.context.client.call("sessions_prune", { olderThanDays: days, dryRun });
 			this.prune = dryRun ? { running: false, days, listed: answer } : { running: false, days, removed: answer };
-			if (!dryRun) this.host.announce(`Removed ${plural(answer.sessions.length, "session", "sessions")}.`);
+			if (!dryRun) this.context.announce(`Removed ${plural(answer.sessions.length, "session", "sessions")}.`);
 		} catch (error) {
-			this.prune = { ...this.prune, running: false, error: failure(error) };
+			this.prune = { ...this.prune, running: false, error: failureText(error) };
 		} finally {
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 }

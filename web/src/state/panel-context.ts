@@ -1,16 +1,23 @@
 /**
- * What the controller gives each panel's state (side-chat-state.ts, todo-state.ts, goal-state.ts): the client,
- * for commands and for the events the state follows itself; a way to ask for a re-render; error toasts. And
+ * What the controller gives every panel's state (web/src/state/*-state.ts), one object for all of them: the
+ * page's one client, for commands and for the events the state follows itself (`on`, `onEvent`, `onResync`);
+ * the session the page shows; a re-render; error toasts; the screen reader's live region. Each state takes
+ * `(context, ...its own extra arguments)`, subscribes in its constructor, and never polls. Also
  * `SessionSnapshots`, the per-session value such a state loads once and then keeps current from events alone.
  */
-import { type CommandName, type CommandParams, type CommandResult, type SkiffClient, SkiffCommandError } from "../../../src/client/index";
+import { type CommandName, type CommandParams, type CommandResult, type SkiffClient, SkiffCommandError } from "../../../src/client/index.js";
 
 export interface PanelContext {
+	/** The page's one connection: commands, and the events (and resync notices) a state follows itself. */
 	readonly client: SkiffClient;
+	/** The session the page shows now (undefined until the first bind). */
+	sessionId(): string | undefined;
 	/** Something shown changed: re-render (coalesced to one per animation frame). */
 	changed(): void;
 	/** An error toast at the top of the main column. */
 	toast(text: string): void;
+	/** Reads a sentence out in the polite live region. */
+	announce(text: string): void;
 }
 
 /** A command's failure as a person reads it (the service's sentence, never a stack). */
@@ -19,15 +26,16 @@ export function failureText(error: unknown): string {
 }
 
 /**
- * Runs a command for a panel; resolves `{data}`, or undefined when it failed, which is toasted (`<what> failed:
- * <why>`) unless `quiet` says the failure is expected (then it only resolves undefined).
+ * Runs a command for a panel (for `sessionId`; the primary session without one); resolves `{data}`, or
+ * undefined when it failed, which is toasted (`<what> failed: <why>`) unless `quiet` says the failure is
+ * expected (then it only resolves undefined).
  */
 export async function runCommand<K extends CommandName>(
 	context: PanelContext,
 	what: string,
 	type: K,
 	params: CommandParams<K>,
-	sessionId: string,
+	sessionId: string | undefined,
 	quiet?: (error: unknown) => boolean,
 ): Promise<{ data: CommandResult<K> } | undefined> {
 	try {

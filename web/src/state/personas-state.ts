@@ -3,8 +3,9 @@
  * and session counts) and the one opened, with its persona.md. Every command answers with the service's error
  * message instead of raising a toast, so the panel can show it next to the control that caused it.
  */
-import type { Job, PersonaRow, SkiffClient } from "../../../src/client/index";
+import type { Job, PersonaRow } from "../../../src/client/index";
 import { FINISHED } from "./jobs-state";
+import { failureText, type PanelContext, runCommand } from "./panel-context";
 
 /** A persona opened in the panel: its row and persona.md as the service last gave them. */
 export interface PersonaDetail {
@@ -23,46 +24,38 @@ export class PersonasState {
 	version = 0;
 	private forSession: string | undefined;
 
-	constructor(
-		private readonly client: SkiffClient,
-		private readonly sessionId: () => string | undefined,
-		private readonly changed: () => void,
-		private readonly fail: (text: string) => void,
-	) {
+	constructor(private readonly context: PanelContext) {
 		// A persona's finished run is archived as one more session: the counts change.
-		client.onEvent((event) => {
+		context.client.onEvent((event) => {
 			if (event.type === "job_updated" && event.job.persona && FINISHED.has(event.job.status) && event.sessionId === this.forSession) void this.refresh();
 		});
 	}
 
 	/** Loads the list (again when the session, and so the project folder, changed). */
 	async refresh(): Promise<void> {
-		const sessionId = this.sessionId();
+		const sessionId = this.context.sessionId();
 		if (!sessionId) return;
-		try {
-			const { personas } = await this.client.call("persona_list", {}, { sessionId });
-			if (sessionId !== this.sessionId()) return;
-			this.forSession = sessionId;
-			this.personas = personas;
-			this.loaded = true;
-			if (this.detail) {
-				const row = personas.find((p) => p.name === this.detail!.row.name);
-				this.detail = row ? { ...this.detail, row } : undefined;
-			}
-			this.touch();
-		} catch (error) {
-			this.fail(`persona_list failed: ${(error as Error).message}`);
+		const list = await runCommand(this.context, "persona_list", "persona_list", {}, sessionId);
+		if (!list || sessionId !== this.context.sessionId()) return;
+		const { personas } = list.data;
+		this.forSession = sessionId;
+		this.personas = personas;
+		this.loaded = true;
+		if (this.detail) {
+			const row = personas.find((p) => p.name === this.detail!.row.name);
+			this.detail = row ? { ...this.detail, row } : undefined;
 		}
+		this.touch();
 	}
 
 	/** Whether the list belongs to the current session (else refresh). */
 	current(): boolean {
-		return this.loaded && this.forSession === this.sessionId();
+		return this.loaded && this.forSession === this.context.sessionId();
 	}
 
 	/** Opens a persona: its row and persona.md. */
 	async open(name: string): Promise<Outcome> {
-		const result = await this.command(() => this.client.call("persona_get", { name }, { sessionId: this.sessionId() }));
+		const result = await this.command(() => this.context.client.call("persona_get", { name }, { sessionId: this.context.sessionId() }));
 		if (!result.ok) return result;
 		const { content, ...row } = result.value;
 		this.detail = { row, content };
@@ -77,7 +70,7 @@ export class PersonasState {
 
 	/** Creates a user persona from the service's template and opens it, to be edited. */
 	async create(name: string): Promise<Outcome> {
-		const result = await this.command(() => this.client.call("persona_create", { name }, { sessionId: this.sessionId() }));
+		const result = await this.command(() => this.context.client.call("persona_create", { name }, { sessionId: this.context.sessionId() }));
 		if (!result.ok) return result;
 		await this.refresh();
 		return this.open(name);
@@ -85,7 +78,7 @@ export class PersonasState {
 
 	/** Replaces persona.md (the service validates it first: a bad definition changes nothing). */
 	async save(name: string, content: string): Promise<Outcome> {
-		const result = await this.command(() => this.client.call("persona_edit", { name, content }, { sessionId: this.sessionId() }));
+		const result = await this.command(() => this.context.client.call("persona_edit", { name, content }, { sessionId: this.context.sessionId() }));
 		if (!result.ok) return result;
 		if (this.detail?.row.name === name) this.detail = { row: result.value, content };
 		await this.refresh();
@@ -94,7 +87,7 @@ export class PersonasState {
 
 	/** Deletes persona.md only: memory and sessions stay. */
 	async remove(name: string): Promise<Outcome> {
-		const result = await this.command(() => this.client.call("persona_remove", { name, confirm: true }, { sessionId: this.sessionId() }));
+		const result = await this.command(() => this.context.client.call("persona_remove", { name, confirm: true }, { sessionId: this.context.sessionId() }));
 		if (!result.ok) return result;
 		await this.refresh();
 		if (this.detail?.row.name === name) await this.open(name);
@@ -103,7 +96,7 @@ export class PersonasState {
 
 	/** Deletes the persona's whole folder, and closes it. */
 	async purge(name: string): Promise<Outcome> {
-		const result = await this.command(() => this.client.call("persona_purge", { name, confirm: true }, { sessionId: this.sessionId() }));
+		const result = await this.command(() => this.context.client.call("persona_purge", { name, confirm: true }, { sessionId: this.context.sessionId() }));
 		if (!result.ok) return result;
 		if (this.detail?.row.name === name) this.detail = undefined;
 		await this.refresh();
@@ -112,7 +105,7 @@ export class PersonasState {
 
 	/** Runs the persona on a task: a job of the current session (the Jobs panel shows it). */
 	async run(name: string, task: string): Promise<Outcome<Job>> {
-		const result = await this.command(() => this.client.call("persona_run", { name, task }, { sessionId: this.sessionId() }));
+		const result = await this.command(() => this.context.client.call("persona_run", { name, task }, { sessionId: this.context.sessionId() }));
 		return result.ok ? { ok: true, value: result.value.job } : result;
 	}
 
@@ -120,12 +113,12 @@ export class PersonasState {
 		try {
 			return { ok: true, value: await call() };
 		} catch (error) {
-			return { ok: false, error: (error as Error).message };
+			return { ok: false, error: failureText(error) };
 		}
 	}
 
 	private touch(): void {
 		this.version++;
-		this.changed();
+		this.context.changed();
 	}
 }

@@ -6,8 +6,8 @@
  * Commands run one after another (a chain), so a quick succession of edits never opens two drafts or applies
  * a draft before its last change has reached it.
  */
-import type { ProjectTrustResult, SettingScope, SettingsApplyResult, SettingsDraft, SettingsInspection, SettingView, SkiffEvent } from "../../../src/client/index";
-import { failure, type PanelHost, type PanelState } from "./panel-host";
+import type { ProjectTrustResult, SettingScope, SettingsApplyResult, SettingsDraft, SettingsInspection, SettingView } from "../../../src/client/index";
+import { failureText, type PanelContext } from "./panel-context";
 
 /** What the service shows in place of a secret's value. */
 export const REDACTED = "[REDACTED]";
@@ -31,7 +31,7 @@ export interface ScopedValue {
 
 export type SettingsOutcome = { kind: "applied"; result: SettingsApplyResult } | { kind: "trust"; result: ProjectTrustResult };
 
-export class SettingsState implements PanelState {
+export class SettingsState {
 	inspection: SettingsInspection | undefined;
 	/** The session the inspection is for. */
 	sessionId: string | undefined;
@@ -49,7 +49,18 @@ export class SettingsState implements PanelState {
 	working = false;
 	private chain: Promise<unknown> = Promise.resolve();
 
-	constructor(private readonly host: PanelHost) {}
+	constructor(private readonly context: PanelContext) {
+		context.client.on("settings_changed", (event) => {
+			if (event.sessionId === this.sessionId) void this.load();
+		});
+		context.client.onResync(({ sessionId }) => {
+			if (sessionId !== this.sessionId) return;
+			// The service may have restarted, and drafts live in its memory: start again from the files.
+			for (const scope of ["global", "project"] as const) delete this.drafts[scope];
+			this.keyErrors = {};
+			this.sessionId = undefined; // read again at the next ensure
+		});
+	}
 
 	/** Reads the settings of `sessionId` unless they are loaded for it. */
 	ensure(sessionId: string): void {
@@ -58,7 +69,7 @@ export class SettingsState implements PanelState {
 		const project = this.drafts.project;
 		if (project && this.sessionId !== undefined) {
 			delete this.drafts.project;
-			void this.host.call("settings_cancel", { draftId: project.draftId }).catch(() => undefined);
+			void this.context.client.call("settings_cancel", { draftId: project.draftId }).catch(() => undefined);
 		}
 		this.sessionId = sessionId;
 		this.outcome = undefined;
@@ -69,47 +80,35 @@ export class SettingsState implements PanelState {
 		const sessionId = this.sessionId;
 		if (!sessionId) return;
 		this.loading = true;
-		this.host.changed();
+		this.context.changed();
 		try {
-			const inspection = await this.host.call("settings_inspect", {}, sessionId);
+			const inspection = await this.context.client.call("settings_inspect", {}, { sessionId });
 			if (sessionId !== this.sessionId) return;
 			this.inspection = inspection;
 			this.error = undefined;
 			if (!inspection.projectTrusted && this.drafts.project) delete this.drafts.project; // the service dropped it
 		} catch (error) {
-			if (sessionId === this.sessionId) this.error = failure(error);
+			if (sessionId === this.sessionId) this.error = failureText(error);
 		} finally {
 			this.loading = false;
-			this.host.changed();
+			this.context.changed();
 		}
-	}
-
-	onEvent(event: SkiffEvent): void {
-		if (event.type === "settings_changed" && event.sessionId === this.sessionId) void this.load();
-	}
-
-	onResync(sessionId: string): void {
-		if (sessionId !== this.sessionId) return;
-		// The service may have restarted, and drafts live in its memory: start again from the files.
-		for (const scope of ["global", "project"] as const) delete this.drafts[scope];
-		this.keyErrors = {};
-		this.sessionId = undefined; // read again at the next ensure
 	}
 
 	setScope(scope: SettingScope): void {
 		this.scope = scope;
 		this.actionError = undefined;
-		this.host.changed();
+		this.context.changed();
 	}
 
 	/** Sets a key in the current scope's draft (opened at the first change). */
 	set(key: string, value: unknown): Promise<boolean> {
-		return this.change(key, (draftId) => this.host.call("settings_set", { draftId, key, value }, this.sessionId));
+		return this.change(key, (draftId) => this.context.client.call("settings_set", { draftId, key, value }, { sessionId: this.sessionId }));
 	}
 
 	/** Removes a key from the current scope's file (its value then comes from below). */
 	reset(key: string): Promise<boolean> {
-		return this.change(key, (draftId) => this.host.call("settings_reset", { draftId, key }, this.sessionId));
+		return this.change(key, (draftId) => this.context.client.call("settings_reset", { draftId, key }, { sessionId: this.sessionId }));
 	}
 
 	/** Writes the current scope's draft; the outcome says what is live, what waits for new sessions or a restart. */
@@ -120,20 +119,20 @@ export class SettingsState implements PanelState {
 			if (!draft) return;
 			this.working = true;
 			this.actionError = undefined;
-			this.host.changed();
+			this.context.changed();
 			try {
-				const result = await this.host.call("settings_apply", { draftId: draft.draftId }, this.sessionId);
+				const result = await this.context.client.call("settings_apply", { draftId: draft.draftId }, { sessionId: this.sessionId });
 				delete this.drafts[scope];
 				this.keyErrors = {};
 				await this.load(); // the outcome shows with the values it speaks of
 				this.outcome = { kind: "applied", result };
-				this.host.announce(appliedSentence(result));
+				this.context.announce(appliedSentence(result));
 			} catch (error) {
-				const message = failure(error);
+				const message = failureText(error);
 				this.actionError = { message, stale: /changed since/.test(message) };
 			} finally {
 				this.working = false;
-				this.host.changed();
+				this.context.changed();
 			}
 		});
 	}
@@ -146,8 +145,8 @@ export class SettingsState implements PanelState {
 			delete this.drafts[scope];
 			this.keyErrors = {};
 			this.actionError = undefined;
-			this.host.changed();
-			if (draft) await this.host.call("settings_cancel", { draftId: draft.draftId }, this.sessionId).catch(() => undefined); // an expired draft is gone anyway
+			this.context.changed();
+			if (draft) await this.context.client.call("settings_cancel", { draftId: draft.draftId }, { sessionId: this.sessionId }).catch(() => undefined); // an expired draft is gone anyway
 		});
 	}
 
@@ -156,18 +155,18 @@ export class SettingsState implements PanelState {
 		return this.queue(async () => {
 			this.working = true;
 			this.actionError = undefined;
-			this.host.changed();
+			this.context.changed();
 			try {
-				const result = await this.host.call("project_trust", { trusted }, this.sessionId);
+				const result = await this.context.client.call("project_trust", { trusted }, { sessionId: this.sessionId });
 				if (!trusted) delete this.drafts.project;
 				await this.load();
 				this.outcome = { kind: "trust", result };
-				this.host.announce(trusted ? "The project is trusted: its settings count." : "The project is no longer trusted: its settings are ignored.");
+				this.context.announce(trusted ? "The project is trusted: its settings count." : "The project is no longer trusted: its settings are ignored.");
 			} catch (error) {
-				this.actionError = { message: failure(error), stale: false };
+				this.actionError = { message: failureText(error), stale: false };
 			} finally {
 				this.working = false;
-				this.host.changed();
+				this.context.changed();
 			}
 		});
 	}
@@ -199,15 +198,15 @@ export class SettingsState implements PanelState {
 			this.actionError = undefined;
 			try {
 				let draft = this.drafts[scope];
-				if (!draft) draft = this.drafts[scope] = await this.host.call("settings_open_draft", { scope }, this.sessionId);
+				if (!draft) draft = this.drafts[scope] = await this.context.client.call("settings_open_draft", { scope }, { sessionId: this.sessionId });
 				this.drafts[scope] = await command(draft.draftId);
 				delete this.keyErrors[key];
 				return true;
 			} catch (error) {
-				this.keyErrors = { ...this.keyErrors, [key]: failure(error) };
+				this.keyErrors = { ...this.keyErrors, [key]: failureText(error) };
 				return false;
 			} finally {
-				this.host.changed();
+				this.context.changed();
 			}
 		});
 	}

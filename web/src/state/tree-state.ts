@@ -3,8 +3,8 @@
  * and the tree commands (navigate_tree, set_label). Loaded when the panel first shows a session; kept current by
  * events from then on, whether the panel is open or not.
  */
-import type { CommandResult, SkiffEvent, TreeChangedEvent, TreeNode } from "../../../src/client/index";
-import { failure, type PanelHost, type PanelState } from "./panel-host";
+import type { CommandResult, TreeChangedEvent, TreeNode } from "../../../src/client/index";
+import { failureText, type PanelContext } from "./panel-context";
 
 export interface SessionTree {
 	sessionId: string;
@@ -16,7 +16,7 @@ export interface SessionTree {
 	version: number;
 }
 
-export class TreeState implements PanelState {
+export class TreeState {
 	tree: SessionTree | undefined;
 	/** The session whose tree is being read. */
 	loading: string | undefined;
@@ -27,7 +27,22 @@ export class TreeState implements PanelState {
 	/** tree_changed events that arrived while get_tree was under way. */
 	private held: TreeChangedEvent[] = [];
 
-	constructor(private readonly host: PanelHost) {}
+	constructor(private readonly context: PanelContext) {
+		context.client.on("tree_changed", (event) => {
+			if (this.loading === event.sessionId) this.held.push(event);
+			else if (this.tree?.sessionId === event.sessionId) {
+				apply(this.tree, event);
+				context.changed();
+			}
+		});
+		context.client.on("session_reloaded", (event) => {
+			if (this.tree?.sessionId === event.sessionId) void this.load(event.sessionId); // another program wrote the file: the tree may differ anywhere
+		});
+		context.client.onResync(({ sessionId }) => {
+			// Read again when the panel next shows it (events it missed are gone).
+			if (this.tree?.sessionId === sessionId) this.tree = undefined;
+		});
+	}
 
 	/** Reads the session's tree unless it is loaded or being read. */
 	ensure(sessionId: string): void {
@@ -39,9 +54,9 @@ export class TreeState implements PanelState {
 		this.loading = sessionId;
 		this.error = undefined;
 		this.held = [];
-		this.host.changed();
+		this.context.changed();
 		try {
-			const answer = await this.host.call("get_tree", {}, sessionId);
+			const answer = await this.context.client.call("get_tree", {}, { sessionId });
 			if (this.loading !== sessionId) return; // another session was asked for meanwhile
 			const tree: SessionTree = { sessionId, nodes: new Map(), order: [], leafId: answer.leafId, version: 0 };
 			for (const node of answer.nodes) add(tree, node);
@@ -49,29 +64,12 @@ export class TreeState implements PanelState {
 			for (const event of this.held) if (event.nodes.some((n) => !tree.nodes.has(n.id))) apply(tree, event);
 			this.tree = tree;
 		} catch (error) {
-			if (this.loading === sessionId) this.error = failure(error);
+			if (this.loading === sessionId) this.error = failureText(error);
 		} finally {
 			if (this.loading === sessionId) this.loading = undefined;
 			this.held = [];
-			this.host.changed();
+			this.context.changed();
 		}
-	}
-
-	onEvent(event: SkiffEvent): void {
-		if (event.type === "tree_changed") {
-			if (this.loading === event.sessionId) this.held.push(event);
-			else if (this.tree?.sessionId === event.sessionId) {
-				apply(this.tree, event);
-				this.host.changed();
-			}
-		} else if (event.type === "session_reloaded" && this.tree?.sessionId === event.sessionId) {
-			void this.load(event.sessionId); // another program wrote the file: the tree may differ anywhere
-		}
-	}
-
-	onResync(sessionId: string): void {
-		// Read again when the panel next shows it (events it missed are gone).
-		if (this.tree?.sessionId === sessionId) this.tree = undefined;
 	}
 
 	/**
@@ -80,29 +78,29 @@ export class TreeState implements PanelState {
 	 */
 	async navigate(sessionId: string, entryId: string, summary?: { instructions: string }): Promise<CommandResult<"navigate_tree">> {
 		this.navigating = summary ? "summarizing" : "moving";
-		this.host.changed();
+		this.context.changed();
 		try {
 			const instructions = summary?.instructions.trim();
-			const result = await this.host.call("navigate_tree", { entryId, ...(summary ? { summarize: true } : {}), ...(instructions ? { customInstructions: instructions } : {}) }, sessionId);
-			this.host.announce(
+			const result = await this.context.client.call("navigate_tree", { entryId, ...(summary ? { summarize: true } : {}), ...(instructions ? { customInstructions: instructions } : {}) }, { sessionId });
+			this.context.announce(
 				result.editorText !== undefined ? "Continued before your message: it is in the message box, to edit and send again." : "Continued from the chosen entry.",
 			);
 			return result;
 		} finally {
 			this.navigating = undefined;
-			this.host.changed();
+			this.context.changed();
 		}
 	}
 
 	/** Stops a branch summary under way (`abort`): the navigation then fails and nothing changes. */
 	async stopSummary(sessionId: string): Promise<void> {
-		await this.host.call("abort", {}, sessionId).catch(() => undefined); // the navigation's own answer says what happened
+		await this.context.client.call("abort", {}, { sessionId }).catch(() => undefined); // the navigation's own answer says what happened
 	}
 
 	/** Sets (or, when blank, clears) an entry's label; rejects with the service's reason. */
 	async setLabel(sessionId: string, entryId: string, label: string): Promise<void> {
 		const trimmed = label.trim();
-		await this.host.call("set_label", trimmed ? { entryId, label: trimmed } : { entryId }, sessionId);
+		await this.context.client.call("set_label", trimmed ? { entryId, label: trimmed } : { entryId }, { sessionId });
 	}
 }
 

@@ -3,7 +3,8 @@
  * loaded once with workflow_list and kept current by `workflow_updated` (no polling), the one opened in detail,
  * and the commands the panel sends.
  */
-import type { SkiffClient, SkiffEvent, Workflow } from "../../../src/client/index";
+import type { SkiffEvent, Workflow } from "../../../src/client/index";
+import { type PanelContext, runCommand } from "./panel-context";
 
 export type WorkflowAction = Workflow["actions"][number];
 export type Isolation = Workflow["isolation"];
@@ -28,66 +29,53 @@ export class WorkflowsState {
 	/** Bumped on every change. */
 	version = 0;
 
-	constructor(
-		private readonly client: SkiffClient,
-		private readonly sessionId: () => string | undefined,
-		private readonly changed: () => void,
-		private readonly fail: (text: string) => void,
-	) {
-		client.onEvent((event) => this.onEvent(event));
+	constructor(private readonly context: PanelContext) {
+		context.client.onEvent((event) => this.onEvent(event));
 		// Changes made while the connection was down are not replayed for every workflow: load them again.
-		client.onStatus(({ status }) => {
+		context.client.onStatus(({ status }) => {
 			if (status === "connected" && this.loaded) void this.refresh();
 		});
 	}
 
 	/** Loads every workflow (through the current session, where workflow_updated arrives). */
 	async refresh(): Promise<void> {
-		const sessionId = this.sessionId();
+		const sessionId = this.context.sessionId();
 		if (!sessionId) return;
-		try {
-			const { workflows } = await this.client.call("workflow_list", {}, { sessionId });
-			// An event that arrived while the answer was on its way may be newer than the answer's copy.
-			const known = new Map(this.workflows.map((w) => [w.id, w]));
-			this.workflows = workflows.map((w) => {
-				const mine = known.get(w.id);
-				return mine && mine.updatedAt > w.updatedAt ? mine : w;
-			});
-			this.loaded = true;
-			this.touch();
-		} catch (error) {
-			this.fail(`workflow_list failed: ${(error as Error).message}`);
-		}
+		const list = await runCommand(this.context, "workflow_list", "workflow_list", {}, sessionId);
+		if (!list) return;
+		// An event that arrived while the answer was on its way may be newer than the answer's copy.
+		const known = new Map(this.workflows.map((w) => [w.id, w]));
+		this.workflows = list.data.workflows.map((w) => {
+			const mine = known.get(w.id);
+			return mine && mine.updatedAt > w.updatedAt ? mine : w;
+		});
+		this.loaded = true;
+		this.touch();
 	}
 
 	/** Starts a workflow in the current session's directory; false (and a toast saying why) when refused. */
 	async create(name: string, objective: string, isolation: Isolation): Promise<boolean> {
-		try {
-			const { workflow } = await this.client.call("workflow_create", { name, objective, isolation }, { sessionId: this.sessionId() });
-			this.upsert(workflow);
-			this.open(workflow.id);
-			return true;
-		} catch (error) {
-			this.fail(`workflow_create failed: ${(error as Error).message}`);
-			return false;
-		}
+		const created = await runCommand(this.context, "workflow_create", "workflow_create", { name, objective, isolation }, this.context.sessionId());
+		if (!created) return false;
+		this.upsert(created.data.workflow);
+		this.open(created.data.workflow.id);
+		return true;
 	}
 
 	/** Sends one of the actions the workflow allows now. */
 	async act(workflowId: string, action: WorkflowAction): Promise<void> {
-		try {
-			if (action === "remove") {
-				const { branchKept } = await this.client.call("workflow_remove", { workflowId }, { sessionId: this.sessionId() });
-				this.drop(workflowId);
-				this.note = branchKept ? `Removed; its branch ${branchKept} was kept so that no work is lost.` : undefined;
-				this.touch();
-				return;
-			}
-			const { workflow } = await this.client.call(ACTION_COMMANDS[action], { workflowId }, { sessionId: this.sessionId() });
-			this.upsert(workflow);
-		} catch (error) {
-			this.fail(`${ACTION_COMMANDS[action]} failed: ${(error as Error).message}`);
+		const command = ACTION_COMMANDS[action];
+		if (command === "workflow_remove") {
+			const removed = await runCommand(this.context, command, command, { workflowId }, this.context.sessionId());
+			if (!removed) return;
+			this.drop(workflowId);
+			const { branchKept } = removed.data;
+			this.note = branchKept ? `Removed; its branch ${branchKept} was kept so that no work is lost.` : undefined;
+			this.touch();
+			return;
 		}
+		const changed = await runCommand(this.context, command, command, { workflowId }, this.context.sessionId());
+		if (changed) this.upsert(changed.data.workflow);
 	}
 
 	open(workflowId: string): void {
@@ -127,6 +115,6 @@ export class WorkflowsState {
 
 	private touch(): void {
 		this.version++;
-		this.changed();
+		this.context.changed();
 	}
 }
