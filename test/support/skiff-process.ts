@@ -39,7 +39,7 @@ export function tempDir(prefix = "skiff-test-"): string {
 /** Runs skiff to completion (for start-up failures and --help); resolves with code and output. */
 export function runSkiff(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
 		let stdout = "";
 		let stderr = "";
 		child.stdout.on("data", (d) => (stdout += d));
