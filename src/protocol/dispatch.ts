@@ -107,8 +107,18 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 			return errorResponse(type, echoId, cut(errorMessage(error), MAX_ERROR_CHARS), codeOf(error));
 		}
 	};
+	/**
+	 * Every frame gets an answer: should checking it throw (a bug, a value no check foresaw), the client is told
+	 * so instead of having its connection dropped without one.
+	 */
+	const answer = (value: unknown, client: ClientLink): Promise<ResponseEnvelope> =>
+		dispatchValue(value, client).catch((error: unknown) => {
+			const { type, id } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
+			const name = typeof type === "string" && type.length > 0 ? echo(type) : PARSE_COMMAND;
+			return errorResponse(name, echoableId(id), `The command could not be checked: ${cut(errorMessage(error), MAX_ERROR_CHARS)}`, "failed");
+		});
 	return {
-		dispatchValue,
+		dispatchValue: answer,
 		eventClient: (deliver) => new EventSubscriptions(services.streams, deliver),
 		refuse: refusal,
 		download: (sessionId, format) => sessionDownload(runtime, sessionId, format),
@@ -119,7 +129,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 			} catch (error) {
 				return errorResponse(PARSE_COMMAND, undefined, `Failed to parse command: ${errorMessage(error)}`, "parse_error");
 			}
-			return dispatchValue(value, client);
+			return answer(value, client);
 		},
 	};
 }

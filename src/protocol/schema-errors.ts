@@ -66,6 +66,27 @@ function at(value: unknown, pointer: string): unknown {
 	return current;
 }
 
+/** Nesting levels and items per level an echoed value shows; the rest is "…". */
+const PREVIEW_DEPTH = 3;
+const PREVIEW_ITEMS = 4;
+
+/**
+ * The offending value, briefly. Never the whole value: a client may send one nested thousands of levels deep
+ * (JSON.stringify would overflow the stack) or megabytes wide, so only its first levels and items are drawn.
+ */
 function valueEcho(value: unknown): string {
-	return echo(value === undefined ? "nothing" : (JSON.stringify(value) ?? String(value)));
+	return echo(value === undefined ? "nothing" : preview(value, 0));
+}
+
+function preview(value: unknown, depth: number): string {
+	if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? String(value);
+	if (Array.isArray(value)) {
+		if (depth >= PREVIEW_DEPTH) return value.length ? "[…]" : "[]";
+		const items = value.slice(0, PREVIEW_ITEMS).map((item) => preview(item, depth + 1));
+		return `[${items.join(",")}${value.length > PREVIEW_ITEMS ? ",…" : ""}]`;
+	}
+	const keys = Object.keys(value);
+	if (depth >= PREVIEW_DEPTH) return keys.length ? "{…}" : "{}";
+	const fields = keys.slice(0, PREVIEW_ITEMS).map((key) => `${JSON.stringify(echo(key))}:${preview((value as Record<string, unknown>)[key], depth + 1)}`);
+	return `{${fields.join(",")}${keys.length > PREVIEW_ITEMS ? ",…" : ""}}`;
 }

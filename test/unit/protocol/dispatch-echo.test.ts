@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { RuntimeManager } from "../../../src/agent/runtime-manager.js";
+import { Type } from "typebox";
 import { CommandRegistry, defineCommand, NoFields, NoResult } from "../../../src/protocol/command.js";
 import { streamCommands } from "../../../src/protocol/commands/stream.js";
 import { createDispatcher, MAX_ERROR_CHARS, MAX_ID_CHARS, MAX_SESSION_ID_CHARS } from "../../../src/protocol/dispatch.js";
@@ -61,4 +62,24 @@ test("refuse() answers a frame refused before dispatch with its type and id when
 	assert.equal(dispatcher.refuse(JSON.stringify({ type: HUGE }), "busy", "limit").command, echo(HUGE));
 	assert.equal(dispatcher.refuse("{broken", "busy", "limit").command, "parse");
 	assert.equal(dispatcher.refuse("[1]", "busy", "limit").command, "parse");
+});
+
+test("a value nested a hundred thousand levels deep is refused with a short echo, not a stack overflow", async () => {
+	const pick = defineCommand({
+		name: "pick_one",
+		summary: "Takes one of two modes (tests only).",
+		params: Type.Object({ mode: Type.Enum(["fast", "slow"]) }, { additionalProperties: false }),
+		result: NoResult,
+		handler: () => undefined,
+	});
+	const picky = createDispatcher(new CommandRegistry().register(pick), { runtime, streams });
+	let deep: unknown = 1;
+	for (let i = 0; i < 100_000; i++) deep = i % 2 ? { a: deep } : [deep];
+	for (const mode of [deep, Array.from({ length: 100_000 }, (_, i) => i), { [HUGE]: deep }]) {
+		const response = await picky.dispatchValue({ type: "pick_one", id: "deep", mode }, NO_EVENT_STREAM);
+		assert.equal(response.success, false);
+		assert.equal((response as { code?: string }).code, "invalid_command");
+		assert.match(response.error!, /`mode` must be one of fast, slow \(got [[{]/);
+		assert.ok(response.error!.length < 200, response.error);
+	}
 });
