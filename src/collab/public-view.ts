@@ -6,6 +6,7 @@
  * only concern the host (recording, the tree, statistics, settings, the rooms themselves) are not shown.
  */
 import type { WireEvent } from "../protocol/coalesce.js";
+import { RUN_EVENT_TYPES } from "../protocol/events/core-events.js";
 import type { CollabSessionView } from "../shared/collab-wire.js";
 import { redactSecrets } from "../shared/redact.js";
 
@@ -20,21 +21,8 @@ export const IMAGE_MARKER = "[image]";
 
 /** The events guests receive (the transcript's and the run's); the rest stay with the host. */
 export const GUEST_EVENT_TYPES: ReadonlySet<string> = new Set([
-	"agent_start",
-	"agent_end",
-	"turn_start",
-	"turn_end",
-	"message_start",
-	"message_update",
-	"message_end",
-	"tool_execution_start",
-	"tool_execution_update",
-	"tool_execution_end",
+	...RUN_EVENT_TYPES,
 	"queue_update",
-	"compaction_start",
-	"compaction_end",
-	"auto_retry_start",
-	"auto_retry_end",
 	"session_info_changed",
 	"thinking_level_changed",
 	"model_changed",

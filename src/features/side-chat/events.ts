@@ -5,26 +5,9 @@
  */
 import { type TObject, Type } from "typebox";
 import { defineEvent } from "../../protocol/event.js";
-import { coreEvents } from "../../protocol/events/core-events.js";
+import { coreEvents, RUN_EVENT_TYPES } from "../../protocol/events/core-events.js";
 import { SideChatTabSchema } from "./schemas.js";
 
-/** The run events a tab forwards (others of pi's, which a side chat never causes, are dropped). */
-export const SIDE_CHAT_RUN_EVENTS = [
-	"agent_start",
-	"agent_end",
-	"turn_start",
-	"turn_end",
-	"message_start",
-	"message_update",
-	"message_end",
-	"tool_execution_start",
-	"tool_execution_update",
-	"tool_execution_end",
-	"auto_retry_start",
-	"auto_retry_end",
-	"compaction_start",
-	"compaction_end",
-] as const;
 
 /** A core event's schema without the envelope (`sessionId`, `seq`): the wrapper carries those. */
 function withoutEnvelope(type: string): TObject {
@@ -34,7 +17,7 @@ function withoutEnvelope(type: string): TObject {
 	return Type.Object(fields, { additionalProperties: true });
 }
 
-export const SideChatRunEventSchema = Type.Union(SIDE_CHAT_RUN_EVENTS.map(withoutEnvelope), {
+export const SideChatRunEventSchema = Type.Union(RUN_EVENT_TYPES.map(withoutEnvelope), {
 	title: "SideChatRunEvent",
 	description:
 		"A tab's run event: the main transcript's event of the same `type`, without `sessionId` and `seq` (those are " +

@@ -8,7 +8,8 @@ import type { AgentHandle, RuntimeEvent, SessionObserver, SideChatHandle } from 
 import { createEventShaper, type EventShaper } from "../../protocol/event-shape.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { SIDE_CHAT_RUN_EVENTS, sideChatEvent, sideChatUpdatedEvent } from "./events.js";
+import { RUN_EVENT_TYPES } from "../../protocol/events/core-events.js";
+import { sideChatEvent, sideChatUpdatedEvent } from "./events.js";
 import { SIDE_CHAT_INSTRUCTIONS } from "./instructions.js";
 import { createPeekMainTool, forkPointOf } from "./peek-main.js";
 import { MAX_SIDE_CHATS, SIDE_CHAT_NAME_PATTERN, type SideChatTab } from "./schemas.js";
@@ -37,7 +38,8 @@ interface Tab {
 }
 
 const NAME = new RegExp(SIDE_CHAT_NAME_PATTERN);
-const FORWARDED = new Set<string>(SIDE_CHAT_RUN_EVENTS);
+/** The run events a tab forwards (others of pi's, which a side chat never causes, are dropped). */
+const FORWARDED = new Set<string>(RUN_EVENT_TYPES);
 
 export class SideChatService {
 	/** Tabs by name, per session id; a session without tabs has no entry. */

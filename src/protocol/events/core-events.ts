@@ -40,6 +40,27 @@ export const AssistantStreamEventSchema = Type.Union(
 
 const UnloadReason = Type.Enum(["closed", "evicted", "shutdown"]);
 
+/**
+ * The events of an agent run, from its start to its end: what a transcript is built from. A side chat tab
+ * forwards exactly these; guests get these and a few more.
+ */
+export const RUN_EVENT_TYPES = [
+	"agent_start",
+	"agent_end",
+	"turn_start",
+	"turn_end",
+	"message_start",
+	"message_update",
+	"message_end",
+	"tool_execution_start",
+	"tool_execution_update",
+	"tool_execution_end",
+	"auto_retry_start",
+	"auto_retry_end",
+	"compaction_start",
+	"compaction_end",
+] as const;
+
 export const coreEvents = [
 	defineEvent("agent_start", "A run started (after a `prompt`).", {}),
 	defineEvent("agent_end", "The run ended (finished, failed or aborted); the session is idle.", {
