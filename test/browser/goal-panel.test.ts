@@ -8,25 +8,17 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;
 let service: ChatService;
-/** While set, the fake model holds its answer to a tool's result until the promise settles: the run goes on. */
-let holdAfterTool: Promise<void> | undefined;
-
-function holdAfterTools(): () => void {
-	let release!: () => void;
-	holdAfterTool = new Promise((resolve) => (release = resolve));
-	return () => {
-		holdAfterTool = undefined;
-		release();
-	};
-}
+/** While held, the fake model holds its answer to a tool's result: the run goes on meanwhile. */
+const afterTool = new ReplyGate();
 
 before(async () => {
 	browser = await launchBrowser();
-	service = await startChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? holdAfterTool : undefined) });
+	service = await startChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? afterTool.held : undefined) });
 });
 
 after(async () => {
@@ -167,7 +159,7 @@ for (const viewport of VIEWPORTS) {
 			await showPanel(page, viewport, "goal");
 			await createGoal(page, "Let the agent finish this");
 
-			let release = holdAfterTools();
+			let release = afterTool.hold();
 			try {
 				await sendAndShow(page, viewport, `Stop for now.\nCALL goal {"op":"pause"}\nAFTER_TOOL Paused.`);
 				await page.waitForSelector(".goal-card[data-lifecycle='paused'][data-pause-reason='manual']");
@@ -181,7 +173,7 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForSelector(".goal-card[data-lifecycle='active']");
 			await page.waitForSelector(".app[data-run='idle']");
 
-			release = holdAfterTools();
+			release = afterTool.hold();
 			try {
 				await sendAndShow(page, viewport, `It is done.\nCALL goal {"op":"complete"}\nAFTER_TOOL Completed.`);
 				await page.waitForSelector(".goal-card.ended[data-lifecycle='completed']");

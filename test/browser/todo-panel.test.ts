@@ -8,25 +8,17 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
+import { ReplyGate } from "../support/reply-gate.js";
 import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;
 let service: ChatService;
-/** While set, the fake model holds its answer to a tool's result until the promise settles: the run goes on. */
-let holdAfterTool: Promise<void> | undefined;
-
-function holdAfterTools(): () => void {
-	let release!: () => void;
-	holdAfterTool = new Promise((resolve) => (release = resolve));
-	return () => {
-		holdAfterTool = undefined;
-		release();
-	};
-}
+/** While held, the fake model holds its answer to a tool's result: the run goes on meanwhile. */
+const afterTool = new ReplyGate();
 
 before(async () => {
 	browser = await launchBrowser();
-	service = await startChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? holdAfterTool : undefined) });
+	service = await startChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? afterTool.held : undefined) });
 });
 
 after(async () => {
@@ -166,7 +158,7 @@ for (const viewport of VIEWPORTS) {
 			await showPanel(page, viewport, "todo");
 			await page.waitForSelector(".todo .empty-state");
 			const plan = { op: "init", list: [{ phase: "Parse", items: ["Read the grammar", { content: "Write the parser", dependsOn: ["Read the grammar"] }] }, { phase: "Verify", items: [{ content: "Fuzz it", dependsOn: ["Write the parser"] }] }] };
-			let release = holdAfterTools();
+			let release = afterTool.hold();
 			try {
 				await sendAndShow(page, viewport, `Plan the parser work.\nCALL todo ${JSON.stringify(plan)}\nAFTER_TOOL The plan is ready.`);
 				await waitForTask(page, "t1", "in_progress", "active");
@@ -179,7 +171,7 @@ for (const viewport of VIEWPORTS) {
 			}
 			await page.waitForSelector(".app[data-run='idle']");
 
-			release = holdAfterTools();
+			release = afterTool.hold();
 			try {
 				await sendAndShow(page, viewport, `Done reading.\nCALL todo {"op":"done","task":"t1"}\nAFTER_TOOL Next, the parser.`);
 				await waitForTask(page, "t1", "completed");

@@ -5,7 +5,8 @@
  * the page put text back (queued messages a stopped run did not take).
  */
 import type { ComponentChildren } from "preact";
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect } from "preact/hooks";
+import { useDraftBox } from "./draft-box";
 import { COMPOSER_ID } from "./focus";
 import { Icon } from "./icons";
 
@@ -25,19 +26,7 @@ export interface ComposerProps {
 }
 
 export function Composer(props: ComposerProps) {
-	const [text, setText] = useState(props.draft);
-	const box = useRef<HTMLTextAreaElement>(null);
-	const change = (value: string) => {
-		setText(value);
-		props.onDraft(value);
-	};
-
-	// Grows with its text up to its CSS max-height.
-	useLayoutEffect(() => {
-		const el = box.current!;
-		el.style.height = "auto";
-		el.style.height = `${el.scrollHeight}px`;
-	}, [text]);
+	const { text, change, box } = useDraftBox(props.draft, props.onDraft);
 
 	// A new composer (another session, or text put back) keeps the focus its predecessor had.
 	useLayoutEffect(() => {

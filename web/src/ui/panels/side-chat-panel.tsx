@@ -9,6 +9,7 @@ import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { Message, SideChatTab } from "../../../../src/client/index";
 import { EPHEMERAL_NOTE, SIDE_CHAT_NAME } from "../../state/side-chat-state";
 import type { Transcript } from "../../state/transcript";
+import { useDraftBox } from "../draft-box";
 import { FollowScroll } from "../follow-scroll";
 import { Icon } from "../icons";
 import { MessageView } from "../message-view";
@@ -270,17 +271,7 @@ function SideComposer(props: {
 	onStop(): void;
 	onDismiss(): void;
 }) {
-	const [text, setText] = useState(props.draft);
-	const box = useRef<HTMLTextAreaElement>(null);
-	const change = (value: string) => {
-		setText(value);
-		props.onDraft(value);
-	};
-	useLayoutEffect(() => {
-		const el = box.current!;
-		el.style.height = "auto";
-		el.style.height = `${el.scrollHeight}px`;
-	}, [text]);
+	const { text, change, box } = useDraftBox(props.draft, props.onDraft);
 	const send = async () => {
 		if (!text.trim() || !props.ready) return;
 		const sent = text;

@@ -1,0 +1,31 @@
+/**
+ * A message box's text, kept as its draft on every change, and the box itself, grown with its text up to its
+ * CSS max-height: what the main composer and a side chat tab's box share.
+ */
+import type { RefObject } from "preact";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+
+export interface DraftBox {
+	text: string;
+	/** Sets the text and saves it as the draft. */
+	change(text: string): void;
+	box: RefObject<HTMLTextAreaElement | null>;
+}
+
+export function useDraftBox(draft: string, onDraft: (text: string) => void): DraftBox {
+	const [text, setText] = useState(draft);
+	const box = useRef<HTMLTextAreaElement>(null);
+	useLayoutEffect(() => {
+		const el = box.current!;
+		el.style.height = "auto";
+		el.style.height = `${el.scrollHeight}px`;
+	}, [text]);
+	return {
+		text,
+		change: (value) => {
+			setText(value);
+			onDraft(value);
+		},
+		box,
+	};
+}
