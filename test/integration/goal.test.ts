@@ -7,9 +7,10 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
+import { fakeModelHome } from "../support/fake-model-home.js";
 import { ReplyGate } from "../support/reply-gate.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import type { SkiffProcess } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
@@ -18,9 +19,7 @@ const gate = new ReplyGate();
 
 before(async () => {
 	model = await startFakeOpenAi({ onRequest: () => gate.held });
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+	skiff = await fakeModelHome(model.url).start();
 });
 
 after(async () => {
@@ -320,10 +319,8 @@ test("while a navigation summarizes the branch left, goal changes are refused (b
 });
 
 test("a restart with --continue pauses an active goal (resume_safety) and nothing runs", async () => {
-	const dir = tempDir();
-	const cwd = tempDir();
-	writeFakeModelsJson(dir, model.url);
-	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
+	const home = fakeModelHome(model.url);
+	const first = await home.start();
 	let client = await TestClient.connect(first.wsUrl);
 	const { sessionId, sessionFile } = await client.ok({ type: "get_state" });
 	await client.ok({ type: "goal_create", objective: "Survive a restart", tokenBudget: 1_000_000 });
@@ -333,7 +330,7 @@ test("a restart with --continue pauses an active goal (resume_safety) and nothin
 	client.close();
 	await first.stop();
 	const requests = model.requests.length;
-	const second = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model", "--continue"] });
+	const second = await home.start("--continue");
 	try {
 		client = await TestClient.connect(second.wsUrl);
 		const after = await client.ok({ type: "goal_get" });
@@ -350,10 +347,8 @@ test("a restart with --continue pauses an active goal (resume_safety) and nothin
 });
 
 test("a goal created before the first message is on disk when acknowledged: a killed process reopens it paused", async () => {
-	const dir = tempDir();
-	const cwd = tempDir();
-	writeFakeModelsJson(dir, model.url);
-	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
+	const home = fakeModelHome(model.url);
+	const first = await home.start();
 	let client = await TestClient.connect(first.wsUrl);
 	const { sessionId, sessionFile } = await client.ok({ type: "get_state" });
 	await client.ok({ type: "goal_create", objective: "Written before anything is said" });
@@ -365,7 +360,7 @@ test("a goal created before the first message is on disk when acknowledged: a ki
 	);
 	client.close();
 	await first.stop("SIGKILL");
-	const second = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model", "--continue"] });
+	const second = await home.start("--continue");
 	try {
 		client = await TestClient.connect(second.wsUrl);
 		assert.equal((await client.ok({ type: "get_state" })).sessionId, sessionId);

@@ -7,21 +7,19 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
+import { fakeModelHome } from "../support/fake-model-home.js";
 import { ReplyGate } from "../support/reply-gate.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import type { SkiffProcess } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
-let agentDir: string;
 const gate = new ReplyGate();
 
 before(async () => {
 	model = await startFakeOpenAi({ onRequest: () => gate.held });
-	agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+	skiff = await fakeModelHome(model.url).start();
 });
 
 after(async () => {
@@ -233,10 +231,8 @@ test("while a navigation summarizes the branch left, plan changes are refused (b
 });
 
 test("a restart with --continue restores the plan", async () => {
-	const dir = tempDir();
-	const cwd = tempDir();
-	writeFakeModelsJson(dir, model.url);
-	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
+	const home = fakeModelHome(model.url);
+	const first = await home.start();
 	let client = await TestClient.connect(first.wsUrl);
 	const { sessionId } = await client.ok({ type: "get_state" });
 	await client.turn(sessionId, call(INIT));
@@ -244,7 +240,7 @@ test("a restart with --continue restores the plan", async () => {
 	const planned = (await client.ok({ type: "todo_get" })).phases;
 	client.close();
 	await first.stop();
-	const second = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model", "--continue"] });
+	const second = await home.start("--continue");
 	try {
 		client = await TestClient.connect(second.wsUrl);
 		assert.equal((await client.ok({ type: "get_state" })).sessionId, sessionId);
@@ -256,10 +252,8 @@ test("a restart with --continue restores the plan", async () => {
 });
 
 test("a plan set before the first message is on disk when acknowledged: it survives the process being killed", async () => {
-	const dir = tempDir();
-	const cwd = tempDir();
-	writeFakeModelsJson(dir, model.url);
-	const first = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model"] });
+	const home = fakeModelHome(model.url);
+	const first = await home.start();
 	let client = await TestClient.connect(first.wsUrl);
 	const { sessionId, sessionFile } = await client.ok({ type: "get_state" });
 	const planned = (await client.ok({ type: "todo_set", phases: [{ name: "Now", tasks: [{ content: "Plan first" }, { content: "Talk later" }] }] })).phases;
@@ -267,7 +261,7 @@ test("a plan set before the first message is on disk when acknowledged: it survi
 	assert.equal((await client.ok({ type: "get_state" })).persisted, true);
 	client.close();
 	await first.stop("SIGKILL"); // no shutdown flush: only what was on disk when acknowledged survives
-	const second = await startSkiff({ agentDir: dir, cwd, args: ["--model", "fake/fake-model", "--continue"] });
+	const second = await home.start("--continue");
 	try {
 		client = await TestClient.connect(second.wsUrl);
 		assert.equal((await client.ok({ type: "get_state" })).sessionId, sessionId);
