@@ -40,13 +40,15 @@ for (const viewport of VIEWPORTS) {
 				assert.match((await panel.locator(".job-broken").textContent())!, /broken\.md: description is required/);
 				assert.match((await panel.textContent())!, /No job is running/);
 				await panel.locator("select[name='agent']").selectOption("reviewer");
-				await panel.locator("textarea[name='task']").fill('CALL yield {"text":"review done: all good"}');
+				// Each size's job says its own words: the service is shared, so the list also holds the jobs of the size before.
+				const words = `review done at ${viewport.name} size: all good`;
+				await panel.locator("textarea[name='task']").fill(`CALL yield {"text":"${words}"}`);
 				await panel.locator("button[type='submit']").click();
-				const row = panel.locator(".job-list li[data-status='completed']");
+				const row = panel.locator(".job-list li[data-status='completed']", { hasText: words });
 				await row.waitFor();
 				assert.match((await row.textContent())!, /reviewer/);
 				await row.locator("button").click();
-				await panel.locator(".job-output:has-text('review done: all good')").waitFor();
+				await panel.locator(".job-output", { hasText: words }).waitFor();
 				await panel.locator(".job-transcript .tool-name:has-text('yield')").first().waitFor();
 				assert.equal(await panel.locator("button:has-text('Cancel job')").count(), 0, "a finished job cannot be cancelled");
 				await panel.locator("button:has-text('Back')").click();
