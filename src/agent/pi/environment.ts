@@ -2,9 +2,8 @@
  * Process-wide pi services shared by every session: credentials, the model registry and the tool set.
  * One environment per process; each session gets its own settings, resources and recorder.
  */
-import { execFileSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import type { Model } from "@mariozechner/pi-ai";
 import { AuthStorage, ModelRegistry } from "@mariozechner/pi-coding-agent";
 import type { ModelInfo } from "../types.js";
@@ -101,11 +100,18 @@ export function noModelMessage(agentDir: string): string {
 	);
 }
 
+/** Whether an executable `name` is in a folder of PATH: looked up here rather than by a shell (a process per name
+ * was a tenth of the service's start-up). */
 function binaryOnPath(name: string): boolean {
-	try {
-		execFileSync("sh", ["-c", `command -v ${name}`], { stdio: "ignore" });
-		return true;
-	} catch {
-		return false;
+	for (const folder of (process.env.PATH ?? "").split(delimiter)) {
+		if (!folder) continue;
+		try {
+			const path = join(folder, name);
+			accessSync(path, constants.X_OK);
+			if (statSync(path).isFile()) return true;
+		} catch {
+			// not in this folder
+		}
 	}
+	return false;
 }
