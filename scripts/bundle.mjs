@@ -3,12 +3,12 @@
  *
  * Why: Node loads an ES module graph file by file, and skiff's (pi's SDK; TypeBox alone is ~700 small modules) is
  * about a thousand files, each read, parsed and linked on its own: that was most of the service's start-up time.
- * One bundle starts in about half the time and holds less memory. The model providers pi-ai loads lazily stay
- * lazy: each is a chunk of its own, loaded when a model of its kind is first used.
+ * One bundle starts in about a quarter of the time and holds less memory (docs/benchmarks.md). The model
+ * providers pi-ai loads lazily stay lazy: each is a chunk of its own, loaded when a model of its kind is first used.
  *
  * What a bundle must keep: some modules find their own files from `import.meta.url` (pi's package.json, themes
  * and HTML export template, native helpers; skiff's page and package.json), and pi-ai imports one provider by a
- * specifier held in a variable, relative to its own file. In every module that does either, `import.meta.url`
+ * specifier held in a variable, relative to its own file (Bedrock's, which then loads unbundled, as Node would). In every module that does either, `import.meta.url`
  * becomes the URL of the module's original file and a variable `import()` of a relative path resolves against
  * it. A module of node_modules is looked for as Node would resolve its package (in node_modules/ beside the
  * bundle, then in each parent folder's), so the bundle still finds it when npm hoists or nests packages.
@@ -136,5 +136,5 @@ const result = await build({
 	legalComments: "none",
 	metafile: true,
 });
-// What went into which chunk: test/unit/bundle.test.ts reads it to check what loads at start-up.
+// What went into which chunk: test/unit/cli/bundle.test.ts reads it to check what loads at start-up.
 await writeFile(join(outdir, "meta.json"), JSON.stringify(result.metafile));

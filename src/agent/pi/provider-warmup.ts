@@ -21,4 +21,19 @@ const PROVIDER_MODULES: Record<string, () => Promise<unknown>> = {
 export function warmUpProviders(env: PiEnvironment): void {
 	const apis = new Set([env.requestedModel, ...env.modelRegistry.getAvailable()].flatMap((m) => (m ? [String(m.api)] : [])));
 	for (const api of apis) void PROVIDER_MODULES[api]?.().catch(() => undefined);
+	if (apis.size > 0) void warmUpFetch();
+}
+
+/**
+ * Node loads its fetch (undici) on first use, and sets up its stream and header machinery on the first request:
+ * about 40 ms the first prompt would otherwise wait for. A data: URL goes through the same fetch, streams a body
+ * and reads it, without a connection.
+ */
+async function warmUpFetch(): Promise<void> {
+	try {
+		const response = await fetch("data:application/json,{}", { method: "GET", headers: { accept: "application/json" } });
+		await response.text();
+	} catch {
+		// no warm-up, the first prompt pays instead
+	}
 }
