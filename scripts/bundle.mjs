@@ -134,6 +134,10 @@ const result = await build({
 	plugins: [originalLocation],
 	logLevel: "warning",
 	legalComments: "none",
+	// The source is kept in memory for as long as the process runs: without whitespace it is half the size (idle
+	// memory 5 MiB lower). Names stay as written, so a stack trace still names its functions.
+	minifyWhitespace: true,
+	minifySyntax: true,
 	metafile: true,
 });
 // What went into which chunk: test/unit/cli/bundle.test.ts reads it to check what loads at start-up.
