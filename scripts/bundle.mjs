@@ -3,7 +3,7 @@
  *
  * Why: Node loads an ES module graph file by file, and skiff's (pi's SDK; TypeBox alone is ~700 small modules) is
  * about a thousand files, each read, parsed and linked on its own: that was most of the service's start-up time.
- * One bundle starts in about a quarter of the time and holds less memory (docs/benchmarks.md). The model
+ * One bundle starts in about a third of the time and holds less memory (docs/benchmarks.md). The model
  * providers pi-ai loads lazily stay lazy: each is a chunk of its own, loaded when a model of its kind is first used.
  *
  * What a bundle must keep: some modules find their own files from `import.meta.url` (pi's package.json, themes
