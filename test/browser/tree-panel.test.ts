@@ -185,6 +185,8 @@ for (const viewport of VIEWPORTS) {
 			await you(page, `alpha ${tag}`).click();
 			await page.click(".tree-actions button:has-text('Fork from here')");
 			await page.waitForFunction((id) => sessionStorage.getItem("skiff.session") !== id, before);
+			// The new session is adopted before the page renders its message box: wait for the draft to show.
+			await page.waitForFunction((text) => (document.querySelector("#composer") as HTMLTextAreaElement | null)?.value.includes(text), `alpha ${tag}`);
 			assert.match(await page.inputValue("#composer"), new RegExp(`alpha ${tag}`), "the fork's draft is the message forked at");
 			assert.equal(await page.locator(".msg.user").count(), 0);
 		});
