@@ -5,7 +5,7 @@
  * define commands; the composition root registers them.
  */
 import { IsSchema, type Static, type TObject, type TSchema, Type } from "typebox";
-import { Compile } from "typebox/compile";
+import { compileOnFirstUse } from "../shared/compile-on-first-use.js";
 import type { CommandContext } from "./context.js";
 import type { SchemaError } from "./schema-errors.js";
 
@@ -52,9 +52,7 @@ export class CommandRegistry {
 		for (const definition of definitions) {
 			if (this.commands.has(definition.name)) throw new Error(`Command ${definition.name} is registered twice`);
 			if (!IsSchema(definition.result)) throw new Error(`Command ${definition.name} has no result schema`);
-			// Compiled on first use: compiling every command's schema was a tenth of the service's start-up.
-			let compiled: ReturnType<typeof Compile<TObject>> | undefined;
-			const validator = () => (compiled ??= Compile(definition.params));
+			const validator = compileOnFirstUse(definition.params);
 			this.commands.set(definition.name, {
 				definition,
 				check: (value) => validator().Check(value),

@@ -5,7 +5,7 @@
  * is malformed, from a newer version, out of sequence or not allowed in the state it meets (nothing but usage
  * after a terminal state, except a new goal; no resume of a spent budget without a new one).
  */
-import { Compile } from "typebox/compile";
+import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import { CodedError, type ErrorCode } from "../../shared/errors.js";
 import {
 	type Goal,
@@ -168,7 +168,7 @@ export interface GoalReplay {
 	error?: string;
 }
 
-const checkEvent = Compile(GoalEventSchema);
+const checkEvent = compileOnFirstUse(GoalEventSchema);
 
 /**
  * Replays journal records (`{version, event}` data of custom entries, oldest first). Stops at the first record
@@ -183,7 +183,7 @@ export function replayGoalJournal(records: ReadonlyArray<{ id: string; data: unk
 		if (typeof version === "number" && version > GOAL_RECORD_VERSION) {
 			return { state, events, error: `entry ${record.id} was written by a newer Skiff (goal journal version ${version})` };
 		}
-		if (version !== GOAL_RECORD_VERSION || !checkEvent.Check(data?.event)) return { state, events, error: `entry ${record.id} is not a goal journal event` };
+		if (version !== GOAL_RECORD_VERSION || !checkEvent().Check(data?.event)) return { state, events, error: `entry ${record.id} is not a goal journal event` };
 		const event = data!.event as GoalEvent;
 		try {
 			state = applyGoalEvent(state, event);

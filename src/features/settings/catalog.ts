@@ -3,8 +3,7 @@
  * value against its key's schema and says what is wrong in a sentence naming the key and what is allowed,
  * without ever repeating a secret.
  */
-import type { TSchema } from "typebox";
-import { Compile } from "typebox/compile";
+import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import { echo } from "../../protocol/echo.js";
 import { isSecret, schemaOf, type SettingDefinition } from "./definition.js";
 import { requirement } from "./setting-schema.js";
@@ -24,8 +23,8 @@ export class SettingsCatalog {
 				if (other.startsWith(`${key}.`) || key.startsWith(`${other}.`)) throw new Error(`Setting ${key} and ${other} overlap: one holds the other`);
 			}
 			if (!definition.scopes.includes("global")) throw new Error(`Setting ${key} must be settable globally`);
-			let compiled: ReturnType<typeof Compile<TSchema>> | undefined; // on first use, as commands' (start-up time)
-			this.byKey.set(key, { definition, check: (value) => (compiled ??= Compile(definition.schema)).Check(value) });
+			const validator = compileOnFirstUse(definition.schema);
+			this.byKey.set(key, { definition, check: (value) => validator().Check(value) });
 		}
 	}
 

@@ -8,7 +8,6 @@ import { defineEvent } from "../../protocol/event.js";
 import { coreEvents, RUN_EVENT_TYPES } from "../../protocol/events/core-events.js";
 import { SideChatTabSchema } from "./schemas.js";
 
-
 /** A core event's schema without the envelope (`sessionId`, `seq`): the wrapper carries those. */
 function withoutEnvelope(type: string): TObject {
 	const definition = coreEvents.find((e) => e.type === type);

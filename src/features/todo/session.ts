@@ -3,7 +3,7 @@
  * it and otherwise ignores it), and the plan is the newest valid snapshot on the active branch, so resume, fork,
  * clone and tree navigation restore the plan of the point the conversation continues from.
  */
-import { Compile } from "typebox/compile";
+import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import type { FeatureSession, HiddenContext, SessionFeatures } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
 import type { FeatureTool } from "../feature-tool.js";
@@ -21,13 +21,13 @@ export const TODO_RECORD_VERSION = 1;
 /** The hidden message reminding the model of an unfinished plan before each prompt. */
 export const TODO_CONTEXT_TYPE = "todo-context";
 
-const checkSnapshot = Compile(TodoPlanSchema);
+const checkSnapshot = compileOnFirstUse(TodoPlanSchema);
 
 /** The newest snapshot on the branch that is a valid plan (a damaged one is passed over), else the empty plan. */
 export function restorePlan(entries: ReadonlyArray<{ data: unknown }>): TodoPlan {
 	for (let i = entries.length - 1; i >= 0; i--) {
 		const data = entries[i]!.data as { version?: unknown; plan?: unknown } | undefined;
-		if (data?.version !== TODO_RECORD_VERSION || !checkSnapshot.Check(data.plan)) continue;
+		if (data?.version !== TODO_RECORD_VERSION || !checkSnapshot().Check(data.plan)) continue;
 		const plan = normalize(data.plan);
 		try {
 			checkPlan(plan);

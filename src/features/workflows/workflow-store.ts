@@ -5,14 +5,14 @@
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { Compile } from "typebox/compile";
+import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { WORKFLOW_ID_PATTERN, type WorkflowRecord, WorkflowRecordSchema } from "./schemas.js";
 
 const VERSION = 1;
 const RECORD_FILE = "workflow.json";
 const WORKFLOW_ID = new RegExp(WORKFLOW_ID_PATTERN);
-const checkRecord = Compile(WorkflowRecordSchema);
+const checkRecord = compileOnFirstUse(WorkflowRecordSchema);
 
 export class WorkflowStore {
 	readonly folder: string;
@@ -47,7 +47,7 @@ export class WorkflowStore {
 			try {
 				const data = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; workflow?: unknown };
 				if (data.version !== VERSION) throw new Error(`not a version ${VERSION} workflow record`);
-				if (!checkRecord.Check(data.workflow)) throw new Error("not a workflow record");
+				if (!checkRecord().Check(data.workflow)) throw new Error("not a workflow record");
 				records.push(data.workflow as WorkflowRecord);
 			} catch (error) {
 				warn(`workflows: ${path} could not be read (${(error as Error).message}); it is left as it is`);
