@@ -33,7 +33,7 @@ import type {
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
 import { PiFeatureSession } from "./feature-session.js";
-import { removeQueued } from "./message-queue.js";
+import { endedWell, removeQueued } from "./message-queue.js";
 import { openPiSideChat } from "./side-chat.js";
 import type { SessionRecorder } from "./recorder.js";
 import { SessionTreeView } from "./session-tree.js";
@@ -81,10 +81,15 @@ export class PiAgentHandle implements AgentHandle {
 			if (event.type === "agent_start") this.running = true;
 			else if (event.type === "agent_end") {
 				this.running = false;
-				// pi keeps steering and follow-up messages a run did not take (it failed) and would slip them into
-				// the next prompt unseen. They are dropped instead; the queue_update that says so lets a client offer
-				// the text again. (abort empties the queues itself, returning what it dropped.)
-				if (session.pendingMessageCount > 0) session.clearQueue();
+				// A message queued after the run's last look at its queues is still waiting. pi would slip it into
+				// the next prompt unseen. When the run ended well it starts the next run instead, as if it had come in
+				// time; when the run failed it is dropped, and the queue_update that says so (sent before agent_end,
+				// this listener being pi's first) lets a client offer the text again. (abort empties the queues
+				// itself, returning what it dropped.)
+				if (session.pendingMessageCount > 0) {
+					if (endedWell(event.messages)) void this.deliverLate();
+					else session.clearQueue();
+				}
 			}
 			// After every listener has this event (pi calls them in a row), so the figures follow what they report.
 			if (event.type === "turn_end" || event.type === "agent_end" || (event.type === "compaction_end" && event.result)) {
@@ -130,6 +135,8 @@ export class PiAgentHandle implements AgentHandle {
 		// it): a prompt sent then waits for both instead of being refused.
 		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
 		await this.compactionEnded();
+		// Messages queued as the last run ended may have started a run meanwhile (see deliverLate).
+		if (this.session.isStreaming) throw new CodedError("busy", "A run is active in this session: send `steer` to guide it, or `follow_up`");
 		const before = this.recorder.userMessages();
 		return new Promise((resolve, reject) => {
 			let accepted = false;
@@ -156,6 +163,17 @@ export class PiAgentHandle implements AgentHandle {
 				},
 			);
 		});
+	}
+
+	/**
+	 * Runs the messages a run that ended well left waiting, once pi has settled (it may compact first: it then
+	 * kicks the same continuation itself, and whichever comes second finds the agent busy and stands aside).
+	 */
+	private async deliverLate(): Promise<void> {
+		await this.session.agent.waitForIdle();
+		await this.compactionEnded();
+		if (this.isBusy || this.session.isStreaming || this.session.pendingMessageCount === 0) return;
+		await this.session.agent.continue().catch(() => {}); // a failure ends that run with the error, as events
 	}
 
 	/** Resolves once no compaction is under way (at once when none is). */

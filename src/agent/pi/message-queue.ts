@@ -1,5 +1,5 @@
 /**
- * Removing one waiting steering or follow-up message before the agent takes it. pi can only clear its queues
+ * Waiting steering and follow-up messages. Removing one before the agent takes it: pi can only clear its queues
  * whole; it keeps each queue twice, in step: the texts it reports (`queue_update`) on the AgentSession, and the
  * messages themselves (with their images) on the Agent, which takes them from the front. Between the agent
  * taking a message and pi announcing it (`message_start`), the texts hold it and the agent's queue does not:
@@ -43,4 +43,10 @@ function textOf(message: unknown): string | undefined {
 	if (!Array.isArray(content)) return undefined;
 	const first = content[0] as { type?: unknown; text?: unknown } | undefined;
 	return first?.type === "text" && typeof first.text === "string" ? first.text : undefined;
+}
+
+/** Whether a run ended well: its last reply was neither aborted nor failed (pi then retries, or the user steps in). */
+export function endedWell(messages: readonly unknown[]): boolean {
+	const last = [...messages].reverse().find((m) => (m as { role?: unknown }).role === "assistant") as { stopReason?: unknown } | undefined;
+	return last !== undefined && last.stopReason !== "error" && last.stopReason !== "aborted";
 }

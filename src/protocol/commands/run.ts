@@ -81,14 +81,16 @@ export const steer = queueingCommand(
 	"steer",
 	"Adds a message to the active run; the agent sees it after the current tool call. Acknowledged once queued " +
 		"(it is recorded when the agent takes it; `queue_update` shows what waits). What the run has not taken when it " +
-		"ends (aborted or failed) is dropped, announced by a `queue_update`.",
+		"ends (aborted or failed) is dropped, announced by a `queue_update`; what comes too late for a run that ends well " +
+		"starts the next run.",
 	"steer",
 );
 
 export const followUp = queueingCommand(
 	"follow_up",
 	"Queues a message to be sent when the active run finishes. Acknowledged once queued. Dropped, with a " +
-		"`queue_update`, when the run ends without taking it (aborted or failed).",
+		"`queue_update`, when the run ends without taking it (aborted or failed); when it comes too late for a run that " +
+		"ends well, it starts the next run.",
 	"followUp",
 );
 

@@ -222,23 +222,28 @@ export class Controller extends PageStore<ViewState> {
 
 	/**
 	 * Enter or Send: a prompt while idle, a steer while a run is active (never a second prompt). Only to the
-	 * session the text was typed for, and only while it is the current one.
+	 * session the text was typed for, and only while it is the current one. When the run ended (or one began)
+	 * while the message was on its way, the service refuses it as such, and it is sent once the other way.
 	 */
 	async send(sessionId: string, text: string): Promise<boolean> {
 		const message = text.trim();
 		const transcript = this.transcript();
 		if (!message || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
-		const type = transcript.running ? "steer" : "prompt";
+		const first = transcript.running ? "steer" : "prompt";
 		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
-		try {
-			await this.client.call(type, { message }, { sessionId });
-			return true;
-		} catch (error) {
-			if (type === "prompt" && error instanceof SkiffCommandError && error.code === "unavailable" && /model/i.test(error.message)) {
-				this.update({ setup: setupPathsFrom(error.message) }); // the setup card says what to do, and stays
-			} else this.toast(`${type} failed: ${failureText(error)}`);
-			return false;
+		const call = (type: SendType) => this.client.call(type, { message }, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
+		let failure = await call(first);
+		if (failure && crossedRunEdge(failure)) {
+			const retry = await call(first === "steer" ? "prompt" : "steer");
+			// Refused the other way too (busy for another reason, such as a shell command): the first answer says why.
+			failure = retry && crossedRunEdge(retry) ? failure : retry;
 		}
+		if (!failure) return true;
+		const { type, error } = failure;
+		if (type === "prompt" && error instanceof SkiffCommandError && error.code === "unavailable" && /model/i.test(error.message)) {
+			this.update({ setup: setupPathsFrom(error.message) }); // the setup card says what to do, and stays
+		} else this.toast(`${type} failed: ${failureText(error)}`);
+		return false;
 	}
 
 	abort(): void {
@@ -507,6 +512,13 @@ export class Controller extends PageStore<ViewState> {
 }
 
 /** What the connection bar says: one sentence for each state (the retry countdown is the bar's own). */
+type SendType = "steer" | "prompt";
+
+/** A steer refused because no run is active, or a prompt because one is: the run's edge passed the message by. */
+function crossedRunEdge({ type, error }: { type: SendType; error: unknown }): boolean {
+	return error instanceof SkiffCommandError && error.code === (type === "steer" ? "conflict" : "busy");
+}
+
 function statusSentence(change: StatusChange, refused: boolean, tokenRefused: boolean): string | undefined {
 	if (tokenRefused) return "The token was refused. Check it and connect again.";
 	if (refused) return "This service needs an access token. Enter it to connect.";

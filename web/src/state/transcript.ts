@@ -4,7 +4,7 @@
  * messages waiting for the run. Events are applied in seq order exactly once; while a snapshot reload is
  * pending, events are held and replayed after it.
  */
-import type { AssistantMessage, AssistantStreamEvent, Message, SkiffEvent, ToolCallBlock } from "../../../src/client/index";
+import type { AssistantMessage, AssistantStreamEvent, Message, SkiffEvent, ToolCallBlock } from "../../../src/client/index.js";
 
 /** A tool call as it streams: its arguments' JSON text so far, until the call is complete. */
 export type LiveToolCall = ToolCallBlock & { argsText?: string };
@@ -32,7 +32,7 @@ export class Transcript {
 	readonly toolOutputs = new Map<string, LiveToolOutput>();
 	running = false;
 	queued: QueuedMessages = NOTHING_QUEUED;
-	/** Texts queued during this run that it has not taken yet (they arrive as user messages when it does). */
+	/** Texts queued during this run that it has not taken yet (they arrive as user messages when it does, maybe in the next run). */
 	private untaken: string[] = [];
 	/** Texts the last run ended without taking: the service dropped them, and the page gives them back. */
 	private dropped: string[] = [];
@@ -79,9 +79,12 @@ export class Transcript {
 			case "agent_end":
 				this.running = false;
 				this.streaming = undefined;
-				this.queued = NOTHING_QUEUED;
-				this.dropped.push(...this.untaken);
-				this.untaken = [];
+				// What the queue still lists came too late for this run and starts the next one. A run that failed
+				// drops its queue, saying so (queue_update) before agent_end: what left it untaken goes back.
+				if (this.queued.steering.length + this.queued.followUp.length === 0) {
+					this.dropped.push(...this.untaken);
+					this.untaken = [];
+				}
 				break;
 			case "queue_update": {
 				const before = [...this.queued.steering, ...this.queued.followUp];
