@@ -9,6 +9,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { ReplyGate } from "../support/reply-gate.js";
+import { SocketGate, until } from "../support/socket-gate.js";
 import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;
@@ -187,3 +188,25 @@ for (const viewport of VIEWPORTS) {
 		});
 	});
 }
+
+test("the next pin typed before the last one's answer arrives stays in the box", async () => {
+	const gate = new SocketGate();
+	const viewport = VIEWPORTS[0];
+	const page = await openPage(browser, service.skiff.url, viewport, { before: (p) => gate.attach(p) });
+	try {
+		await newSession(page, viewport);
+		await showPanel(page, viewport, "goal");
+		await createGoal(page, "Type ahead");
+		gate.holdAnswersTo = (command) => command === "goal_pin";
+		await page.fill("input[name='goal-pin']", "first note");
+		await page.click(".goal-pin-form button:has-text('Pin')");
+		await page.waitForSelector(".goal-pins li:has-text('first note')"); // its event came; its answer waits
+		await until(() => gate.holding === 1, "the held answer");
+		await page.fill("input[name='goal-pin']", "second note");
+		gate.release();
+		await page.waitForFunction(() => !document.querySelector<HTMLButtonElement>(".goal-pin-form button")?.disabled);
+		assert.equal(await page.inputValue("input[name='goal-pin']"), "second note");
+	} finally {
+		await page.context().close();
+	}
+});

@@ -11,6 +11,7 @@ import { Markdown } from "../../render/markdown";
 import { redact } from "../../render/redact";
 import { MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PINS, pinLength, utf8Bytes } from "../../state/goal-state";
 import { Icon } from "../icons";
+import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
 import "../../styles/goal.css";
@@ -345,7 +346,7 @@ function Pins(props: { goal: Goal; canPin: boolean; canUnpin: boolean; run: Run 
 						const pin = text.trim();
 						if (!pin) return setError("Write the note to pin.");
 						if (pinLength(pin) > MAX_PIN_CHARS) return setError(`A pin holds at most ${MAX_PIN_CHARS} characters.`);
-						void act("goal_pin", { text: pin }).then((refused) => !refused && setText(""));
+						void act("goal_pin", { text: pin }).then((refused) => !refused && clearIfUnchanged(setText, text));
 					}}
 				>
 					<input

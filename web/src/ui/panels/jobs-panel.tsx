@@ -8,6 +8,7 @@ import type { Job, Message } from "../../../../src/client/index";
 import { FINISHED } from "../../state/jobs-state";
 import { activity, elapsed, firstLine, useNow } from "../job-clock";
 import { MessageView } from "../message-view";
+import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
 
@@ -44,7 +45,7 @@ function SpawnForm({ controller }: { controller: PanelProps["controller"] }) {
 	const submit = async (event: Event) => {
 		event.preventDefault();
 		if (!task.trim()) return;
-		if (await jobs.spawn(task, agent)) setTask("");
+		if (await jobs.spawn(task, agent)) clearIfUnchanged(setTask, task);
 	};
 	return (
 		<PanelSection title="New job">

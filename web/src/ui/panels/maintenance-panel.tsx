@@ -9,6 +9,7 @@ import { redact } from "../../render/redact";
 import type { Controller } from "../../state/controller";
 import { compactionSentence, type MaintenanceState, plural } from "../../state/maintenance-state";
 import { relativeTime, shortFolder } from "../../state/session-title";
+import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
 import { PanelLayout, PanelSection } from "./panel-layout";
 
@@ -123,7 +124,7 @@ function ContextSection({ controller, state, sessionId }: SectionProps) {
 					type="button"
 					class="small"
 					disabled={!controller.state.ready || running || compacting}
-					onClick={() => void state.compact(sessionId, instructions).then(() => setInstructions(""))}
+					onClick={() => void state.compact(sessionId, instructions).then(() => clearIfUnchanged(setInstructions, instructions))}
 				>
 					{compacting ? "Compacting…" : "Compact now"}
 				</button>

@@ -8,6 +8,7 @@ import { useContext, useEffect, useState } from "preact/hooks";
 import type { Job, PersonaRow } from "../../../../src/client/index";
 import type { PersonasState } from "../../state/personas-state";
 import { JobLinkContext } from "../job-link";
+import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
 
@@ -77,7 +78,7 @@ function CreateForm({ personas, ready }: { personas: PersonasState; ready: boole
 		setBusy(true);
 		const outcome = await personas.create(name.trim());
 		setBusy(false);
-		if (outcome.ok) setName("");
+		if (outcome.ok) clearIfUnchanged(setName, name);
 		setError(outcome.ok ? undefined : outcome.error);
 	};
 	return (
@@ -158,7 +159,7 @@ function RunForm({ personas, row, ready }: { personas: PersonasState; row: Perso
 		const outcome = await personas.run(row.name, task);
 		setBusy(false);
 		if (outcome.ok) {
-			setTask("");
+			clearIfUnchanged(setTask, task);
 			setStarted(outcome.value);
 		}
 		setError(outcome.ok ? undefined : outcome.error);

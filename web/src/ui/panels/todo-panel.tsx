@@ -11,6 +11,7 @@ import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index";
 import { redact } from "../../render/redact";
 import { allTasks, countTasks, freshlyCompleted, type TodoOp } from "../../state/todo-state";
 import { Icon } from "../icons";
+import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout } from "./panel-layout";
 import { PhaseView } from "./plan-list";
@@ -124,7 +125,7 @@ function AddTaskForm(props: { phases: TodoPhaseView[]; tasks: TodoTaskView[]; on
 				void props.onAdd({ op: "append", phase: phaseName, items: [after ? { content: text, dependsOn: [after] } : text] }).then((refused) => {
 					setBusy(false);
 					if (refused) return setError(refused);
-					setContent("");
+					clearIfUnchanged(setContent, content);
 					setAfter("");
 					setError("");
 					if (props.onEnd) props.onEnd();

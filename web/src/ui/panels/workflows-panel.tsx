@@ -7,6 +7,7 @@
 import { useEffect, useState } from "preact/hooks";
 import type { TodoPhaseView, Workflow, WorkflowIntegration } from "../../../../src/client/index";
 import type { Isolation, WorkflowAction } from "../../state/workflows-state";
+import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
 import { PhaseView } from "./plan-list";
@@ -80,8 +81,8 @@ function CreateForm({ controller }: { controller: Controller }) {
 		if (!name.trim() || nameWrong || !objective.trim()) return;
 		setBusy(true);
 		if (await controller.workflows.create(name.trim(), objective, isolation)) {
-			setName("");
-			setObjective("");
+			clearIfUnchanged(setName, name);
+			clearIfUnchanged(setObjective, objective);
 		}
 		setBusy(false);
 	};
