@@ -45,7 +45,7 @@ function textOf(message: unknown): string | undefined {
 	return first?.type === "text" && typeof first.text === "string" ? first.text : undefined;
 }
 
-/** Whether a run ended well: its last reply was neither aborted nor failed (pi then retries, or the user steps in). */
+/** Whether a run ended well: its last reply was neither aborted nor failed. */
 export function endedWell(messages: readonly unknown[]): boolean {
 	const last = [...messages].reverse().find((m) => (m as { role?: unknown }).role === "assistant") as { stopReason?: unknown } | undefined;
 	return last !== undefined && last.stopReason !== "error" && last.stopReason !== "aborted";

@@ -511,7 +511,6 @@ export class Controller extends PageStore<ViewState> {
 	}
 }
 
-/** What the connection bar says: one sentence for each state (the retry countdown is the bar's own). */
 type SendType = "steer" | "prompt";
 
 /** A steer refused because no run is active, or a prompt because one is: the run's edge passed the message by. */
@@ -519,6 +518,7 @@ function crossedRunEdge({ type, error }: { type: SendType; error: unknown }): bo
 	return error instanceof SkiffCommandError && error.code === (type === "steer" ? "conflict" : "busy");
 }
 
+/** What the connection bar says: one sentence for each state (the retry countdown is the bar's own). */
 function statusSentence(change: StatusChange, refused: boolean, tokenRefused: boolean): string | undefined {
 	if (tokenRefused) return "The token was refused. Check it and connect again.";
 	if (refused) return "This service needs an access token. Enter it to connect.";
