@@ -9,7 +9,8 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { ReplyGate } from "../support/reply-gate.js";
-import { SocketGate, until } from "../support/socket-gate.js";
+import { SocketGate } from "../support/socket-gate.js";
+import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;

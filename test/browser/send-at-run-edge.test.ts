@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
-import { SocketGate, until } from "../support/socket-gate.js";
+import { SocketGate } from "../support/socket-gate.js";
+import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;

@@ -10,6 +10,7 @@ import { createPiRuntime } from "../../src/agent/pi/index.js";
 import type { AgentHandle, RuntimeEvent } from "../../src/agent/types.js";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
 import { tempDir } from "../support/skiff-process.js";
+import { until } from "../support/until.js";
 
 let model: FakeOpenAiServer;
 before(async () => (model = await startFakeOpenAi()));
@@ -43,16 +44,12 @@ function atLastLook(handle: AgentHandle, late: () => Promise<void>): void {
 	};
 }
 
+/** Resolves once `count` runs have ended. */
 function runsEnded(events: RuntimeEvent[], count: number): Promise<void> {
-	return new Promise((resolve, reject) => {
-		const deadline = Date.now() + 10_000;
-		const check = () => {
-			if (events.filter((e) => e.type === "agent_end").length >= count) resolve();
-			else if (Date.now() > deadline) reject(new Error(`${count} runs did not end: ${events.map((e) => e.type).join(", ")}`));
-			else setTimeout(check, 5);
-		};
-		check();
-	});
+	return until(
+		() => events.filter((e) => e.type === "agent_end").length >= count,
+		() => `${count} runs to end: ${events.map((e) => e.type).join(", ")}`,
+	);
 }
 
 /** How many messages a queue_update lists. */

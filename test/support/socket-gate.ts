@@ -55,11 +55,3 @@ export class SocketGate {
 		for (const message of this.held.splice(0)) this.page!.send(message);
 	}
 }
-
-/** Resolves once `condition` holds (checked every 10 ms); rejects after 10 s. */
-export async function until(condition: () => boolean, what = "the condition"): Promise<void> {
-	for (const deadline = Date.now() + 10_000; !condition(); ) {
-		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-		await new Promise((resolve) => setTimeout(resolve, 10));
-	}
-}

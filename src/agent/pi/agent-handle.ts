@@ -131,10 +131,8 @@ export class PiAgentHandle implements AgentHandle {
 		const model = this.session.model;
 		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
 		this.refuseWhileNavigating();
-		// Right after agent_end pi is still settling, and may compact the context on its own (the reply filled
-		// it): a prompt sent then waits for both instead of being refused.
-		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
-		await this.compactionEnded();
+		// A prompt sent while pi settles after agent_end waits for it instead of being refused.
+		await this.settled();
 		// Messages queued as the last run ended may have started a run meanwhile (see deliverLate).
 		if (this.session.isStreaming) throw new CodedError("busy", "A run is active in this session: send `steer` to guide it, or `follow_up`");
 		const before = this.recorder.userMessages();
@@ -170,10 +168,18 @@ export class PiAgentHandle implements AgentHandle {
 	 * kicks the same continuation itself, and whichever comes second finds the agent busy and stands aside).
 	 */
 	private async deliverLate(): Promise<void> {
-		await this.session.agent.waitForIdle();
-		await this.compactionEnded();
+		await this.settled();
 		if (this.isBusy || this.session.isStreaming || this.session.pendingMessageCount === 0) return;
 		await this.session.agent.continue().catch(() => {}); // a failure ends that run with the error, as events
+	}
+
+	/**
+	 * Resolves once pi has settled after a run's end: right after agent_end it is still finishing the run, and
+	 * may then compact the context on its own (the reply filled it). At once when idle.
+	 */
+	private async settled(): Promise<void> {
+		if (this.session.isStreaming && !this.running) await this.session.agent.waitForIdle();
+		await this.compactionEnded();
 	}
 
 	/** Resolves once no compaction is under way (at once when none is). */
