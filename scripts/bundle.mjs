@@ -1,28 +1,39 @@
 /**
- * Bundles the compiled CLI (dist/cli/main.js) and the packages it loads into dist/bundle/, which bin/skiff runs.
+ * Bundles the compiled CLI (dist/cli/main.js) and the packages it loads into one script, dist/bundle/skiff.cjs,
+ * then starts it once so that bin/skiff can write V8's code cache of it (dist/bundle/skiff.cjs.cache).
  *
  * Why: Node loads an ES module graph file by file, and skiff's (pi's SDK; TypeBox alone is ~700 small modules) is
- * about a thousand files, each read, parsed and linked on its own: that was most of the service's start-up time.
- * One bundle starts in about a third of the time and holds less memory (docs/benchmarks.md). The model
- * providers pi-ai loads lazily stay lazy: each is a chunk of its own, loaded when a model of its kind is first used.
+ * about a thousand files, each read, parsed and linked on its own. One file removes that, but V8 still compiles
+ * what it loads on every start (about 100 ms here), and Node 20 keeps compiled code only for scripts (vm.Script's
+ * code cache), not for ES modules. So the bundle is a script: one function expression that bin/skiff calls like a
+ * CommonJS module, compiled from the code cache a real start left behind (see bin/skiff). docs/benchmarks.md has
+ * the figures.
+ *
+ * What loads lazily stays lazy: each module reached only through import() (the model providers) is wrapped by
+ * esbuild in a function that runs on first import, so its code is in the script but neither run nor compiled
+ * before it is needed, and its source is read as an external string, outside V8's heap.
  *
  * What a bundle must keep: some modules find their own files from `import.meta.url` (pi's package.json, themes
  * and HTML export template, native helpers; skiff's page and package.json), and pi-ai imports one provider by a
- * specifier held in a variable, relative to its own file (Bedrock's, which then loads unbundled, as Node would). In every module that does either, `import.meta.url`
- * becomes the URL of the module's original file and a variable `import()` of a relative path resolves against
- * it. A module of node_modules is looked for as Node would resolve its package (in node_modules/ beside the
- * bundle, then in each parent folder's), so the bundle still finds it when npm hoists or nests packages.
+ * specifier held in a variable, relative to its own file (Bedrock's, which then loads unbundled, as Node would).
+ * In every module that does either, `import.meta.url` becomes the URL of the module's original file and a variable
+ * `import()` of a relative path resolves against it. A module of node_modules is looked for as Node would resolve
+ * its package (in node_modules/ beside the bundle, then in each parent folder's), so the bundle still finds it
+ * when npm hoists or nests packages.
  *
- * Two of pi's imports are loaded when first used instead of at start-up, which halves the code parsed before the
- * service is ready: jiti (a TypeScript loader with Babel inside, 2.3 MB), which pi uses only to load extensions from
- * files, and skiff sets `noExtensions`; and cli-highlight (highlight.js with every language and an HTML parser,
- * 1.8 MB), which pi's terminal renderers use to colour code. Each is replaced, for pi's modules, by a module with
- * the same exports that loads the real one on the first call: jiti as a chunk of the bundle, cli-highlight
- * (CommonJS, called synchronously) with require() from where pi's module would have required it.
+ * Two of pi's imports are not bundled: jiti (a TypeScript loader with Babel inside, 2.3 MB), which pi uses only to
+ * load extensions from files, and skiff sets `noExtensions`; and cli-highlight (highlight.js with every language
+ * and an HTML parser, 1.8 MB), which pi's terminal renderers use to colour code. Each is replaced, for pi's modules,
+ * by a module with the same exports that requires the real one, from where pi's module would have, on first call.
  */
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setTimeout as sleep } from "node:timers/promises";
 import { build } from "esbuild";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
@@ -51,12 +62,17 @@ const VARIABLE_IMPORT = /(?<![\w$.])import\((?!\s*["'`)])/;
 
 /** The stand-ins (see the header); `base` is the URL of the module that imports the real one. */
 const LAZY_IMPORTS = {
-	"jiti/static": () => `
+	// jiti/static is exported for import() only: it is required by its path (Node 20.19+ requires ES modules).
+	"jiti/static": (base) => `
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+${base.imports}
 export function createJiti(...options) {
 	let jiti;
 	return {
 		async import(...args) {
-			jiti ??= (await import("jiti/static")).createJiti(...options);
+			const load = createRequire(${base.value});
+			jiti ??= load(join(dirname(load.resolve("jiti/package.json")), "lib", "jiti-static.mjs")).createJiti(...options);
 			return jiti.import(...args);
 		},
 	};
@@ -110,27 +126,40 @@ const originalLocation = {
 				original.imports +
 				`const __skiffOriginalUrl = ${original.value};\n` +
 				(variableImport
-					? "const __skiffImport = (specifier) => import(/^\\.{1,2}\\//.test(specifier) ? new URL(specifier, __skiffOriginalUrl).href : specifier);\n"
+					? "const __skiffImport = (specifier) => Promise.resolve().then(() => require(/^\\.{1,2}\\//.test(specifier) ? require(\"node:url\").fileURLToPath(new URL(specifier, __skiffOriginalUrl)) : specifier));\n"
 					: "");
 			return { contents: prelude + contents, loader: "js" };
 		});
 	},
 };
 
-// Chunk names carry a hash of their content: a new build's chunks must not sit beside the last one's.
+/** The bundle's first line: the hash of the rest, which bin/skiff matches against its code cache's first line. */
+const BUILD_LINE = (hash) => `//skiff-build ${hash}\n`;
+
 await rm(outdir, { recursive: true, force: true });
 const result = await build({
 	entryPoints: [join(root, "dist", "cli", "main.js")],
-	outdir,
+	outfile: join(outdir, "skiff.cjs"),
+	write: false,
 	bundle: true,
-	splitting: true,
-	format: "esm",
+	format: "cjs",
 	platform: "node",
 	target: "node20",
+	supported: {
+		// Every import() becomes a require() (Node 20.19+ requires ES modules): a script compiled by vm.Script may
+		// not use import() without an experimental loader.
+		"dynamic-import": false,
+		// Node 20 has RegExp's v flag. Lowered, pi's terminal width regexes became `new RegExp(...)` calls that
+		// build their Unicode sets at start-up (about 20 ms) instead of on first use.
+		"regexp-set-notation": true,
+	},
 	// An optional peer of Mistral's SDK (tracing) that nothing installs; left to fail as it would unbundled.
-	external: ["@opentelemetry/api"],
-	// CommonJS modules inside the bundle call require() for Node's built-ins.
-	banner: { js: "import { createRequire as __skiffCreateRequire } from 'node:module'; const require = __skiffCreateRequire(import.meta.url);" },
+	external: ["@opentelemetry/api", "jiti/static"],
+	define: { "import.meta.url": "__skiffBundleUrl" },
+	// The script is one function expression: bin/skiff calls it as Node calls a CommonJS module's wrapper. Its
+	// first statement is the strict-mode directive, as every module bundled was an ES module.
+	banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict";const __skiffBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+	footer: { js: "\n})" },
 	plugins: [originalLocation],
 	logLevel: "warning",
 	legalComments: "none",
@@ -138,7 +167,39 @@ const result = await build({
 	// memory 5 MiB lower). Names stay as written, so a stack trace still names its functions.
 	minifyWhitespace: true,
 	minifySyntax: true,
+	// Non-ASCII characters are escaped, so bin/skiff can read the script as Latin-1, which Node keeps outside V8's
+	// heap as an external string.
+	charset: "ascii",
 	metafile: true,
 });
-// What went into which chunk: test/unit/cli/bundle.test.ts reads it to check what loads at start-up.
+const [output] = result.outputFiles;
+const text = output.text;
+if (!/^[\x00-\x7f]*$/.test(text)) throw new Error("the bundle holds non-ASCII characters: bin/skiff reads it as Latin-1");
+await mkdir(outdir, { recursive: true });
+await writeFile(join(outdir, "skiff.cjs"), BUILD_LINE(createHash("sha256").update(text).digest("hex").slice(0, 32)) + text);
+// What went into the bundle: test/unit/cli/bundle.test.ts reads it to check what loads at start-up.
 await writeFile(join(outdir, "meta.json"), JSON.stringify(result.metafile));
+await writeCodeCache();
+
+/**
+ * Starts the bundle once (no model, a throwaway agent directory and working directory) and waits for bin/skiff to
+ * write the code cache it writes when it finds none, then stops it. Without a cache skiff still starts, only
+ * slower, so a failure here is a warning.
+ */
+async function writeCodeCache() {
+	const scratch = await mkdtemp(join(tmpdir(), "skiff-code-cache-"));
+	const cacheFile = join(outdir, "skiff.cjs.cache");
+	const child = spawn(process.execPath, [join(root, "bin", "skiff"), "--listen", "127.0.0.1:0", "--cwd", scratch], {
+		env: { ...process.env, SKIFF_AGENT_DIR: join(scratch, "agent") },
+		stdio: ["ignore", "ignore", "pipe"],
+	});
+	let stderr = "";
+	child.stderr.on("data", (chunk) => (stderr += chunk));
+	const exited = new Promise((resolve) => child.on("exit", resolve));
+	const deadline = Date.now() + 30_000;
+	while (!existsSync(cacheFile) && child.exitCode === null && Date.now() < deadline) await sleep(100);
+	child.kill("SIGTERM");
+	await exited;
+	await rm(scratch, { recursive: true, force: true });
+	if (!existsSync(cacheFile)) console.warn(`warning: no code cache was written (skiff starts without it, slower)\n${stderr}`);
+}

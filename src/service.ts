@@ -1,8 +1,8 @@
 /**
  * The composition root. It starts the transport first (the listener, or standard input and output in
- * `--mode rpc`), so the service answers (and prints its banner) at once, then loads the core (pi, memory,
- * runtime, commands) in the background: commands that arrive meanwhile wait for it. The CLI and the tests
- * start the service through here.
+ * `--mode rpc`), so the service is bound (and prints its banner) at once, then loads the core (pi, memory,
+ * runtime, commands): connections and commands that arrive meanwhile wait for it. The CLI and the tests start
+ * the service through here.
  */
 import type { AddressInfo } from "node:net";
 import type { RuntimeManager } from "./agent/runtime-manager.js";
@@ -127,6 +127,10 @@ export async function startRpcService(config: RpcServiceConfig): Promise<RpcServ
 		const { loadCore } = await import("./core.js");
 		core = await loadCore(config);
 	} catch (error) {
+		// The core loads without yielding to the event loop (it is one synchronous script), so input has not been
+		// read yet: two turns of the loop, one that starts reading and one that reads what waits, and every
+		// command the client sent before the failure is answered with the reason.
+		for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
 		transport.stopReading();
 		coreFailed(error); // commands read so far are answered with the reason
 		await transport.idle();

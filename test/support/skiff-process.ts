@@ -30,6 +30,8 @@ export interface StartOptions {
 	listen?: string;
 	/** Options for node itself, before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
 	nodeArgs?: string[];
+	/** Another copy of bin/skiff (of the package) to run. */
+	bin?: string;
 }
 
 export function tempDir(prefix = "skiff-test-"): string {
@@ -37,9 +39,9 @@ export function tempDir(prefix = "skiff-test-"): string {
 }
 
 /** Runs skiff to completion (for start-up failures and --help); resolves with code and output. */
-export function runSkiff(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runSkiff(args: string[], env: Record<string, string> = {}, bin = BIN): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
+		const child = spawn(process.execPath, [bin, ...args], { env: { ...baseEnv(), ...env }, stdio: ["ignore", "pipe", "pipe"] });
 		let stdout = "";
 		let stderr = "";
 		child.stdout.on("data", (d) => (stdout += d));
@@ -51,7 +53,7 @@ export function runSkiff(args: string[], env: Record<string, string> = {}): Prom
 export function startSkiff(options: StartOptions): Promise<SkiffProcess> {
 	const args = ["--listen", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])];
 	if (options.cwd) args.push("--cwd", options.cwd);
-	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
+	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, ...args], {
 		env: { ...baseEnv(), SKIFF_AGENT_DIR: options.agentDir, ...options.env },
 		stdio: ["ignore", "pipe", "pipe"], // stdin closed on purpose: the service must not need it
 	});

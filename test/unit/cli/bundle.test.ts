@@ -1,59 +1,108 @@
 /**
- * The bundle bin/skiff runs (scripts/bundle.mjs, built by `npm run build`): what loads at start-up leaves out
- * the code loaded on first use, and modules that find their own files still find them where npm put them.
+ * The bundle bin/skiff runs (scripts/bundle.mjs, built by `npm run build`) and its code cache: what loads at
+ * start-up leaves out the code loaded on first use, modules that find their own files still find them where npm put
+ * them, and the code cache is used when it fits the build and written when it does not.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { REPO_ROOT } from "../../support/skiff-process.js";
+import { REPO_ROOT, runSkiff, startSkiff, tempDir } from "../../support/skiff-process.js";
+import { until } from "../../support/until.js";
 
 const BUNDLE = join(REPO_ROOT, "dist", "bundle");
+const SCRIPT = join(BUNDLE, "skiff.cjs");
+const CACHE = `${SCRIPT}.cache`;
 
 interface Metafile {
-	outputs: Record<string, { imports: Array<{ path: string; kind: string }>; inputs: Record<string, unknown> }>;
+	inputs: Record<string, { imports: Array<{ path: string; kind: string }> }>;
 }
 
 const meta = (): Metafile => JSON.parse(readFileSync(join(BUNDLE, "meta.json"), "utf8")) as Metafile;
 
-/** The inputs of every chunk loaded before the service is ready: main.js, what it imports, and the core it loads. */
-function startUpInputs(metafile: Metafile): string[] {
-	const outputs = metafile.outputs;
-	const main = Object.keys(outputs).find((path) => path.endsWith("/main.js"))!;
+/** The modules run before the service is ready: what the CLI imports, and the core it loads, with their imports. */
+function startUpInputs(metafile: Metafile): Set<string> {
 	const seen = new Set<string>();
 	const visit = (path: string) => {
-		if (seen.has(path) || !outputs[path]) return;
+		if (seen.has(path) || !metafile.inputs[path]) return;
 		seen.add(path);
-		for (const i of outputs[path].imports) if (i.kind === "import-statement") visit(i.path);
+		for (const i of metafile.inputs[path].imports) {
+			if (i.kind !== "dynamic-import" || i.path === "dist/core.js") visit(i.path);
+		}
 	};
-	visit(main);
-	for (const i of outputs[main].imports) if (i.kind === "dynamic-import" && /\/core-[^/]+\.js$/.test(i.path)) visit(i.path);
-	return [...seen].flatMap((path) => Object.keys(outputs[path].inputs));
+	visit("dist/cli/main.js");
+	return seen;
 }
 
-test("bin/skiff runs the bundle", () => {
-	assert.match(readFileSync(join(REPO_ROOT, "bin", "skiff"), "utf8"), /import\("\.\.\/dist\/bundle\/main\.js"\)/);
-	assert.ok(existsSync(join(BUNDLE, "main.js")), "npm run build writes dist/bundle/main.js");
+const firstLine = (buffer: Buffer) => buffer.subarray(0, buffer.indexOf(10) + 1).toString("latin1");
+
+test("bin/skiff runs the bundle from a code cache made from this build", async () => {
+	const script = readFileSync(SCRIPT);
+	assert.match(firstLine(script), /^\/\/skiff-build [0-9a-f]{32}\n$/);
+	assert.ok(existsSync(CACHE), "npm run build writes the code cache");
+	assert.equal(firstLine(readFileSync(CACHE)), firstLine(script));
+	const run = await runSkiff(["--version"], { SKIFF_CODE_CACHE_DEBUG: "1" });
+	assert.equal(run.code, 0, run.stderr);
+	assert.match(run.stderr, /^code cache: used$/m);
 });
 
-test("start-up loads neither the extension loader's jiti nor the terminal's syntax highlighter, nor a model provider", () => {
-	const inputs = startUpInputs(meta());
-	assert.ok(inputs.some((input) => input.includes("node_modules/@mariozechner/pi-coding-agent/")), "pi is in the start-up chunks");
-	for (const lazy of ["node_modules/jiti/", "node_modules/cli-highlight/", "node_modules/highlight.js/", "node_modules/parse5/", "node_modules/openai/", "node_modules/@anthropic-ai/"]) {
+test("a start without a cache that fits its build writes one, which the next start uses", async () => {
+	// A copy of the package (the bundle without its cache), so the repository's own cache is left alone.
+	const copy = tempDir("skiff-bundle-copy-");
+	try {
+		cpSync(join(REPO_ROOT, "bin"), join(copy, "bin"), { recursive: true });
+		cpSync(join(REPO_ROOT, "dist"), join(copy, "dist"), { recursive: true, filter: (path) => path !== CACHE });
+		cpSync(join(REPO_ROOT, "package.json"), join(copy, "package.json"));
+		symlinkSync(join(REPO_ROOT, "node_modules"), join(copy, "node_modules"));
+		const cache = join(copy, "dist", "bundle", "skiff.cjs.cache");
+		writeFileSync(cache, "//skiff-build 00000000000000000000000000000000\nnot V8's");
+		const agentDir = join(copy, "agent");
+		mkdirSync(agentDir);
+		const bin = join(copy, "bin", "skiff");
+		const env = { SKIFF_CODE_CACHE_DEBUG: "1" };
+		const first = await startSkiff({ bin, agentDir, cwd: copy, env });
+		await until(() => /^code cache: written$/m.test(first.stderr()), () => `the cache to be written; stderr: ${first.stderr()}`);
+		assert.match(first.stderr(), /^code cache: none for this build$/m);
+		assert.equal(await first.stop(), 0);
+		assert.equal(firstLine(readFileSync(cache)), firstLine(readFileSync(SCRIPT)));
+
+		const second = await runSkiff(["--version"], env, bin);
+		assert.equal(second.code, 0, second.stderr);
+		assert.match(second.stderr, /^code cache: used$/m);
+	} finally {
+		rmSync(copy, { recursive: true, force: true });
+	}
+});
+
+test("start-up runs neither the extension loader's jiti nor the terminal's syntax highlighter, nor a model provider", () => {
+	const metafile = meta();
+	const inputs = Object.keys(metafile.inputs);
+	for (const notBundled of ["node_modules/jiti/", "node_modules/cli-highlight/", "node_modules/highlight.js/", "node_modules/parse5/"]) {
 		assert.deepEqual(
-			inputs.filter((input) => input.includes(lazy)),
+			inputs.filter((input) => input.includes(notBundled)),
 			[],
-			`${lazy} loads at start-up`,
+			`${notBundled} is bundled`,
+		);
+	}
+	const startUp = [...startUpInputs(metafile)];
+	assert.ok(startUp.some((input) => input.includes("node_modules/@mariozechner/pi-coding-agent/")), "pi runs at start-up");
+	for (const lazy of ["node_modules/openai/", "node_modules/@anthropic-ai/", "node_modules/@google/genai/", "node_modules/@mistralai/"]) {
+		assert.ok(inputs.some((input) => input.includes(lazy)), `${lazy} is in the bundle, for first use`);
+		assert.deepEqual(
+			startUp.filter((input) => input.includes(lazy)),
+			[],
+			`${lazy} runs at start-up`,
 		);
 	}
 });
 
 test("modules that read their own files are pointed at their installed copies", () => {
-	const bundled = readFileSync(join(BUNDLE, Object.keys(meta().outputs).find((p) => /\/core-[^/]+\.js$/.test(p))!.split("/").pop()!), "utf8");
+	const bundled = readFileSync(SCRIPT, "latin1");
 	// pi's config reads its package.json from its own folder, and the HTML export its template.
 	assert.match(bundled, /"@mariozechner\/pi-coding-agent\/dist\/config\.js"/);
 	assert.ok(existsSync(join(REPO_ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "dist", "config.js")));
-	// What pi's modules did with their own URL now gets the original file's: no folder is taken from the bundle's.
-	assert.doesNotMatch(bundled, /fileURLToPath\(import\.meta\.url\)/);
-	assert.doesNotMatch(bundled, /[^_]createRequire\(import\.meta\.url\)/);
+	// No module is left with the bundle's own URL, and nothing needs an ES module loader.
+	assert.doesNotMatch(bundled, /import\.meta/);
+	// (One error message quotes `import('node:buffer')` in backticks.)
+	assert.doesNotMatch(bundled, /(?<![\w$.`])import\(\s*["'`\w$]/);
 });
