@@ -9,9 +9,10 @@
  * CommonJS module, compiled from the code cache a real start left behind (see bin/skiff). docs/benchmarks.md has
  * the figures.
  *
- * What loads lazily stays lazy: each module reached only through import() (the model providers) is wrapped by
+ * What loads lazily stays lazy: each module reached only through import() (pi-ai's model providers) is wrapped by
  * esbuild in a function that runs on first import, so its code is in the script but neither run nor compiled
- * before it is needed, and its source is read as an external string, outside V8's heap.
+ * before it is needed. The providers' SDKs (half the code the script would hold, kept in memory for as long as
+ * skiff runs) are not bundled: they are required from node_modules on first use (FIRST_USE_PACKAGES).
  *
  * What a bundle must keep: some modules find their own files from `import.meta.url` (pi's package.json, themes
  * and HTML export template, native helpers; skiff's page and package.json), and pi-ai imports one provider by a
@@ -21,10 +22,11 @@
  * its package (in node_modules/ beside the bundle, then in each parent folder's), so the bundle still finds it
  * when npm hoists or nests packages.
  *
- * Two of pi's imports are not bundled: jiti (a TypeScript loader with Babel inside, 2.3 MB), which pi uses only to
- * load extensions from files, and skiff sets `noExtensions`; and cli-highlight (highlight.js with every language
- * and an HTML parser, 1.8 MB), which pi's terminal renderers use to colour code. Each is replaced, for pi's modules,
- * by a module with the same exports that requires the real one, from where pi's module would have, on first call.
+ * Two of pi's own imports are not bundled either: jiti (a TypeScript loader with Babel inside, 2.3 MB), which pi
+ * uses only to load extensions from files, and skiff sets `noExtensions`; and cli-highlight (highlight.js with every
+ * language and an HTML parser, 1.8 MB), which pi's terminal renderers use to colour code. Each is replaced, for pi's
+ * modules, by a module with the same exports that requires the real one, from where pi's module would have, on
+ * first call.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -88,16 +90,37 @@ export const supportsLanguage = (...args) => load().supportsLanguage(...args);
 `,
 };
 
+/**
+ * The model providers' SDKs: only pi-ai's provider modules, which run on first use, import them. They stay out of the
+ * script and are required on first use from where the provider module would have found them, with what they alone
+ * use (zod, google-auth-library, ...). test/integration/providers.test.ts runs each.
+ */
+const FIRST_USE_PACKAGES = ["openai", "@anthropic-ai/sdk", "@google/genai", "@mistralai/mistralai"];
+
+/** The stand-in of a first-use package: CommonJS, so an ES module SDK is required too (Node 20.19+). */
+const firstUseModule = (specifier, base) => `
+const { createRequire } = require("node:module");
+${base.requires}
+module.exports = createRequire(${base.value})(${JSON.stringify(specifier)});
+`;
+
 const posix = (path) => path.split(sep).join("/");
 
-/** What replaces `import.meta.url` in the module at `path` (see the header). */
-function originalUrlExpression(path) {
+/**
+ * What replaces `import.meta.url` in the module at `path` (see the header). `bundleUrl` is how the expression names
+ * the bundle's URL: a CommonJS module may not say `import.meta.url`, so it uses the name the banner defines.
+ */
+function originalUrlExpression(path, bundleUrl = "import.meta.url") {
 	const inNodeModules = posix(path).split("/node_modules/");
 	if (inNodeModules.length > 1) {
 		const subpath = inNodeModules.slice(1).join("/node_modules/");
-		return { imports: `import { locateInNodeModules as __skiffLocate } from ${JSON.stringify(LOCATE)};\n`, value: `__skiffLocate(import.meta.url, ${JSON.stringify(subpath)})` };
+		return {
+			imports: `import { locateInNodeModules as __skiffLocate } from ${JSON.stringify(LOCATE)};\n`,
+			requires: `const { locateInNodeModules: __skiffLocate } = require(${JSON.stringify(LOCATE)});\n`,
+			value: `__skiffLocate(${bundleUrl}, ${JSON.stringify(subpath)})`,
+		};
 	}
-	return { imports: "", value: `new URL(${JSON.stringify(posix(relative(outdir, path)))}, import.meta.url).href` };
+	return { imports: "", requires: "", value: `new URL(${JSON.stringify(posix(relative(outdir, path)))}, ${bundleUrl}).href` };
 }
 
 const originalLocation = {
@@ -113,6 +136,13 @@ const originalLocation = {
 			contents: LAZY_IMPORTS[args.path](originalUrlExpression(args.pluginData.importer)),
 			loader: "js",
 			resolveDir: args.pluginData.resolveDir,
+		}));
+		const firstUse = new RegExp(`^(${FIRST_USE_PACKAGES.map((name) => name.replace(/[/.]/g, "\\$&")).join("|")})(/.*)?$`);
+		build.onResolve({ filter: firstUse }, (args) => ({ path: args.path, namespace: "first-use", pluginData: { importer: args.importer } }));
+		build.onLoad({ filter: /.*/, namespace: "first-use" }, (args) => ({
+			contents: firstUseModule(args.path, originalUrlExpression(args.pluginData.importer, BUNDLE_URL)),
+			loader: "js",
+			resolveDir: root,
 		}));
 		build.onLoad({ filter: /\.m?js$/ }, async (args) => {
 			const source = await readFile(args.path, "utf8");
@@ -132,6 +162,9 @@ const originalLocation = {
 		});
 	},
 };
+
+/** The bundle's own URL, defined by its banner. */
+const BUNDLE_URL = "__skiffBundleUrl";
 
 /** The bundle's first line: the hash of the rest, which bin/skiff matches against its code cache's first line. */
 const BUILD_LINE = (hash) => `//skiff-build ${hash}\n`;
@@ -154,11 +187,11 @@ const result = await build({
 		"regexp-set-notation": true,
 	},
 	// An optional peer of Mistral's SDK (tracing) that nothing installs; left to fail as it would unbundled.
-	external: ["@opentelemetry/api", "jiti/static"],
-	define: { "import.meta.url": "__skiffBundleUrl" },
+	external: ["@opentelemetry/api"],
+	define: { "import.meta.url": BUNDLE_URL },
 	// The script is one function expression: bin/skiff calls it as Node calls a CommonJS module's wrapper. Its
 	// first statement is the strict-mode directive, as every module bundled was an ES module.
-	banner: { js: '(function (exports, require, module, __filename, __dirname) {"use strict";const __skiffBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+	banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";const ${BUNDLE_URL} = require("node:url").pathToFileURL(__filename).href;` },
 	footer: { js: "\n})" },
 	plugins: [originalLocation],
 	logLevel: "warning",

@@ -17,11 +17,22 @@ const PROVIDER_MODULES: Record<string, () => Promise<unknown>> = {
 	"openai-codex-responses": () => import("@mariozechner/pi-ai/openai-codex-responses"),
 };
 
-/** Starts loading the SDKs of the models that can run; never fails (a failure just means no warm-up). */
+/**
+ * How long after start-up the warm-up waits. Loading an SDK holds the event loop for tens of milliseconds (its
+ * modules are read and run at once), so the clients that connect as the service comes up (a page opening, a
+ * client's first get_state) are answered first. A prompt sent before then loads its provider itself, as pi does.
+ */
+const WARM_UP_DELAY_MS = 100;
+
+/** Soon starts loading the SDKs of the models that can run; never fails (a failure just means no warm-up). */
 export function warmUpProviders(env: PiEnvironment): void {
 	const apis = new Set([env.requestedModel, ...env.modelRegistry.getAvailable()].flatMap((m) => (m ? [String(m.api)] : [])));
-	for (const api of apis) void PROVIDER_MODULES[api]?.().catch(() => undefined);
-	if (apis.size > 0) void warmUpFetch();
+	if (apis.size === 0) return;
+	const warmUp = () => {
+		for (const api of apis) void PROVIDER_MODULES[api]?.().catch(() => undefined);
+		void warmUpFetch();
+	};
+	setTimeout(warmUp, WARM_UP_DELAY_MS).unref();
 }
 
 /**
