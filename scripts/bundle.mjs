@@ -190,7 +190,7 @@ const result = await build({
 	external: ["@opentelemetry/api"],
 	define: { "import.meta.url": BUNDLE_URL },
 	// The script is one function expression: bin/skiff calls it as Node calls a CommonJS module's wrapper. Its
-	// first statement is the strict-mode directive, as every module bundled was an ES module.
+	// first statement is the strict-mode directive: pi's modules and skiff's are ES modules, which run strict.
 	banner: { js: `(function (exports, require, module, __filename, __dirname) {"use strict";const ${BUNDLE_URL} = require("node:url").pathToFileURL(__filename).href;` },
 	footer: { js: "\n})" },
 	plugins: [originalLocation],
