@@ -1,7 +1,8 @@
 /**
  * Every model provider SDK that is not bundled (scripts/bundle.mjs: they are required from node_modules on first
- * use) loads and runs: a prompt to a model of each kind gets as far as the network and fails there, where nothing
- * listens, instead of failing to load or to construct its client.
+ * use, and Bedrock's provider with its SDK) loads and runs: a prompt to a model of each kind gets as far as the
+ * network and fails there, at a loopback port where nothing listens, instead of failing to load or to construct its
+ * client.
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
@@ -18,6 +19,8 @@ const KINDS = [
 	{ api: "anthropic-messages", sdk: "@anthropic-ai/sdk" },
 	{ api: "google-generative-ai", sdk: "@google/genai" },
 	{ api: "mistral-conversations", sdk: "@mistralai/mistralai" },
+	// pi-ai imports this provider by a specifier held in a variable: the bundle requires it unbundled.
+	{ api: "bedrock-converse-stream", sdk: "@aws-sdk/client-bedrock-runtime" },
 ];
 
 let skiff: SkiffProcess;
@@ -39,7 +42,9 @@ before(async () => {
 		KINDS.map(({ api }) => [`dead-${api}`, { baseUrl, api, apiKey: "test-key", models: [{ id: "m", contextWindow: 32000, maxTokens: 1024 }] }]),
 	);
 	writeFileSync(join(agentDir, "models.json"), JSON.stringify({ providers }));
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", `dead-${KINDS[0]!.api}/m`] });
+	// AWS credentials in the environment, and no instance metadata lookup: Bedrock's request goes to the dead port.
+	const aws = { AWS_ACCESS_KEY_ID: "test", AWS_SECRET_ACCESS_KEY: "test", AWS_REGION: "us-east-1", AWS_EC2_METADATA_DISABLED: "true" };
+	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", `dead-${KINDS[0]!.api}/m`], env: aws });
 	client = await TestClient.connect(skiff.wsUrl);
 	await client.ok({ type: "set_auto_retry", enabled: false }); // one failed call is the whole test
 });
