@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { portForRestart } from "../support/restart-port.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
@@ -26,18 +26,11 @@ const KINDS = [
 let skiff: SkiffProcess;
 let client: TestClient;
 
-/** A loopback port nothing listens on (taken, then released). */
-async function closedPort(): Promise<number> {
-	const server = createServer();
-	await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-	const { port } = server.address() as { port: number };
-	await new Promise((resolve) => server.close(resolve));
-	return port;
-}
-
 before(async () => {
 	const agentDir = tempDir();
-	const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+	// A free port below the ephemeral range: a connection to one inside it could be given that same port as its
+	// source port and connect to itself instead of being refused.
+	const baseUrl = `http://127.0.0.1:${await portForRestart()}/v1`;
 	const providers = Object.fromEntries(
 		KINDS.map(({ api }) => [`dead-${api}`, { baseUrl, api, apiKey: "test-key", models: [{ id: "m", contextWindow: 32000, maxTokens: 1024 }] }]),
 	);
