@@ -5,9 +5,9 @@
  */
 import { createServer } from "node:http";
 import { join } from "node:path";
-import { LocalMemoryStore } from "../src/memory/local-store.js";
-import { RemoteMemoryClient } from "../src/memory/remote-client.js";
-import { DEFAULT_MEMORY_SETTINGS } from "../src/memory/settings.js";
+import { LocalMemoryStore } from "../src/features/memory/local-store.js";
+import { RemoteMemoryClient } from "../src/features/memory/remote-client.js";
+import { DEFAULT_MEMORY_SETTINGS } from "../src/features/memory/settings.js";
 import { startFakeHindsight } from "../test/support/fake-hindsight.js";
 import { tempDir } from "../test/support/skiff-process.js";
 import { writeBenchSection } from "./doc-section.js";

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createEventRegistry, createSchemaRegistry, createSettingsCatalog } from "../src/contract.js";
-import { renderSettingsCatalog, spliceCatalog } from "../src/features/settings/catalog-doc.js";
+import { renderSettingsCatalog, spliceCatalog } from "../src/settings/catalog-doc.js";
 import { contractSchema } from "../src/protocol/contract-schema.js";
 import { contractTypes } from "../src/protocol/contract-types.js";
 import { renderReference, spliceReference } from "../src/protocol/reference.js";

@@ -5,31 +5,18 @@
  */
 import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
-import type { ThinkingLevel } from "./agent/types.js";
-import { collabUpdated } from "./collab/events.js";
+import type { SessionContribution, SessionOrigin, ThinkingLevel } from "./agent/types.js";
 import type { CollabRooms } from "./collab/rooms.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
-import { GoalService } from "./features/goal/service.js";
-import { loadCatalog } from "./features/jobs/definitions.js";
-import { JobService } from "./features/jobs/job-service.js";
-import { JobStore } from "./features/jobs/job-store.js";
-import { jobLimitsFrom } from "./features/jobs/settings.js";
-import { PersonaStore } from "./features/personas/persona-store.js";
-import { combineSessionFeatures } from "./features/session-features.js";
-import { valuesOf } from "./features/settings/effective-settings.js";
-import { sessionSettingsConsumer } from "./features/settings/session-consumer.js";
-import { SettingsService } from "./features/settings/settings-service.js";
-import { SideChatService } from "./features/side-chat/side-chat-service.js";
-import { TodoService } from "./features/todo/service.js";
-import { workflowLimitsFrom } from "./features/workflows/settings.js";
-import { WorkflowService } from "./features/workflows/workflow-service.js";
-import { WorkflowStore } from "./features/workflows/workflow-store.js";
-import { MemoryService } from "./memory/memory-service.js";
-import { memorySettingsConsumer, projectMemorySettings } from "./memory/settings-consumer.js";
-import { loadMemorySettings } from "./memory/settings.js";
+import { FEATURES } from "./features/index.js";
+import type { FeatureModule } from "./features/module.js";
+import { sessionFeaturesFor } from "./features/session-policy.js";
+import { startFeatures } from "./features/start.js";
 import type { ServiceReach } from "./protocol/commands/doctor.js";
 import { createDispatcher, type Dispatcher } from "./protocol/dispatch.js";
 import { EventStreams } from "./protocol/event-streams.js";
+import { sessionSettingsConsumer } from "./settings/session-consumer.js";
+import { SettingsService } from "./settings/settings-service.js";
 
 export interface CoreConfig {
 	agentDir: string;
@@ -42,6 +29,8 @@ export interface CoreConfig {
 	reach?: ServiceReach;
 	/** The listener's collaboration rooms (absent in `--mode rpc`, where the collab commands are unavailable). */
 	collab?: CollabRooms;
+	/** The features to run (every feature of the service unless a test brings its own list). */
+	features?: readonly FeatureModule<any>[];
 }
 
 export interface Core {
@@ -55,87 +44,39 @@ export interface Core {
 
 export async function loadCore(config: CoreConfig): Promise<Core> {
 	const log = (line: string) => process.stderr.write(`${line}\n`);
+	const features = config.features ?? FEATURES;
 	// Invalid settings stop start-up with a message naming the file and its position, or the key.
-	const settings = new SettingsService({ agentDir: config.agentDir, catalog: createSettingsCatalog(), log });
+	const settings = new SettingsService({ agentDir: config.agentDir, catalog: createSettingsCatalog(features), log });
 	settings.checkGlobal();
-	const memorySettings = loadMemorySettings(config.agentDir); // also resolves the token's $VAR
-	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
-	const memory = new MemoryService(config.agentDir, memorySettings, {
-		log,
-		projectSettings: (cwd) => projectMemorySettings(settings, cwd, log),
-	});
-	const todo = new TodoService();
-	const goal = new GoalService();
-	// What runs on settings: every session (new ones read them as they open) and memory.
+	// Every session reads the settings as it opens, and hears of their changes.
 	settings.addConsumer(sessionSettingsConsumer({ log }));
-	settings.addConsumer(memorySettingsConsumer(memory));
+	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });
+	// Sessions open only once the features have started (runtime.start, below), so the policy is there by then.
+	let sessionFeatures: (origin: SessionOrigin) => SessionContribution = () => {
+		throw new Error("A session opened before the features started");
+	};
 	const runtime = new RuntimeManager({
 		cwd: config.cwd,
 		catalog: pi.catalog,
 		openSession: (source, options) => pi.openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
-		sessionFeatures: (origin) => {
-			const memoryFeatures = memory.forSession(origin);
-			const todoFeatures = todo.forSession();
-			// A job's child (a session with a profile) gets the tools its definition allows, memory and a todo plan
-			// (a workflow's supervisor plans with it); the goal and delegation (`task`) belong to top-level sessions.
-			if (origin.profile) {
-				return {
-					...combineSessionFeatures([memoryFeatures, todoFeatures]),
-					attach: (sessionId: string) => {
-						memory.attach(sessionId, memoryFeatures);
-						todo.attach(sessionId, todoFeatures);
-					},
-				};
-			}
-			const goalFeatures = goal.forSession();
-			const task = [jobs.taskTool(origin.sessionId)];
-			const delegation = { tools: task, activeToolNames: () => task.map((t) => t.name), contextForPrompt: async () => undefined };
-			return {
-				...combineSessionFeatures([memoryFeatures, goalFeatures, todoFeatures, delegation]),
-				attach: (sessionId: string) => {
-					memory.attach(sessionId, memoryFeatures);
-					todo.attach(sessionId, todoFeatures);
-					goal.attach(sessionId, goalFeatures);
-				},
-			};
-		},
+		sessionFeatures: (origin) => sessionFeatures(origin),
 		maxLoadedSessions: config.maxSessions,
 		thinkingLevel: config.thinking,
 	});
 	const streams = new EventStreams(runtime); // observes from the first session on
-	const personas = new PersonaStore({ agentDir: config.agentDir, trusted: (cwd) => settings.effective(cwd).trusted, knownTools: pi.tools });
-	const jobs = new JobService({
+	const { started, services, doctorChecks } = startFeatures(features, {
+		agentDir: config.agentDir,
+		log,
 		runtime,
-		store: new JobStore(config.agentDir),
-		publish: (id, event) => streams.hub(id).publish(event),
-		limits: () => jobLimitsFrom(valuesOf(settings.effective())),
-		catalog: (cwd) => loadCatalog({ agentDir: config.agentDir, cwd, trusted: settings.effective(cwd).trusted, knownTools: pi.tools }),
-		personas,
-		warn: log,
-	});
-	const workflows = new WorkflowService({
-		store: new WorkflowStore(config.agentDir),
-		jobs,
-		observe: (observer) => runtime.observe(observer),
-		planOf: (sessionId) => {
-			try {
-				return todo.of(sessionId).plan();
-			} catch {
-				return undefined;
-			}
-		},
-		// Workflows are the service's: every loaded session hears of them.
-		publish: (event) => {
-			for (const session of runtime.loadedSessions()) streams.hub(session.id).publish(event);
-		},
-		limits: () => workflowLimitsFrom(valuesOf(settings.effective())),
+		settings,
 		knownTools: pi.tools,
-		warn: log,
+		publish: (sessionId, event) => streams.hub(sessionId).publish(event),
+		collab: config.collab,
 	});
-	const sideChats = new SideChatService({ observe: (observer) => runtime.observe(observer), publish: (id, event) => streams.hub(id).publish(event) });
-	config.collab?.onChange((change) => streams.hub(change.room.sessionId).publish(collabUpdated(change)));
+	sessionFeatures = sessionFeaturesFor(started);
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
-	const dispatcher = createDispatcher(createCommandRegistry({ memory, settings, sideChats, jobs, personas, todo, goal, workflows, service, collab: config.collab }), { runtime, streams });
+	const registry = createCommandRegistry(features, { service, checks: doctorChecks });
+	const dispatcher = createDispatcher(registry, { runtime, streams }, services);
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
 }

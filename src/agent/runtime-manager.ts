@@ -11,7 +11,7 @@ import {
 	type AgentProfile,
 	DamagedSessionFileError,
 	type SessionCatalog,
-	type SessionFeatures,
+	type SessionContribution,
 	type SessionObserver,
 	type SessionOpener,
 	type SessionOrigin,
@@ -52,7 +52,7 @@ export interface RuntimeManagerOptions {
 	catalog: SessionCatalog;
 	openSession: SessionOpener;
 	/** Features (memory, ...) for a session about to open; `attach` learns its id once it is open. */
-	sessionFeatures?: (origin: SessionOrigin) => SessionFeatures & { attach?(sessionId: string): void };
+	sessionFeatures?: (origin: SessionOrigin) => SessionContribution;
 	maxLoadedSessions?: number;
 	thinkingLevel?: ThinkingLevel;
 }
@@ -366,15 +366,15 @@ export class RuntimeManager {
 	/** Opens a session with the features it gets (which learn its cwd and id once it is open). */
 	private async openWithFeatures(source: SessionSource, origin: SessionOriginRecord) {
 		let opened: AgentHandle | undefined;
-		const features = this.options.sessionFeatures?.({
+		const contribution = this.options.sessionFeatures?.({
 			cwd: () => opened?.cwd ?? this.options.cwd,
 			sessionId: () => opened?.sessionId ?? "",
 			...origin,
 		});
 		const thinkingLevel = origin.profile?.thinkingLevel ?? this.options.thinkingLevel;
-		const handle = await this.options.openSession(source, { thinkingLevel, features, profile: origin.profile });
+		const handle = await this.options.openSession(source, { thinkingLevel, features: contribution?.features, profile: origin.profile });
 		opened = handle;
-		return { handle, features };
+		return { handle, features: contribution };
 	}
 
 	/**

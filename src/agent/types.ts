@@ -3,7 +3,7 @@
  * types; only the pi adapter knows how they map onto pi's classes.
  */
 
-import type { FeatureTool } from "../features/feature-tool.js";
+import type { FeatureTool } from "./feature-tool.js";
 import { CodedError } from "../shared/errors.js";
 
 /** A JSON-safe object as it travels on the wire (messages, events, models). */
@@ -491,6 +491,13 @@ export interface SessionFeatures {
 	 * it was loaded from its file (a restart, a session loaded again, a reload), not created, forked or cloned.
 	 */
 	bind?(session: FeatureSession, how: { reopened: boolean }): void;
+}
+
+/** The features one session gets, and how they find its state again once it has its id. */
+export interface SessionContribution {
+	readonly features: SessionFeatures;
+	/** The session is loaded under this id: commands naming it reach the features' state for it. */
+	attach?(sessionId: string): void;
 }
 
 /** A feature's `custom` entry on a session's active branch (pi records it and otherwise ignores it). */

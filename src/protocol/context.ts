@@ -1,6 +1,7 @@
 /** What a command handler gets: the runtime, the event streams, the addressed session, and the client it answers. */
 import type { LoadedSession, RuntimeManager } from "../agent/runtime-manager.js";
 import type { EventStreams } from "./event-streams.js";
+import type { ServiceKey } from "./service-key.js";
 
 /** The outcome of `subscribe`: where the stream stands and whether the client must reload its snapshot. */
 export interface SubscribeResult {
@@ -50,4 +51,6 @@ export interface CommandContext extends ProtocolServices {
 	readonly client: ClientLink;
 	/** The addressed session (the primary when no sessionId was given); the client now follows its events. */
 	session(): Promise<LoadedSession>;
+	/** A feature's service (see service-key.ts); throws `unavailable`, with the key's reason, where it does not run. */
+	service<T>(key: ServiceKey<T>): T;
 }

@@ -8,6 +8,7 @@ import type { CommandRegistry } from "./command.js";
 import { cut, echo } from "./echo.js";
 import { describeSchemaErrors } from "./schema-errors.js";
 import type { ClientLink, CommandContext, EventClient, ProtocolServices } from "./context.js";
+import { ServiceDirectory } from "./service-key.js";
 import { errorMessage, errorResponse, PARSE_COMMAND, type ResponseEnvelope, successResponse } from "./envelope.js";
 import type { PublishedEvent } from "./event-hub.js";
 import { type DownloadFormat, type SessionDownload, sessionDownload } from "./session-download.js";
@@ -58,7 +59,11 @@ export interface Dispatcher {
 	download(sessionId: string, format: DownloadFormat): Promise<SessionDownload>;
 }
 
-export function createDispatcher(registry: CommandRegistry, services: ProtocolServices): Dispatcher {
+/**
+ * `features`: the started features' services, reached by handlers with `context.service(key)` (none: every
+ * feature command answers `unavailable`).
+ */
+export function createDispatcher(registry: CommandRegistry, services: ProtocolServices, features = new ServiceDirectory()): Dispatcher {
 	const { runtime } = services;
 	const dispatchValue = async (value: unknown, client: ClientLink): Promise<ResponseEnvelope> => {
 		if (typeof value !== "object" || value === null || Array.isArray(value)) {
@@ -100,6 +105,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 				client.follow(session.id);
 				return session;
 			},
+			service: (key) => features.get(key),
 		};
 		try {
 			return successResponse(type, echoId, await command.definition.handler(fields as never, context));

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { LocalMemoryStore, projectStorePath } from "../../src/memory/local-store.js";
+import { LocalMemoryStore, projectStorePath } from "../../src/features/memory/local-store.js";
 import { type ChatService, launchBrowser, openPage, runPrompt, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { tempDir } from "../support/skiff-process.js";
 

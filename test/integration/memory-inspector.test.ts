@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { LocalMemoryStore, projectStorePath } from "../../src/memory/local-store.js";
+import { LocalMemoryStore, projectStorePath } from "../../src/features/memory/local-store.js";
 import { type FakeHindsight, startFakeHindsight } from "../support/fake-hindsight.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";

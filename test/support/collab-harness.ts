@@ -6,8 +6,8 @@
 import { Type } from "typebox";
 import type { RuntimeManager } from "../../src/agent/runtime-manager.js";
 import type { SessionObserver } from "../../src/agent/types.js";
-import { collabCommands } from "../../src/collab/commands.js";
-import { collabUpdated } from "../../src/collab/events.js";
+import { collabFeature } from "../../src/features/collab/index.js";
+import { collabUpdated } from "../../src/features/collab/events.js";
 import { CollabRooms } from "../../src/collab/rooms.js";
 import { collabLinkOrigin } from "../../src/listener/advertised-origin.js";
 import type { ListenerLimits } from "../../src/listener/limits.js";
@@ -15,6 +15,7 @@ import { type Listener, startListener } from "../../src/listener/server.js";
 import { CommandRegistry, defineCommand, NoFields, NoResult } from "../../src/protocol/command.js";
 import { streamCommands } from "../../src/protocol/commands/stream.js";
 import { createDispatcher } from "../../src/protocol/dispatch.js";
+import { ServiceDirectory } from "../../src/protocol/service-key.js";
 import { EventStreams } from "../../src/protocol/event-streams.js";
 
 /** The session commands address when they name none. */
@@ -114,7 +115,8 @@ export async function startCollabHarness(options: { limits?: Partial<ListenerLim
 		maxParticipants: options.maxParticipants,
 	});
 	rooms.onChange((change) => streams.hub(change.room.sessionId).publish(collabUpdated(change)));
-	const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands, ...fake, ...collabCommands(rooms)), { runtime, streams });
+	const services = new ServiceDirectory().provide(collabFeature.key, rooms);
+	const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands, ...fake, ...collabFeature.commands!), { runtime, streams }, services);
 	const logs: string[] = [];
 	listener = await startListener({
 		host: "127.0.0.1",

@@ -3,7 +3,7 @@
  * hooks through which features add tools and hidden turn-start context.
  */
 import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
-import type { FeatureTool } from "../../features/feature-tool.js";
+import type { FeatureTool } from "../feature-tool.js";
 import type { HiddenContext, SessionFeatures } from "../types.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";

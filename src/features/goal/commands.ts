@@ -2,6 +2,8 @@
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
 import { GoalEventSchema, GoalViewSchema, MAX_JOURNAL_EVENTS, MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PIN_UNITS, MAX_PINS, MAX_TOKEN_BUDGET } from "./schemas.js";
+import type { CommandContext } from "../../protocol/context.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 import type { GoalService } from "./service.js";
 
 const Budget = Type.Integer({ minimum: 1, maximum: MAX_TOKEN_BUDGET, description: "Tokens the goal may use (model-reported, all turns while it is active)." });
@@ -20,8 +22,8 @@ const GoalResultSchema = Type.Object(
 
 const NOT_ALLOWED = "Refused (`conflict`, nothing recorded) when the goal's state does not allow it: see `actions` in goal_get.";
 
-export function goalCommands(goals: GoalService) {
-	const goalOf = async (context: { session(): Promise<{ id: string }> }) => goals.of((await context.session()).id);
+export function goalCommands(goals: ServiceKey<GoalService>) {
+	const goalOf = async (context: CommandContext) => context.service(goals).of((await context.session()).id);
 	return [
 		defineCommand({
 			name: "goal_create",

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { FeatureSession, HiddenContext, HiddenTurnStart, SessionFeatures, TurnUsage } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
-import type { FeatureTool } from "../feature-tool.js";
+import type { FeatureTool } from "../../agent/feature-tool.js";
 import { continuationText, GOAL_CONTEXT_TYPE, GOAL_CONTINUE_TYPE, goalContext } from "./context.js";
 import { type GoalOperation, goalUpdatedEvent, goalUsageEvent } from "./events.js";
 import { allowedActions, applyGoalEvent, budgetSpent, GOAL_RECORD_VERSION, type GoalReplay, type GoalState, NO_GOAL, replayGoalJournal } from "./goal.js";

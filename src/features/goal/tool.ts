@@ -1,6 +1,6 @@
 /** The agent's `goal` tool (while a goal is active): read the goal, pause it, or complete it. Creating, resuming and dropping stay with the user. */
 import { Type } from "typebox";
-import { defineFeatureTool, type FeatureTool } from "../feature-tool.js";
+import { defineFeatureTool, type FeatureTool } from "../../agent/feature-tool.js";
 import { describeGoal } from "./context.js";
 import type { Goal, GoalView } from "./schemas.js";
 

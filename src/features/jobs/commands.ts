@@ -11,10 +11,11 @@ import type { Static } from "typebox";
 type Message = Static<typeof MessageSchema>;
 import type { JobService } from "./job-service.js";
 import { AgentCatalogEntrySchema, JobLimitsSchema, JobSchema, SpawnedSchema, TaskArgsProperties } from "./schemas.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 
 const JobIdSchema = Type.String({ minLength: 1, maxLength: 80, description: "A job id (job_list)." });
 
-export function jobCommands(jobs: JobService) {
+export function jobCommands(jobs: ServiceKey<JobService>) {
 	return [
 		defineCommand({
 			name: "job_list",
@@ -29,7 +30,7 @@ export function jobCommands(jobs: JobService) {
 			}),
 			handler: async (_params, context) => {
 				const session = await context.session();
-				return { jobs: jobs.list(session.id), agents: jobs.catalog(session.handle.cwd), limits: jobs.limits() };
+				return { jobs: context.service(jobs).list(session.id), agents: context.service(jobs).catalog(session.handle.cwd), limits: context.service(jobs).limits() };
 			},
 		}),
 		defineCommand({
@@ -40,7 +41,7 @@ export function jobCommands(jobs: JobService) {
 				"hidden `job_result` message and a visible `job_card` message, and wake it when idle. Emits `job_updated`.",
 			params: Type.Object(TaskArgsProperties, { additionalProperties: false }),
 			result: SpawnedSchema,
-			handler: async (params, context) => ({ jobs: await jobs.spawn((await context.session()).id, params) }),
+			handler: async (params, context) => ({ jobs: await context.service(jobs).spawn((await context.session()).id, params) }),
 		}),
 		defineCommand({
 			name: "job_cancel",
@@ -53,8 +54,8 @@ export function jobCommands(jobs: JobService) {
 			),
 			result: Type.Object({ cancelled: Type.Array(Type.String(), { description: "The jobs being cancelled (finished ones are left out)." }) }),
 			handler: async ({ jobIds }, context) => {
-				const ids = jobIds ?? jobs.unfinished((await context.session()).id);
-				return { cancelled: jobs.cancel(ids) };
+				const ids = jobIds ?? context.service(jobs).unfinished((await context.session()).id);
+				return { cancelled: context.service(jobs).cancel(ids) };
 			},
 		}),
 		defineCommand({
@@ -62,9 +63,9 @@ export function jobCommands(jobs: JobService) {
 			summary: "A job and, once it has finished, its whole output (a result not given with `yield` starts with a note saying so).",
 			params: Type.Object({ jobId: JobIdSchema }, { additionalProperties: false }),
 			result: Type.Object({ job: JobSchema, output: Type.Optional(Type.String()) }),
-			handler: ({ jobId }) => {
-				const output = jobs.output(jobId);
-				return { job: jobs.job(jobId), ...(output !== undefined ? { output } : {}) };
+			handler: ({ jobId }, context) => {
+				const output = context.service(jobs).output(jobId);
+				return { job: context.service(jobs).job(jobId), ...(output !== undefined ? { output } : {}) };
 			},
 		}),
 		defineCommand({
@@ -82,7 +83,7 @@ export function jobCommands(jobs: JobService) {
 				seq: Type.Integer({ description: "The child session's seq this transcript matches." }),
 			}),
 			handler: async ({ jobId }, context) => {
-				const session = await jobs.childSession(jobId);
+				const session = await context.service(jobs).childSession(jobId);
 				context.client.follow(session.id);
 				const streaming = session.handle.streamingMessage();
 				return {

@@ -10,7 +10,7 @@ import type { LoadedSession } from "../../agent/runtime-manager.js";
 import type { AgentProfile, DeliveredMessage, JsonObject, RuntimeEvent, SessionObserver } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { boundText } from "../feature-tool.js";
+import { boundText } from "../../agent/feature-tool.js";
 import { type AgentDefinition, type CatalogEntry, TASK_AGENT } from "./definitions.js";
 import { jobUpdatedEvent } from "./events.js";
 import type { JobStore } from "./job-store.js";
@@ -84,7 +84,11 @@ export class JobService {
 	private readonly stopObserving: () => void;
 	private readonly watchers = new Set<(job: Job) => void>();
 
+	/** Personas as agents, once the personas feature has plugged them in (see usePersonas). */
+	private personas: PersonaAgents | undefined;
+
 	constructor(private readonly options: JobServiceOptions) {
+		this.personas = options.personas;
 		for (const job of options.store.load(this.timestamp(), options.warn)) this.remember(job);
 		this.stopObserving = options.runtime.observe((sessionId, signal) => {
 			if (signal.kind === "event") this.onEvent(sessionId, signal.event);
@@ -92,9 +96,14 @@ export class JobService {
 		});
 	}
 
+	/** Makes personas agents of every catalog: the personas feature plugs them in when it starts. */
+	usePersonas(personas: PersonaAgents): void {
+		this.personas = personas;
+	}
+
 	/** The agents a session in `cwd` may spawn: personas, then definitions (with the broken ones and their errors). */
 	catalog(cwd: string): CatalogEntry[] {
-		return [...(this.options.personas?.catalog(cwd) ?? []), ...this.options.catalog(cwd)];
+		return [...(this.personas?.catalog(cwd) ?? []), ...this.options.catalog(cwd)];
 	}
 
 	limits(): JobLimits {
@@ -249,7 +258,7 @@ export class JobService {
 	}
 
 	private resolveAgent(name: string, cwd: string): { definition: AgentDefinition; personaRoot?: string } {
-		const persona = this.options.personas?.resolve(name, cwd);
+		const persona = this.personas?.resolve(name, cwd);
 		if (persona) return { definition: persona.definition, personaRoot: persona.root };
 		const entry = this.options.catalog(cwd).find((e) => e.name === name);
 		if (!entry) throw new CodedError("not_found", `Unknown agent ${JSON.stringify(name)}: job_list lists the agents and personas`);
@@ -294,7 +303,7 @@ export class JobService {
 		this.announce(job);
 		const limits = this.options.limits();
 		try {
-			const continuity = run.personaRoot ? this.options.personas?.continuity(run.personaRoot) : undefined;
+			const continuity = run.personaRoot ? this.personas?.continuity(run.personaRoot) : undefined;
 			const systemPrompt = [definition.systemPrompt, continuity].filter(Boolean).join("\n\n");
 			const tools = [
 				createYieldTool((text) => {
@@ -410,7 +419,7 @@ export class JobService {
 		if (run.personaRoot && run.session) {
 			const root = run.personaRoot;
 			const file = run.session.handle.sessionFile;
-			this.tryWrite(() => this.options.personas?.archive(root, job.id, file));
+			this.tryWrite(() => this.personas?.archive(root, job.id, file));
 		}
 		this.save();
 		this.announce(job);

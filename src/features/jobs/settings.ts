@@ -1,6 +1,6 @@
 /** The jobs' limits as settings (global only: they bound what the whole service runs). */
 import { Type } from "typebox";
-import { defineSetting, type SettingDefinition } from "../settings/definition.js";
+import { defineSetting, type SettingDefinition } from "../../settings/definition.js";
 import { MAX_TIMEOUT_SECONDS, MAX_TURNS_LIMIT } from "./definitions.js";
 import type { JobLimits } from "./schemas.js";
 

@@ -1,6 +1,6 @@
 /** The jobs' agent tools: `task` (delegate to child agents) and, in a job's own session, `yield` (deliver the result). */
 import { Type } from "typebox";
-import { defineFeatureTool, type FeatureTool } from "../feature-tool.js";
+import { defineFeatureTool, type FeatureTool } from "../../agent/feature-tool.js";
 import { MAX_BATCH_TASKS, type Job, type TaskArgs, TaskArgsProperties } from "./schemas.js";
 
 /** The `task` tool of one session: spawning goes through `spawn`, which knows the session. */

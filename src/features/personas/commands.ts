@@ -5,9 +5,9 @@
  */
 import { type Static, Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
-import type { JobService } from "../jobs/job-service.js";
-import { JobSchema, MAX_TASK_CHARS } from "../jobs/schemas.js";
+import { type JobService, JobSchema, MAX_TASK_CHARS } from "../jobs/index.js";
 import { MAX_PERSONA_BYTES, type PersonaStore } from "./persona-store.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 
 const NameSchema = Type.String({ minLength: 1, maxLength: 200, description: "The persona's name: 1 to 64 letters, digits, _ or -." });
 const ContentSchema = Type.String({ maxLength: MAX_PERSONA_BYTES, description: "The whole persona.md: frontmatter and system prompt." });
@@ -28,7 +28,7 @@ export const PersonaRowSchema = Type.Object(
 );
 export type PersonaRowView = Static<typeof PersonaRowSchema>;
 
-export function personaCommands(personas: PersonaStore, jobs: JobService) {
+export function personaCommands(personas: ServiceKey<PersonaStore>, jobs: ServiceKey<JobService>) {
 	const cwdOf = async (context: { session(): Promise<{ handle: { cwd: string } }> }) => (await context.session()).handle.cwd;
 	return [
 		defineCommand({
@@ -36,14 +36,14 @@ export function personaCommands(personas: PersonaStore, jobs: JobService) {
 			summary: "The personas visible from the session's folder (a trusted project's first, then the user's), with memory entry and session counts. No paths.",
 			params: NoFields,
 			result: Type.Object({ personas: Type.Array(PersonaRowSchema) }),
-			handler: async (_params, context) => ({ personas: personas.list(await cwdOf(context)) }),
+			handler: async (_params, context) => ({ personas: context.service(personas).list(await cwdOf(context)) }),
 		}),
 		defineCommand({
 			name: "persona_get",
 			summary: "One persona's row and its persona.md text (empty when removed).",
 			params: Type.Object({ name: NameSchema }, { additionalProperties: false }),
 			result: Type.Object({ ...PersonaRowSchema.properties, content: Type.String({ description: "persona.md as it is on disk." }) }),
-			handler: async ({ name }, context) => personas.get(name, await cwdOf(context)),
+			handler: async ({ name }, context) => context.service(personas).get(name, await cwdOf(context)),
 		}),
 		defineCommand({
 			name: "persona_create",
@@ -52,14 +52,14 @@ export function personaCommands(personas: PersonaStore, jobs: JobService) {
 				"template without it. The frontmatter's name must be the persona's; a bad definition creates nothing.",
 			params: Type.Object({ name: NameSchema, content: Type.Optional(ContentSchema) }, { additionalProperties: false }),
 			result: PersonaRowSchema,
-			handler: async ({ name, content }, context) => personas.create(name, content, await cwdOf(context)),
+			handler: async ({ name, content }, context) => context.service(personas).create(name, content, await cwdOf(context)),
 		}),
 		defineCommand({
 			name: "persona_edit",
 			summary: "Replaces a persona's persona.md (validated first; its name cannot change).",
 			params: Type.Object({ name: NameSchema, content: ContentSchema }, { additionalProperties: false }),
 			result: PersonaRowSchema,
-			handler: async ({ name, content }, context) => personas.edit(name, content, await cwdOf(context)),
+			handler: async ({ name, content }, context) => context.service(personas).edit(name, content, await cwdOf(context)),
 		}),
 		defineCommand({
 			name: "persona_remove",
@@ -67,7 +67,7 @@ export function personaCommands(personas: PersonaStore, jobs: JobService) {
 			params: Type.Object({ name: NameSchema, confirm: ConfirmSchema }, { additionalProperties: false }),
 			result: Type.Object({ name: Type.String(), removed: Type.Literal("definition") }),
 			handler: async ({ name }, context) => {
-				personas.remove(name, await cwdOf(context));
+				context.service(personas).remove(name, await cwdOf(context));
 				return { name, removed: "definition" as const };
 			},
 		}),
@@ -77,7 +77,7 @@ export function personaCommands(personas: PersonaStore, jobs: JobService) {
 			params: Type.Object({ name: NameSchema, confirm: ConfirmSchema }, { additionalProperties: false }),
 			result: Type.Object({ name: Type.String(), removed: Type.Literal("root") }),
 			handler: async ({ name }, context) => {
-				personas.purge(name, await cwdOf(context));
+				context.service(personas).purge(name, await cwdOf(context));
 				return { name, removed: "root" as const };
 			},
 		}),
@@ -93,8 +93,8 @@ export function personaCommands(personas: PersonaStore, jobs: JobService) {
 			result: Type.Object({ job: JobSchema }),
 			handler: async ({ name, task }, context) => {
 				const session = await context.session();
-				if (!personas.resolve(name, session.handle.cwd)) personas.get(name, session.handle.cwd); // throws the clear error
-				const [job] = await jobs.spawn(session.id, { task, agent: name });
+				if (!context.service(personas).resolve(name, session.handle.cwd)) context.service(personas).get(name, session.handle.cwd); // throws the clear error
+				const [job] = await context.service(jobs).spawn(session.id, { task, agent: name });
 				return { job: job! };
 			},
 		}),

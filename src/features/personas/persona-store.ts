@@ -7,10 +7,10 @@
  */
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { LocalMemoryStore, personaStorePath } from "../../memory/local-store.js";
+import { LocalMemoryStore, personaStorePath } from "../memory/index.js";
 import { CodedError } from "../../shared/errors.js";
 import { writeFileAtomic } from "../atomic-file.js";
-import { AGENT_NAME_PATTERN, type AgentDefinition, type CatalogEntry, MAX_DEFINITION_BYTES, parseDefinition, TASK_AGENT } from "../jobs/definitions.js";
+import { AGENT_NAME_PATTERN, type AgentDefinition, type CatalogEntry, MAX_DEFINITION_BYTES, parseDefinition, TASK_AGENT } from "../jobs/index.js";
 import { archivedTranscripts, continuityText } from "./continuity.js";
 
 export const PERSONA_FILE = "persona.md";

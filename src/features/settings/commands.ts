@@ -6,9 +6,10 @@
 import { Type } from "typebox";
 import { defineCommand, NoFields, NoResult } from "../../protocol/command.js";
 import type { CommandContext } from "../../protocol/context.js";
-import { ApplyResultSchema, DraftViewSchema, InspectResultSchema, SettingScopeSchema, TrustResultSchema } from "./schemas.js";
+import { ApplyResultSchema, DraftViewSchema, InspectResultSchema, SettingScopeSchema, TrustResultSchema } from "../../settings/schemas.js";
 import { type SettingsChangedEvent, settingsChangedEvent } from "./events.js";
-import type { SettingsService } from "./settings-service.js";
+import type { SettingsService } from "../../settings/settings-service.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 
 /** Longest draft id or key accepted (ids are UUIDs; keys are short dotted names). */
 const MAX_ID_LENGTH = 64;
@@ -21,7 +22,7 @@ function announce(context: CommandContext, event: Omit<SettingsChangedEvent, "ty
 	for (const session of context.runtime.loadedSessions()) context.streams.hub(session.id).publish({ type: settingsChangedEvent.type, ...event });
 }
 
-export function settingsFeatureCommands(settings: SettingsService) {
+export function settingsFeatureCommands(settings: ServiceKey<SettingsService>) {
 	return [
 		defineCommand({
 			name: "settings_inspect",
@@ -31,7 +32,7 @@ export function settingsFeatureCommands(settings: SettingsService) {
 				"only as the redaction marker.",
 			params: NoFields,
 			result: InspectResultSchema,
-			handler: async (_params, context) => settings.inspect(await context.session()),
+			handler: async (_params, context) => context.service(settings).inspect(await context.session()),
 		}),
 		defineCommand({
 			name: "settings_open_draft",
@@ -40,7 +41,7 @@ export function settingsFeatureCommands(settings: SettingsService) {
 				"trusted). Drafts live in memory until applied or cancelled (at most 32; one unused for 30 minutes expires).",
 			params: Type.Object({ scope: SettingScopeSchema }, { additionalProperties: false }),
 			result: DraftViewSchema,
-			handler: async ({ scope }, context) => settings.openDraft(scope, (await context.session()).handle.cwd),
+			handler: async ({ scope }, context) => context.service(settings).openDraft(scope, (await context.session()).handle.cwd),
 		}),
 		defineCommand({
 			name: "settings_set",
@@ -49,21 +50,21 @@ export function settingsFeatureCommands(settings: SettingsService) {
 				"what it allows); a secret takes only a `$VAR` reference to an environment variable.",
 			params: Type.Object({ draftId: DraftId, key: Key, value: Type.Unknown({ description: "The new value (JSON of the key's type)." }) }, { additionalProperties: false }),
 			result: DraftViewSchema,
-			handler: ({ draftId, key, value }) => settings.set(draftId, key, value),
+			handler: ({ draftId, key, value }, context) => context.service(settings).set(draftId, key, value),
 		}),
 		defineCommand({
 			name: "settings_reset",
 			summary: "Removes a key from the draft's file: its value then comes from the global file (for a project) or its default.",
 			params: Type.Object({ draftId: DraftId, key: Key }, { additionalProperties: false }),
 			result: DraftViewSchema,
-			handler: ({ draftId, key }) => settings.reset(draftId, key),
+			handler: ({ draftId, key }, context) => context.service(settings).reset(draftId, key),
 		}),
 		defineCommand({
 			name: "settings_validate",
 			summary: "The draft with every problem that would stop settings_apply (keys that must go together, a `$VAR` that is not set, ...).",
 			params: Type.Object({ draftId: DraftId }, { additionalProperties: false }),
 			result: DraftViewSchema,
-			handler: ({ draftId }) => settings.validate(draftId),
+			handler: ({ draftId }, context) => context.service(settings).validate(draftId),
 		}),
 		defineCommand({
 			name: "settings_apply",
@@ -75,7 +76,7 @@ export function settingsFeatureCommands(settings: SettingsService) {
 			params: Type.Object({ draftId: DraftId }, { additionalProperties: false }),
 			result: ApplyResultSchema,
 			handler: async ({ draftId }, context) => {
-				const result = await settings.apply(draftId, context.runtime);
+				const result = await context.service(settings).apply(draftId, context.runtime);
 				announce(context, { scope: result.scope, path: result.path, keys: result.keys });
 				return result;
 			},
@@ -85,7 +86,7 @@ export function settingsFeatureCommands(settings: SettingsService) {
 			summary: "Drops a draft; nothing is written.",
 			params: Type.Object({ draftId: DraftId }, { additionalProperties: false }),
 			result: NoResult,
-			handler: ({ draftId }) => settings.cancel(draftId),
+			handler: ({ draftId }, context) => context.service(settings).cancel(draftId),
 		}),
 		defineCommand({
 			name: "project_trust",
@@ -96,7 +97,7 @@ export function settingsFeatureCommands(settings: SettingsService) {
 			params: Type.Object({ trusted: Type.Boolean() }, { additionalProperties: false }),
 			result: TrustResultSchema,
 			handler: async ({ trusted }, context) => {
-				const result = await settings.setTrust((await context.session()).handle.cwd, trusted, context.runtime);
+				const result = await context.service(settings).setTrust((await context.session()).handle.cwd, trusted, context.runtime);
 				announce(context, { scope: "project", path: result.projectPath, keys: result.keys });
 				return result;
 			},

@@ -1,7 +1,7 @@
 /** The settings event: sent to every loaded session's followers after settings_apply or project_trust changed a value. */
 import { type Static, Type } from "typebox";
 import { defineEvent } from "../../protocol/event.js";
-import { SettingScopeSchema } from "./schemas.js";
+import { SettingScopeSchema } from "../../settings/schemas.js";
 
 export const settingsChangedEvent = defineEvent("settings_changed", "Settings changed (settings_apply, project_trust): reload settings_inspect.", {
 	scope: SettingScopeSchema,

@@ -15,10 +15,11 @@ import {
 	type SideChatTranscript,
 } from "./schemas.js";
 import type { SideChatService } from "./side-chat-service.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 
 const NameOnly = Type.Object({ name: SideChatNameSchema }, { additionalProperties: false });
 
-export function sideChatCommands(sideChats: SideChatService) {
+export function sideChatCommands(sideChats: ServiceKey<SideChatService>) {
 	return [
 		defineCommand({
 			name: "side_chat_new",
@@ -28,7 +29,7 @@ export function sideChatCommands(sideChats: SideChatService) {
 				`${MAX_SIDE_CHATS} per session. Emits \`side_chat_updated\`.`,
 			params: NameOnly,
 			result: SideChatTabSchema,
-			handler: async ({ name }, context) => sideChats.open(await context.session(), name),
+			handler: async ({ name }, context) => context.service(sideChats).open(await context.session(), name),
 		}),
 		defineCommand({
 			name: "side_chat_list",
@@ -39,7 +40,7 @@ export function sideChatCommands(sideChats: SideChatService) {
 				ephemeral: true as const,
 				note: EPHEMERAL_NOTE,
 				maxTabs: MAX_SIDE_CHATS,
-				tabs: sideChats.list((await context.session()).id),
+				tabs: context.service(sideChats).list((await context.session()).id),
 			}),
 		}),
 		defineCommand({
@@ -51,7 +52,7 @@ export function sideChatCommands(sideChats: SideChatService) {
 			result: SideChatTranscriptSchema,
 			handler: async ({ name }, context) => {
 				const session = await context.session();
-				const transcript = sideChats.transcript(session.id, name) as Omit<SideChatTranscript, "name" | "seq">;
+				const transcript = context.service(sideChats).transcript(session.id, name) as Omit<SideChatTranscript, "name" | "seq">;
 				return { name, ...transcript, seq: context.streams.hub(session.id).seq };
 			},
 		}),
@@ -65,21 +66,21 @@ export function sideChatCommands(sideChats: SideChatService) {
 				{ additionalProperties: false },
 			),
 			result: NoResult,
-			handler: async ({ name, message }, context) => sideChats.prompt((await context.session()).id, name, message),
+			handler: async ({ name, message }, context) => context.service(sideChats).prompt((await context.session()).id, name, message),
 		}),
 		defineCommand({
 			name: "side_chat_abort",
 			summary: "Stops a tab's run, if any (the partial reply is kept, `stopReason: \"aborted\"`).",
 			params: NameOnly,
 			result: NoResult,
-			handler: async ({ name }, context) => sideChats.abort((await context.session()).id, name),
+			handler: async ({ name }, context) => context.service(sideChats).abort((await context.session()).id, name),
 		}),
 		defineCommand({
 			name: "side_chat_close",
 			summary: "Closes a tab, stopping its run; its conversation is gone. Emits `side_chat_updated`.",
 			params: NameOnly,
 			result: NoResult,
-			handler: async ({ name }, context) => sideChats.close((await context.session()).id, name),
+			handler: async ({ name }, context) => context.service(sideChats).close((await context.session()).id, name),
 		}),
 	];
 }

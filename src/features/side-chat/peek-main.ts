@@ -6,7 +6,7 @@
 import { Type } from "typebox";
 import type { AgentHandle, JsonObject } from "../../agent/types.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { defineFeatureTool, type FeatureTool, MAX_TOOL_OUTPUT_BYTES } from "../feature-tool.js";
+import { defineFeatureTool, type FeatureTool, MAX_TOOL_OUTPUT_BYTES } from "../../agent/feature-tool.js";
 
 /** Messages peek_main shows unless asked for another number, and at most. */
 export const PEEK_MAIN_DEFAULT_MESSAGES = 20;

@@ -5,6 +5,7 @@ import type { TodoOutcome } from "./ops.js";
 import { viewPlan } from "./plan.js";
 import { renderOutcome, renderPlan } from "./render.js";
 import { CompletedTaskSchema, MAX_TODO_PHASES, TodoOpSchema, TodoPhaseViewSchema, TodoSetPhaseSchema } from "./schemas.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 import type { TodoService } from "./service.js";
 
 const TodoChangeSchema = Type.Object(
@@ -26,7 +27,7 @@ function change(outcome: TodoOutcome) {
 	};
 }
 
-export function todoCommands(todo: TodoService) {
+export function todoCommands(todo: ServiceKey<TodoService>) {
 	return [
 		defineCommand({
 			name: "todo_get",
@@ -37,7 +38,7 @@ export function todoCommands(todo: TodoService) {
 				summary: Type.String({ description: "The plan as compact text (what the model reads)." }),
 			}),
 			handler: async (_params, context) => {
-				const plan = todo.of((await context.session()).id).plan();
+				const plan = context.service(todo).of((await context.session()).id).plan();
 				return { phases: viewPlan(plan), summary: renderPlan(plan) };
 			},
 		}),
@@ -49,7 +50,7 @@ export function todoCommands(todo: TodoService) {
 				"an op on an empty plan) changes nothing and says why.",
 			params: TodoOpSchema,
 			result: TodoChangeSchema,
-			handler: async (op, context) => change(todo.of((await context.session()).id).apply(op, "command")),
+			handler: async (op, context) => change(context.service(todo).of((await context.session()).id).apply(op, "command")),
 		}),
 		defineCommand({
 			name: "todo_set",
@@ -59,7 +60,7 @@ export function todoCommands(todo: TodoService) {
 				"`todo_updated` when the plan changed.",
 			params: Type.Object({ phases: Type.Array(TodoSetPhaseSchema, { maxItems: MAX_TODO_PHASES }) }, { additionalProperties: false }),
 			result: TodoChangeSchema,
-			handler: async ({ phases }, context) => change(todo.of((await context.session()).id).set(phases)),
+			handler: async ({ phases }, context) => change(context.service(todo).of((await context.session()).id).set(phases)),
 		}),
 	];
 }

@@ -1,5 +1,5 @@
 /** The todo plan as compact text the model reads: the `todo` tool's result and the plan's hidden context. */
-import { boundText } from "../feature-tool.js";
+import { boundText } from "../../agent/feature-tool.js";
 import { allTasks, indexTasks, isReady } from "./plan.js";
 import type { CompletedTask, TodoPlan, TodoStatus } from "./schemas.js";
 

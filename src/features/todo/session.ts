@@ -6,8 +6,8 @@
 import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import type { FeatureSession, HiddenContext, SessionFeatures } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
-import type { FeatureTool } from "../feature-tool.js";
-import { boundText } from "../feature-tool.js";
+import type { FeatureTool } from "../../agent/feature-tool.js";
+import { boundText } from "../../agent/feature-tool.js";
 import { type TodoCause, todoUpdatedEvent } from "./events.js";
 import { applyTodoOp, setPlan, type TodoOutcome } from "./ops.js";
 import { allTasks, checkPlan, EMPTY_PLAN, isSettled, normalize, samePlan, viewPlan } from "./plan.js";

@@ -1,5 +1,5 @@
 /** The agent's `todo` tool: one op per call, answered with what happened and the compact plan. */
-import { defineFeatureTool, type FeatureTool } from "../feature-tool.js";
+import { defineFeatureTool, type FeatureTool } from "../../agent/feature-tool.js";
 import type { TodoOutcome } from "./ops.js";
 import { renderOutcome } from "./render.js";
 import { type TodoOp, TodoOpSchema } from "./schemas.js";

@@ -6,6 +6,7 @@
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
 import { ISOLATIONS, MAX_OBJECTIVE_CHARS, WORKFLOW_NAME_PATTERN, WorkflowLimitsSchema, WorkflowSchema } from "./schemas.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 import type { WorkflowService } from "./workflow-service.js";
 
 const WorkflowIdParams = Type.Object(
@@ -15,7 +16,7 @@ const WorkflowIdParams = Type.Object(
 const WorkflowResult = Type.Object({ workflow: WorkflowSchema });
 
 /** One action on one workflow, allowed only in the states the lifecycle names (else `conflict`, saying which are allowed). */
-function action(name: string, summary: string, run: (id: string) => unknown) {
+function action(workflows: ServiceKey<WorkflowService>, name: string, summary: string, run: (workflows: WorkflowService, id: string) => unknown) {
 	return defineCommand({
 		name,
 		summary,
@@ -23,12 +24,12 @@ function action(name: string, summary: string, run: (id: string) => unknown) {
 		result: WorkflowResult,
 		handler: async ({ workflowId }, context) => {
 			await context.session(); // the client follows the session, where workflow_updated arrives
-			return { workflow: run(workflowId) as never };
+			return { workflow: run(context.service(workflows), workflowId) as never };
 		},
 	});
 }
 
-export function workflowCommands(workflows: WorkflowService) {
+export function workflowCommands(workflows: ServiceKey<WorkflowService>) {
 	return [
 		defineCommand({
 			name: "workflow_create",
@@ -49,7 +50,7 @@ export function workflowCommands(workflows: WorkflowService) {
 			result: WorkflowResult,
 			handler: async (params, context) => {
 				const session = await context.session();
-				return { workflow: workflows.create(session.id, session.handle.cwd, params) };
+				return { workflow: context.service(workflows).create(session.id, session.handle.cwd, params) };
 			},
 		}),
 		defineCommand({
@@ -59,7 +60,7 @@ export function workflowCommands(workflows: WorkflowService) {
 			result: Type.Object({ workflows: Type.Array(WorkflowSchema), limits: WorkflowLimitsSchema }),
 			handler: async (_params, context) => {
 				await context.session(); // the client follows the session, where workflow_updated arrives
-				return { workflows: workflows.list(), limits: workflows.limits() };
+				return { workflows: context.service(workflows).list(), limits: context.service(workflows).limits() };
 			},
 		}),
 		defineCommand({
@@ -69,24 +70,27 @@ export function workflowCommands(workflows: WorkflowService) {
 			result: WorkflowResult,
 			handler: async ({ workflowId }, context) => {
 				await context.session(); // the client follows the session, where workflow_updated arrives
-				return { workflow: workflows.get(workflowId) };
+				return { workflow: context.service(workflows).get(workflowId) };
 			},
 		}),
-		action("workflow_pause", "Pauses a planning or running workflow: its jobs are cancelled and their tasks go back to pending.", (id) => workflows.pause(id)),
+		action(workflows, "workflow_pause", "Pauses a planning or running workflow: its jobs are cancelled and their tasks go back to pending.", (service, id) => service.pause(id)),
 		action(
+			workflows,
 			"workflow_resume",
 			"Resumes a paused workflow (also one the service stopped under): it plans again when its plan was not finished, else runs the open tasks.",
-			(id) => workflows.resume(id),
+			(service, id) => service.resume(id),
 		),
 		action(
+			workflows,
 			"workflow_cancel",
 			"Cancels a workflow that is not finished (or a conflicted one): its jobs stop; its branch and worktree stay until workflow_remove.",
-			(id) => workflows.cancel(id),
+			(service, id) => service.cancel(id),
 		),
 		action(
+			workflows,
 			"workflow_integrate",
 			"Integrates a paused workflow's finished work, or tries again after a conflict. A conflict is reported with its files and nothing is merged.",
-			(id) => workflows.integrate(id),
+			(service, id) => service.integrate(id),
 		),
 		defineCommand({
 			name: "workflow_remove",
@@ -95,7 +99,7 @@ export function workflowCommands(workflows: WorkflowService) {
 				"when the base took it; `branchKept` names a branch left so that no work is lost. Emits `workflow_updated` with `removed`.",
 			params: WorkflowIdParams,
 			result: Type.Object({ workflowId: Type.String(), branchKept: Type.Optional(Type.String()) }),
-			handler: ({ workflowId }) => workflows.remove(workflowId),
+			handler: ({ workflowId }, context) => context.service(workflows).remove(workflowId),
 		}),
 	];
 }

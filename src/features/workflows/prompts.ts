@@ -1,8 +1,6 @@
 /** What a workflow's agents are told: the supervisor plans, each worker does one task of the plan. */
-import type { AgentDefinition } from "../jobs/definitions.js";
-import { TASK_AGENT } from "../jobs/definitions.js";
-import type { TodoPlan, TodoTask } from "../todo/schemas.js";
-import { renderPlan } from "../todo/render.js";
+import { type AgentDefinition, TASK_AGENT } from "../jobs/index.js";
+import { renderPlan, type TodoPlan, type TodoTask } from "../todo/index.js";
 import type { WorkflowLimits, WorkflowRecord } from "./schemas.js";
 
 /** The core tools the supervisor may use: it reads the project, it does not change it. */

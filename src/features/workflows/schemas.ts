@@ -1,6 +1,6 @@
 /** The shapes the workflows feature records, answers and announces, and its bounds. */
 import { type Static, Type } from "typebox";
-import { TodoPhaseViewSchema, TodoPlanSchema } from "../todo/schemas.js";
+import { TodoPhaseViewSchema, TodoPlanSchema } from "../todo/index.js";
 
 /** What a workflow may be called (it names the branch too, so it stays short and plain). */
 export const WORKFLOW_NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9 _.-]{0,63}$";

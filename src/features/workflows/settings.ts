@@ -1,6 +1,6 @@
 /** The workflows' limits as settings (global only: they bound what the whole service runs). */
 import { Type } from "typebox";
-import { defineSetting, type SettingDefinition } from "../settings/definition.js";
+import { defineSetting, type SettingDefinition } from "../../settings/definition.js";
 import type { WorkflowLimits } from "./schemas.js";
 
 export const DEFAULT_WORKFLOW_LIMITS: WorkflowLimits = {

@@ -11,10 +11,8 @@ import { dirname } from "node:path";
 import type { RuntimeEvent, SessionObserver } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
-import type { JobService } from "../jobs/job-service.js";
-import { FINISHED_STATUSES, type Job, type JobStatus } from "../jobs/schemas.js";
-import { allTasks, EMPTY_PLAN, isSettled, viewPlan } from "../todo/plan.js";
-import type { TodoPlan, TodoStatus } from "../todo/schemas.js";
+import { FINISHED_STATUSES, type Job, type JobService, type JobStatus } from "../jobs/index.js";
+import { allTasks, EMPTY_PLAN, isSettled, type TodoPlan, type TodoStatus, viewPlan } from "../todo/index.js";
 import { workflowUpdatedEvent } from "./events.js";
 import {
 	addWorktree,

@@ -5,11 +5,11 @@ import { linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setImmediate as yieldToEvents } from "node:timers/promises";
-import { LocalMemoryStore } from "../../../src/memory/local-store.js";
+import { LocalMemoryStore } from "../../../src/features/memory/local-store.js";
 import { REPO_ROOT, tempDir } from "../../support/skiff-process.js";
 
 const WRITER = `
-import { LocalMemoryStore } from ${JSON.stringify(join(REPO_ROOT, "src/memory/local-store.ts"))};
+import { LocalMemoryStore } from ${JSON.stringify(join(REPO_ROOT, "src/features/memory/local-store.ts"))};
 const [path, name, count] = process.argv.slice(2);
 const store = new LocalMemoryStore(path);
 for (let i = 0; i < Number(count); i++) await store.learn(name + " note " + i, [name], "proc");

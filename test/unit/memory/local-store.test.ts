@@ -4,9 +4,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { test } from "node:test";
-import { LocalMemoryStore, MAX_ENTRIES, personaStorePath, projectStorePath } from "../../../src/memory/local-store.js";
-import { createLocalMemoryTool } from "../../../src/memory/local-tool.js";
-import { projectAnchor, projectDigest, projectLabel } from "../../../src/memory/project-identity.js";
+import { LocalMemoryStore, MAX_ENTRIES, personaStorePath, projectStorePath } from "../../../src/features/memory/local-store.js";
+import { createLocalMemoryTool } from "../../../src/features/memory/local-tool.js";
+import { projectAnchor, projectDigest, projectLabel } from "../../../src/features/memory/project-identity.js";
 import { REPO_ROOT, tempDir } from "../../support/skiff-process.js";
 
 test("namespaces: one per repository root (or directory), personas in their own root", () => {
@@ -85,7 +85,7 @@ test("unreadable lines are kept, not dropped", async () => {
 
 /** A process that learns `count` notes into the store at `path`, printing one line after each. */
 const WRITER = `
-import { LocalMemoryStore } from ${JSON.stringify(join(REPO_ROOT, "src/memory/local-store.ts"))};
+import { LocalMemoryStore } from ${JSON.stringify(join(REPO_ROOT, "src/features/memory/local-store.ts"))};
 const [path, name, count] = process.argv.slice(2);
 const store = new LocalMemoryStore(path);
 for (let i = 0; i < Number(count); i++) {

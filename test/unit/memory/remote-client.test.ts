@@ -2,9 +2,9 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { HindsightClient } from "@vectorize-io/hindsight-client";
-import { RemoteMemoryClient } from "../../../src/memory/remote-client.js";
-import { remoteScope } from "../../../src/memory/remote-scope.js";
-import { DEFAULT_MEMORY_SETTINGS, type MemorySettings } from "../../../src/memory/settings.js";
+import { RemoteMemoryClient } from "../../../src/features/memory/remote-client.js";
+import { remoteScope } from "../../../src/features/memory/remote-scope.js";
+import { DEFAULT_MEMORY_SETTINGS, type MemorySettings } from "../../../src/features/memory/settings.js";
 import { type FakeHindsight, startFakeHindsight } from "../../support/fake-hindsight.js";
 import { tempDir } from "../../support/skiff-process.js";
 

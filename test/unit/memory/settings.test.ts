@@ -11,7 +11,7 @@ import {
 	parseMemorySettings,
 	redactedSettings,
 	requirement,
-} from "../../../src/memory/settings.js";
+} from "../../../src/features/memory/settings.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 test("a missing file or object means the local backend with every default of the spec", () => {

@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { Type } from "typebox";
 import { createSettingsCatalog, settingDefinitions } from "../../../src/contract.js";
-import { SettingsCatalog } from "../../../src/features/settings/catalog.js";
-import { CATALOG_END, CATALOG_START, renderSettingsCatalog, spliceCatalog } from "../../../src/features/settings/catalog-doc.js";
-import { defineSetting, isSecret, schemaOf } from "../../../src/features/settings/definition.js";
-import { MemorySettingsSchema } from "../../../src/memory/settings.js";
+import { SettingsCatalog } from "../../../src/settings/catalog.js";
+import { CATALOG_END, CATALOG_START, renderSettingsCatalog, spliceCatalog } from "../../../src/settings/catalog-doc.js";
+import { defineSetting, isSecret, schemaOf } from "../../../src/settings/definition.js";
+import { MemorySettingsSchema } from "../../../src/features/memory/settings.js";
 
 const catalog = createSettingsCatalog();
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { blockedParent, readSettingsFile, valueAt, withValue, writeSettingsFile } from "../../../src/features/settings/settings-file.js";
+import { blockedParent, readSettingsFile, valueAt, withValue, writeSettingsFile } from "../../../src/settings/settings-file.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 test("a missing file is empty; a file that does not parse names its path, line and column, never its content", () => {

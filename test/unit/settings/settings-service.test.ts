@@ -4,12 +4,12 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { RuntimeManager } from "../../../src/agent/runtime-manager.js";
 import { createSettingsCatalog } from "../../../src/contract.js";
-import { DRAFT_IDLE_MS, MAX_DRAFTS } from "../../../src/features/settings/drafts.js";
-import { sessionSettingsConsumer } from "../../../src/features/settings/session-consumer.js";
-import { SettingsService } from "../../../src/features/settings/settings-service.js";
-import { MemoryService } from "../../../src/memory/memory-service.js";
-import { memorySettingsConsumer, projectMemorySettings } from "../../../src/memory/settings-consumer.js";
-import { DEFAULT_MEMORY_SETTINGS } from "../../../src/memory/settings.js";
+import { DRAFT_IDLE_MS, MAX_DRAFTS } from "../../../src/settings/drafts.js";
+import { sessionSettingsConsumer } from "../../../src/settings/session-consumer.js";
+import { SettingsService } from "../../../src/settings/settings-service.js";
+import { MemoryService } from "../../../src/features/memory/memory-service.js";
+import { memorySettingsConsumer, projectMemorySettings } from "../../../src/features/memory/settings-consumer.js";
+import { DEFAULT_MEMORY_SETTINGS } from "../../../src/features/memory/settings.js";
 import { FakeCatalog, fakeOpener } from "../../support/fake-agent.js";
 import { tempDir } from "../../support/skiff-process.js";
 
@@ -40,7 +40,7 @@ async function setup(global?: unknown, project?: unknown) {
 		openSession: (source, options) => openSession(source, { ...options, settings: (cwd) => settings.sessionSettings(cwd) }),
 		sessionFeatures: (origin) => {
 			const features = memory.forSession(origin);
-			return { ...features, attach: (id: string) => memory.attach(id, features) };
+			return { features, attach: (id: string) => memory.attach(id, features) };
 		},
 	});
 	const primary = await runtime.start({ kind: "new" });

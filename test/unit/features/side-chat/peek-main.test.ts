@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { JsonObject } from "../../../../src/agent/types.js";
-import { MAX_TOOL_OUTPUT_BYTES } from "../../../../src/features/feature-tool.js";
+import { MAX_TOOL_OUTPUT_BYTES } from "../../../../src/agent/feature-tool.js";
 import {
 	forkPointOf,
 	type MainView,

@@ -1,7 +1,7 @@
 /** The local backend's `memory` tool: learn, recall, list and forget notes that outlive sessions. */
 import { Type } from "typebox";
-import { boundText, defineFeatureTool } from "../features/feature-tool.js";
-import { redactSecrets } from "../shared/redact.js";
+import { boundText, defineFeatureTool } from "../../agent/feature-tool.js";
+import { redactSecrets } from "../../shared/redact.js";
 import type { LocalMemoryStore, MemoryEntry } from "./local-store.js";
 
 /** Preview lengths in tool output; cut on character boundaries with an ellipsis. */

@@ -6,14 +6,14 @@
  * session starts from its parent's live configuration at the moment it is created and keeps its own copy.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { FeatureTool } from "../features/feature-tool.js";
-import { boundText } from "../features/feature-tool.js";
+import type { FeatureTool } from "../../agent/feature-tool.js";
+import { boundText } from "../../agent/feature-tool.js";
 import { LocalMemoryStore, personaStorePath, projectStorePath } from "./local-store.js";
 import { createLocalMemoryTool } from "./local-tool.js";
 import { RemoteMemoryClient, RemoteMemoryError } from "./remote-client.js";
 import { remoteScope } from "./remote-scope.js";
 import { createRemoteMemoryTools } from "./remote-tools.js";
-import { REDACTED, redactSecrets } from "../shared/redact.js";
+import { REDACTED, redactSecrets } from "../../shared/redact.js";
 import { type Backend, type MemorySettings, redactedSettings } from "./settings.js";
 
 /** A session's memory configuration as clients see it (see MemoryViewSchema in commands.ts). */

@@ -3,8 +3,8 @@
  * value against its key's schema and says what is wrong in a sentence naming the key and what is allowed,
  * without ever repeating a secret.
  */
-import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
-import { echo } from "../../protocol/echo.js";
+import { compileOnFirstUse } from "../shared/compile-on-first-use.js";
+import { echo } from "../protocol/echo.js";
 import { isSecret, schemaOf, type SettingDefinition } from "./definition.js";
 import { requirement } from "./setting-schema.js";
 

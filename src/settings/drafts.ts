@@ -3,7 +3,7 @@
  * most MAX_DRAFTS (opening one more drops the least recently used), and one unused for DRAFT_IDLE_MS expires.
  */
 import { randomUUID } from "node:crypto";
-import { CodedError } from "../../shared/errors.js";
+import { CodedError } from "../shared/errors.js";
 import type { SettingScope } from "./definition.js";
 import type { FileSnapshot } from "./settings-file.js";
 

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
-import { ENV_REFERENCE, requirement, type SettingSchema } from "../features/settings/setting-schema.js";
-import { REDACTED } from "../shared/redact.js";
+import { ENV_REFERENCE, requirement, type SettingSchema } from "../../settings/setting-schema.js";
+import { REDACTED } from "../../shared/redact.js";
 
 /** How a key's schema is read and what it accepts in words: the settings catalog's, shared by memory's errors. */
 export { requirement, type SettingSchema };

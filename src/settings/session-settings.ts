@@ -4,7 +4,7 @@
  * retries. Defaults are pi's own, so a missing file changes nothing.
  */
 import { Type } from "typebox";
-import { type AgentState, type SessionSettings, THINKING_LEVELS } from "../../agent/types.js";
+import { type AgentState, type SessionSettings, THINKING_LEVELS } from "../agent/types.js";
 import { defineSetting, type SettingDefinition } from "./definition.js";
 
 const QUEUE_MODES = ["all", "one-at-a-time"] as const;

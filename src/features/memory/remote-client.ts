@@ -7,7 +7,7 @@
  */
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { REDACTED, redactSecrets } from "../shared/redact.js";
+import { REDACTED, redactSecrets } from "../../shared/redact.js";
 import type { MemorySettings } from "./settings.js";
 
 export const MAX_RESPONSE_BYTES = 256 * 1024;

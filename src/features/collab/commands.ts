@@ -1,9 +1,9 @@
 /** Control-plane commands of collaboration: start a room for a session, list rooms, stop one (docs/collab.md). */
 import { Type } from "typebox";
-import { defineCommand } from "../protocol/command.js";
-import { CodedError } from "../shared/errors.js";
-import { ROOM_ID_PATTERN } from "../shared/collab-wire.js";
-import type { CollabRoom, CollabRooms } from "./rooms.js";
+import { defineCommand } from "../../protocol/command.js";
+import { ROOM_ID_PATTERN } from "../../shared/collab-wire.js";
+import type { CollabRoom, CollabRooms } from "../../collab/rooms.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 
 /** Longest `baseUrl` accepted (an origin is far shorter). */
 export const MAX_BASE_URL_CHARS = 2048;
@@ -29,13 +29,10 @@ export const RoomSummaryFields = {
 const RoomStatusSchema = Type.Object({ ...RoomSummaryFields, ...RoomLinksFields }, { title: "CollabRoomStatus" });
 
 /** The reason of every collab command where no listener runs (`--mode rpc`). */
-const NO_LISTENER = "Collaboration needs the listener: start skiff with --listen";
+export const NO_LISTENER = "Collaboration needs the listener: start skiff with --listen";
 
-export function collabCommands(rooms: CollabRooms | undefined) {
-	const available = (): CollabRooms => {
-		if (!rooms) throw new CodedError("unavailable", NO_LISTENER);
-		return rooms;
-	};
+/** `rooms` answers `unavailable` with NO_LISTENER where no listener runs. */
+export function collabCommands(rooms: ServiceKey<CollabRooms>) {
 	const statusOf = (room: CollabRoom) => ({ ...room.summary(), ...room.links });
 	return [
 		defineCommand({
@@ -55,7 +52,7 @@ export function collabCommands(rooms: CollabRooms | undefined) {
 			),
 			result: Type.Object(RoomLinksFields, { title: "CollabRoomLinks" }),
 			handler: async ({ baseUrl }, context) => {
-				const collab = available();
+				const collab = context.service(rooms);
 				const session = await context.session();
 				return collab.start(session.id, baseUrl);
 			},
@@ -68,8 +65,8 @@ export function collabCommands(rooms: CollabRooms | undefined) {
 				rooms: Type.Array(RoomStatusSchema),
 				roomLimit: Type.Integer({ description: "Rooms the service holds at once." }),
 			}),
-			handler: ({ roomId }) => {
-				const collab = available();
+			handler: ({ roomId }, context) => {
+				const collab = context.service(rooms);
 				return { rooms: collab.list(roomId).map(statusOf), roomLimit: collab.maxRooms };
 			},
 		}),
@@ -82,8 +79,8 @@ export function collabCommands(rooms: CollabRooms | undefined) {
 				sessionId: Type.String(),
 				closedGuests: Type.Integer({ description: "Guest connections closed (joined or still joining)." }),
 			}),
-			handler: ({ roomId }) => {
-				const { room, closedGuests } = available().stop(roomId);
+			handler: ({ roomId }, context) => {
+				const { room, closedGuests } = context.service(rooms).stop(roomId);
 				return { roomId: room.roomId, sessionId: room.sessionId, closedGuests };
 			},
 		}),

@@ -3,10 +3,10 @@
  * chosen by a trusted project; the server, its credentials and bank are the user's, global only), and how an
  * applied change reaches the live configurations (MemoryService.reload).
  */
-import type { SettingsConsumer, SettingValues } from "../features/settings/consumer.js";
-import { defineSetting, type SettingDefinition } from "../features/settings/definition.js";
-import { valuesOf } from "../features/settings/effective-settings.js";
-import type { SettingsService } from "../features/settings/settings-service.js";
+import type { SettingsConsumer, SettingValues } from "../../settings/consumer.js";
+import { defineSetting, type SettingDefinition } from "../../settings/definition.js";
+import { valuesOf } from "../../settings/effective-settings.js";
+import type { SettingsService } from "../../settings/settings-service.js";
 import type { MemoryService } from "./memory-service.js";
 import { MEMORY_SETTING_SCHEMAS, MemorySettingsError, type MemorySettings, MemorySettingsSchema, parseMemorySettings } from "./settings.js";
 

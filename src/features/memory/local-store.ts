@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PRIVATE_FILE_MODE, writeFileAtomically } from "../shared/atomic-write.js";
-import { redactSecrets } from "../shared/redact.js";
+import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
+import { redactSecrets } from "../../shared/redact.js";
 import { withFileLock } from "./file-lock.js";
 import { projectAnchor, projectDigest } from "./project-identity.js";
 

@@ -3,7 +3,7 @@
  * as a whole, reports the values a session switched at run time, and makes an applied change take effect.
  * The composition root lists them (src/core.ts).
  */
-import type { LoadedSession } from "../../agent/runtime-manager.js";
+import type { LoadedSession } from "../agent/runtime-manager.js";
 import type { SettingProblem } from "./effective-settings.js";
 
 /** Effective values by key. */

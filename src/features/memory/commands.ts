@@ -1,10 +1,11 @@
 /** Control-plane commands of the memory subsystem (for settings panels, the memory inspector and scripts). */
 import { Type } from "typebox";
-import type { LoadedSession } from "../agent/runtime-manager.js";
-import { defineCommand, NoFields } from "../protocol/command.js";
-import type { DoctorCheck } from "../protocol/commands/doctor.js";
-import { REDACTED, redactSecrets } from "../shared/redact.js";
+import type { LoadedSession } from "../../agent/runtime-manager.js";
+import { defineCommand, NoFields } from "../../protocol/command.js";
+import type { DoctorCheck } from "../../protocol/commands/doctor.js";
+import { REDACTED, redactSecrets } from "../../shared/redact.js";
 import { MAX_ENTRIES, type MemoryEntry } from "./local-store.js";
+import type { ServiceKey } from "../../protocol/service-key.js";
 import type { MemoryService } from "./memory-service.js";
 import { BACKENDS, MemorySettingsSchema, SCOPINGS } from "./settings.js";
 
@@ -67,7 +68,7 @@ export const MemoryViewSchema = Type.Object(
 	{ title: "MemoryView" },
 );
 
-export function memoryCommands(memory: MemoryService) {
+export function memoryCommands(memoryKey: ServiceKey<MemoryService>) {
 	return [
 		defineCommand({
 			name: "memory_entries",
@@ -92,6 +93,7 @@ export function memoryCommands(memory: MemoryService) {
 			}),
 			handler: async ({ query, limit }, context) => {
 				const session = await context.session();
+				const memory = context.service(memoryKey);
 				const { namespace, store } = memory.localStore(session.id, session.handle.cwd);
 				const file = store.read();
 				const wanted = limit ?? MAX_ENTRIES;
@@ -118,7 +120,7 @@ export function memoryCommands(memory: MemoryService) {
 			result: Type.Object({ forgotten: Type.Array(Type.String()), missing: Type.Array(Type.String()) }),
 			handler: async ({ ids }, context) => {
 				const session = await context.session();
-				return memory.localStore(session.id, session.handle.cwd).store.forgetMany(ids);
+				return context.service(memoryKey).localStore(session.id, session.handle.cwd).store.forgetMany(ids);
 			},
 		}),
 		defineCommand({
@@ -153,7 +155,7 @@ export function memoryCommands(memory: MemoryService) {
 			}),
 			handler: async (_params, context) => {
 				const session = await context.session();
-				return memory.status(session.id, session.handle.cwd);
+				return context.service(memoryKey).status(session.id, session.handle.cwd);
 			},
 		}),
 		defineCommand({
@@ -161,7 +163,10 @@ export function memoryCommands(memory: MemoryService) {
 			summary: "The memory configuration a session uses. The remote token is always shown as a redaction marker.",
 			params: NoFields,
 			result: MemoryViewSchema,
-			handler: async (_params, context) => memory.view(memory.binding((await context.session()).id)),
+			handler: async (_params, context) => {
+				const memory = context.service(memoryKey);
+				return memory.view(memory.binding((await context.session()).id));
+			},
 		}),
 		defineCommand({
 			name: "memory_set_backend",
@@ -173,6 +178,7 @@ export function memoryCommands(memory: MemoryService) {
 			params: Type.Object({ backend: Type.Enum(BACKENDS) }, { additionalProperties: false }),
 			result: MemoryViewSchema,
 			handler: async ({ backend }, context) => {
+				const memory = context.service(memoryKey);
 				const binding = memory.binding((await context.session()).id);
 				memory.setBackend(binding, backend);
 				return memory.view(binding);

@@ -1,7 +1,7 @@
 /** The collaboration event: the host's followers of a shared session learn when its rooms and guests change. */
 import { type Static, Type } from "typebox";
-import { defineEvent } from "../protocol/event.js";
-import type { RoomChange } from "./rooms.js";
+import { defineEvent } from "../../protocol/event.js";
+import type { RoomChange } from "../../collab/rooms.js";
 
 export const collabUpdatedEvent = defineEvent(
 	"collab_updated",

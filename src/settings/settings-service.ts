@@ -7,10 +7,10 @@
  */
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
-import type { LoadedSession, RuntimeManager } from "../../agent/runtime-manager.js";
-import type { SessionSettings } from "../../agent/types.js";
-import { CodedError } from "../../shared/errors.js";
-import { REDACTED } from "../../shared/redact.js";
+import type { LoadedSession, RuntimeManager } from "../agent/runtime-manager.js";
+import type { SessionSettings } from "../agent/types.js";
+import { CodedError } from "../shared/errors.js";
+import { REDACTED } from "../shared/redact.js";
 import type { SettingsCatalog } from "./catalog.js";
 import type { SessionChange, SettingsChange, SettingsConsumer, SettingValues } from "./consumer.js";
 import { isSecret, schemaOf, type SettingDefinition, type SettingScope } from "./definition.js";

@@ -1,6 +1,6 @@
 /** The remote backend's tools: recall, retain and reflect against the configured memory server. */
 import { Type, type Static, type TObject } from "typebox";
-import { boundText, defineFeatureTool, type FeatureTool } from "../features/feature-tool.js";
+import { boundText, defineFeatureTool, type FeatureTool } from "../../agent/feature-tool.js";
 import { RemoteMemoryClient, type RemoteScope } from "./remote-client.js";
 import { remoteScope } from "./remote-scope.js";
 import type { MemorySettings } from "./settings.js";

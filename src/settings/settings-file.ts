@@ -6,8 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { writeFileAtomically } from "../../shared/atomic-write.js";
-import { CodedError } from "../../shared/errors.js";
+import { writeFileAtomically } from "../shared/atomic-write.js";
+import { CodedError } from "../shared/errors.js";
 
 /** A JSON object as read from a file. */
 export type JsonRecord = Record<string, unknown>;
