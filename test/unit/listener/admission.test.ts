@@ -5,9 +5,12 @@
  * the throttle case is throttled.
  */
 import assert from "node:assert/strict";
+import type { ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import { after, before, test } from "node:test";
+import { type Refusal, refusalHeaders, refuse, refuseOnSocket } from "../../../src/listener/refusal.js";
 import { guestSubprotocol } from "../../../src/shared/collab-wire.js";
-import { exchange, request, startWireListener, UNKNOWN_ROOM, upgrade, type WireAnswer, type WireListener } from "./listener-wire.js";
+import { exchange, parseAnswer, request, startWireListener, UNKNOWN_ROOM, upgrade, type WireAnswer, type WireListener } from "./listener-wire.js";
 
 const TOKEN = "admission-test-token";
 const FAILURES = 2;
@@ -119,4 +122,37 @@ test("failures are counted on every route that admits, the guest's included", as
 	}
 	const failures = guarded.logs.filter((l) => /authentication failed/.test(l));
 	for (const route of ["/rpc", "/export", "/ws", "/collab"]) assert.ok(failures.some((l) => l.includes(` on ${route}: 401 `)), route);
+});
+
+test("one function gives a refusal its headers, and both ways of sending one use it", () => {
+	const cases: Array<[Refusal, Record<string, string>]> = [
+		[{ ok: false, status: 429, reason: "wait", retryAfterSeconds: 3 }, { "Retry-After": "3" }],
+		[{ ok: false, status: 405, reason: "not so", allow: ["GET", "HEAD"] }, { Allow: "GET, HEAD" }],
+		[{ ok: false, status: 401, reason: "who are you" }, {}],
+	];
+	for (const [refusal, headers] of cases) {
+		assert.deepEqual(refusalHeaders(refusal), headers);
+		let head: { status: number; headers: Record<string, string> } | undefined;
+		let body = "";
+		const response = {
+			writeHead(status: number, sent: Record<string, string>) {
+				head = { status, headers: sent };
+				return this;
+			},
+			end(text: string) {
+				body = text;
+			},
+		};
+		refuse(response as unknown as ServerResponse, refusal);
+		assert.equal(head?.status, refusal.status);
+		assert.deepEqual(head?.headers, { "Content-Type": TEXT, "Cache-Control": "no-store", ...headers });
+		assert.equal(body, `${refusal.reason}\n`);
+		let written = "";
+		const socket = { writable: true, end: (text: string, done: () => void) => ((written = text), done()), destroy: () => undefined };
+		refuseOnSocket(socket as unknown as Duplex, refusal);
+		const answer = parseAnswer(written);
+		assert.equal(answer.status, refusal.status);
+		assert.equal(answer.body, `${refusal.reason}\n`);
+		for (const [name, value] of Object.entries(headers)) assert.equal(answer.headers[name.toLowerCase()], value, name);
+	}
 });

@@ -4,11 +4,108 @@
  * comes before the method, on /export after it). Pinned on the wire, byte for byte where it matters.
  */
 import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { createRouter, pathOf, type Route } from "../../../src/listener/routes.js";
 import { exchange, PAGE_TITLE, request, startWireListener, UNKNOWN_ROOM, upgrade, type WireListener } from "./listener-wire.js";
 
 const TOKEN = "routes-test-token";
 const TEXT = "text/plain; charset=utf-8";
+
+describe("the route table", () => {
+	/** What the handlers saw: `route method path`; and the admissions asked for. */
+	const served: string[] = [];
+	const admissions: string[] = [];
+	const handler = (name: string): Route["handle"] => (request, response, path) => {
+		served.push(`${name} ${request.method} ${path}`);
+		response.writeHead(200, { "Content-Type": "text/plain" }).end(`${name}\n`);
+	};
+	const routes: Route[] = [
+		{ path: "/page", methods: ["GET"], handle: handler("page") },
+		{ path: "/quiet", methods: ["GET"], allowHeader: false, handle: handler("quiet") },
+		{ path: "/write", methods: ["POST", "PUT"], wrongMethod: "method not allowed: POST or PUT to /write", handle: handler("write") },
+		{ path: (p) => p.startsWith("/any/"), handle: handler("any") },
+		{ path: "/any/first", handle: handler("never: an earlier route matches") },
+		{ path: "/guarded", methods: ["GET"], admit: "/rpc", handle: handler("guarded") },
+	];
+	let url: string;
+	let server: ReturnType<typeof createServer>;
+	before(async () => {
+		const admit = (request: IncomingMessage) => {
+			admissions.push(`${request.method} ${request.url}`);
+			return request.headers.authorization === "yes" ? { ok: true as const } : { ok: false as const, status: 429, reason: "slow down", retryAfterSeconds: 7 };
+		};
+		server = createServer(createRouter(routes, admit));
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+		url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+	const call = (method: string, path: string, headers: Record<string, string> = {}) =>
+		new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+			const req = httpRequest(`${url}${path}`, { method, headers, agent: false }, (res) => {
+				let body = "";
+				res.setEncoding("utf8");
+				res.on("data", (d) => (body += d));
+				res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+			});
+			req.on("error", reject);
+			req.end();
+		});
+
+	test("a served method reaches the handler with the path (no query); HEAD reaches a GET route, and no body is sent", async () => {
+		served.length = 0;
+		assert.deepEqual(await call("GET", "/page?x=1").then((r) => [r.status, r.body]), [200, "page\n"]);
+		const head = await call("HEAD", "/page");
+		assert.deepEqual([head.status, head.body], [200, ""]);
+		assert.equal((await call("PUT", "/write")).status, 200);
+		assert.deepEqual(served, ["page GET /page", "page HEAD /page", "write PUT /write"]);
+	});
+
+	test("another method on a known path is a 405 naming the methods served in Allow, HEAD with GET", async () => {
+		const post = await call("POST", "/page");
+		assert.deepEqual([post.status, post.headers.allow, post.body], [405, "GET, HEAD", "method not allowed\n"]);
+		assert.equal(post.headers["content-type"], TEXT);
+		const get = await call("GET", "/write");
+		assert.deepEqual([get.status, get.headers.allow, get.body], [405, "POST, PUT", "method not allowed: POST or PUT to /write\n"]);
+		const head = await call("HEAD", "/write");
+		assert.deepEqual([head.status, head.headers.allow, head.body], [405, "POST, PUT", ""]);
+		const quiet = await call("DELETE", "/quiet");
+		assert.deepEqual([quiet.status, quiet.headers.allow], [405, undefined], "a route may keep Allow out of its 405");
+	});
+
+	test("an unknown path is a 404 whatever the method; a route without methods takes every one; the first match wins", async () => {
+		for (const method of ["GET", "POST", "DELETE"]) {
+			const answer = await call(method, "/nowhere");
+			assert.deepEqual([answer.status, answer.body, answer.headers.allow], [404, "not found\n", undefined], method);
+		}
+		assert.equal((await call("HEAD", "/nowhere")).body, "");
+		served.length = 0;
+		for (const method of ["GET", "PATCH", "OPTIONS"]) assert.equal((await call(method, "/any/first")).body, "any\n");
+		assert.deepEqual(served, ["any GET /any/first", "any PATCH /any/first", "any OPTIONS /any/first"]);
+	});
+
+	test("admission runs after the method check and before the handler; its refusal keeps its headers", async () => {
+		admissions.length = 0;
+		served.length = 0;
+		assert.equal((await call("POST", "/guarded")).status, 405);
+		assert.deepEqual(admissions, [], "a wrong method is refused before admission");
+		const refused = await call("GET", "/guarded");
+		assert.deepEqual([refused.status, refused.headers["retry-after"], refused.body], [429, "7", "slow down\n"]);
+		assert.deepEqual(served, []);
+		assert.equal((await call("GET", "/guarded", { authorization: "yes" })).status, 200);
+		assert.deepEqual(admissions, ["GET /guarded", "GET /guarded"]);
+		assert.deepEqual(served, ["guarded GET /guarded"]);
+	});
+
+	test("paths are the request target without its query", () => {
+		assert.equal(pathOf("/web?x=1"), "/web");
+		assert.equal(pathOf("/a/b"), "/a/b");
+		assert.equal(pathOf(undefined), "/");
+		assert.equal(pathOf("/?"), "/");
+	});
+});
 
 describe("the listener's routes (tokenless, with collaboration rooms)", () => {
 	let wire: WireListener;
