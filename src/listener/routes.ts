@@ -28,8 +28,6 @@ export interface Route {
 	readonly methods?: readonly string[];
 	/** The 405's reason for another method. */
 	readonly wrongMethod?: string;
-	/** Whether the 405 names the methods served in Allow (it does unless false). */
-	readonly allowHeader?: boolean;
 	/** The admission the request passes before the handler runs, after the method is checked. */
 	readonly admit?: AdmittedRoute;
 	readonly handle: Handler;
@@ -69,7 +67,7 @@ export function createRouter(routes: readonly Route[], admit: Admit): (request: 
 		const methods = route.methods && served(route.methods);
 		if (methods && !methods.includes(request.method ?? "")) {
 			const reason = route.wrongMethod ?? "method not allowed";
-			return refuse(response, { ok: false, status: 405, reason, allow: route.allowHeader === false ? undefined : methods });
+			return refuse(response, { ok: false, status: 405, reason, allow: methods });
 		}
 		const admission = route.admit ? admit(request, route.admit) : undefined;
 		if (admission && !admission.ok) return refuse(response, admission);
@@ -97,11 +95,9 @@ export interface RouteContext {
 /** The listener's routes. Their paths do not overlap, so their order does not matter. */
 export function listenerRoutes({ dispatcher, web, collab }: RouteContext): Route[] {
 	return [
-		// The page's 405 has never named Allow (RFC 9110 asks for it); kept as it is, like every answer here.
 		{
 			path: (path) => path === "/web" || path === "/web/",
 			methods: ["GET"],
-			allowHeader: false,
 			handle: (request, response) => serveWebPage(request, response, web),
 		},
 		{ path: "/", handle: (_request, response) => void response.writeHead(302, { Location: "/web" }).end() },
@@ -117,7 +113,6 @@ export function listenerRoutes({ dispatcher, web, collab }: RouteContext): Route
 		{
 			path: guestPath(collab),
 			methods: ["GET"],
-			allowHeader: false,
 			handle: (request, response, path) => serveWebPage(request, response, web, path),
 		},
 		{

@@ -58,7 +58,7 @@ test("a feature that uses another's service without naming it in `needs` is told
 test("a session gets the features serving its kind, in the list's order; attach reaches each", async () => {
 	const attached: string[] = [];
 	const withAttach = (module: FeatureModule<string>) =>
-		defineFeature({
+		defineFeature<string>({
 			...module,
 			sessions: module.sessions && {
 				serves: module.sessions.serves,
