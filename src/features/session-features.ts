@@ -2,7 +2,7 @@
  * How several features make one session's features (the runtime takes one set per session), and where the
  * features that keep state in a session find it again when a command names the session.
  */
-import type { FeatureSession, HiddenContext, SessionFeatures } from "../agent/types.js";
+import type { FeatureSession, HiddenContext, SessionContribution, SessionFeatures } from "../agent/types.js";
 import { CodedError } from "../shared/errors.js";
 
 /** One set of tools, active tools, turn-start contexts (in order) and bindings made of several features'. */
@@ -46,5 +46,44 @@ export class SessionStates<T> {
 	/** How many sessions have state (for tests of the bound). */
 	get size(): number {
 		return this.states.size;
+	}
+}
+
+/** A session's own state that is also its features (todo plan, goal), and the session it is bound to once open. */
+export interface SessionState extends SessionFeatures {
+	readonly link: FeatureSession | undefined;
+}
+
+/**
+ * A feature whose state lives in each session (the todo plan, the goal): made for a session about to open,
+ * found again by the session's id once it is loaded, forgotten when it closes.
+ */
+export class PerSessionService<T extends SessionState> {
+	private readonly sessions: SessionStates<T>;
+
+	/** `what` names the state in errors; `attached` runs once a state is filed under its session's id. */
+	constructor(
+		what: string,
+		private readonly create: () => T,
+		private readonly attached: (state: T) => void = () => undefined,
+	) {
+		this.sessions = new SessionStates<T>(what);
+	}
+
+	/** A new session's state and how to file it under the session's id: what the feature gives a session. */
+	contribution(): SessionContribution {
+		const state = this.create();
+		return { features: state, attach: (sessionId) => this.attach(sessionId, state) };
+	}
+
+	/** The session is loaded under this id: commands naming it reach its state. */
+	attach(sessionId: string, state: T): void {
+		this.sessions.attach(sessionId, state, state.link);
+		this.attached(state);
+	}
+
+	/** The state of a loaded session; throws `unavailable` when it has none. */
+	of(sessionId: string): T {
+		return this.sessions.get(sessionId);
 	}
 }

@@ -15,9 +15,6 @@ export const goalFeature = defineFeature({
 	// A goal is the user's: a job's child works on its task, not toward a goal of its own.
 	sessions: {
 		serves: ["top-level"],
-		contribute: (goals) => {
-			const goal = goals.forSession();
-			return { features: goal, attach: (sessionId) => goals.attach(sessionId, goal) };
-		},
+		contribute: (goals) => goals.contribution(),
 	},
 });

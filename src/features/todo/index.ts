@@ -15,10 +15,7 @@ export const todoFeature = defineFeature({
 	// A job's child plans too: a workflow's supervisor plans with it.
 	sessions: {
 		serves: ["top-level", "job", "persona"],
-		contribute: (todo) => {
-			const plan = todo.forSession();
-			return { features: plan, attach: (sessionId) => todo.attach(sessionId, plan) };
-		},
+		contribute: (todo) => todo.contribution(),
 	},
 });
 
