@@ -1,10 +1,10 @@
 /**
  * The real listener with real collaboration rooms, in the test process, over a dispatcher of fake session
- * commands (get_state, get_messages, prompt, steer, abort) and real event streams: events are published
- * straight into a session's stream. For the relay's tests, where the fake model would be slow.
+ * commands (get_state, get_messages, prompt, steer, abort), a real runtime of fake agents (any session id
+ * resolves: see runtimeOfAnyId) and real event streams: events are published straight into a session's stream.
+ * For the relay's tests, where the fake model would be slow.
  */
 import { Type } from "typebox";
-import type { RuntimeManager } from "../../src/agent/runtime-manager.js";
 import type { SessionObserver } from "../../src/agent/types.js";
 import { collabFeature } from "../../src/features/collab/index.js";
 import { collabUpdated } from "../../src/features/collab/events.js";
@@ -17,10 +17,11 @@ import { streamCommands } from "../../src/protocol/commands/stream.js";
 import { createDispatcher } from "../../src/protocol/dispatch.js";
 import { ServiceDirectory } from "../../src/protocol/service-key.js";
 import { EventStreams } from "../../src/protocol/event-streams.js";
+import { runtimeOfAnyId } from "./fake-agent.js";
 
-/** The session commands address when they name none. */
+/** The primary session: the one commands address when they name none. Any other id names a session too. */
 export const PRIMARY_SESSION = "primary-session";
-/** The fake sessions' folder and the fake home (paths in them must reach guests shortened). */
+/** Every session's folder, inside the fake home (paths in them must reach guests shortened). */
 export const SESSION_CWD = "/home/tester/work/project";
 
 export interface CollabHarness {
@@ -51,7 +52,7 @@ export async function startCollabHarness(options: { limits?: Partial<ListenerLim
 	const transcripts = new Map<string, unknown[]>();
 	const received: CollabHarness["received"] = [];
 	const running = new Set<string>();
-	const runtime = { get: async (sessionId?: string) => ({ id: sessionId ?? PRIMARY_SESSION }) } as unknown as RuntimeManager;
+	const { runtime } = await runtimeOfAnyId(PRIMARY_SESSION, SESSION_CWD);
 	const fake = [
 		defineCommand({
 			name: "get_state",
@@ -59,12 +60,12 @@ export async function startCollabHarness(options: { limits?: Partial<ListenerLim
 			params: NoFields,
 			result: Type.Unknown(),
 			handler: async (_p, context) => {
-				const { id } = await context.session();
+				const { id, handle } = await context.session();
 				return {
 					sessionId: id,
 					sessionFile: `/home/tester/.skiff/agent/sessions/${id}.jsonl`,
-					sessionName: `Work in ${SESSION_CWD}`,
-					cwd: SESSION_CWD,
+					sessionName: `Work in ${handle.cwd}`,
+					cwd: handle.cwd,
 					model: { provider: "fake", id: "fake-model", name: "Fake", baseUrl: "http://10.0.0.5:8080/v1", headers: { authorization: "x" } },
 					thinkingLevel: "off",
 					isStreaming: running.has(id),

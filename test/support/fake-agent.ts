@@ -1,7 +1,9 @@
 /**
  * In-memory stand-ins for the pi adapter: an agent handle that runs nothing and a catalog of pretend session
- * files, typed by the runtime's own interfaces so runtime tests need no casts.
+ * files, typed by the runtime's own interfaces so runtime tests need no casts; and a real runtime built on them
+ * for tests that need one behind a dispatcher or a listener.
  */
+import { RuntimeManager } from "../../src/agent/runtime-manager.js";
 import type {
 	AgentHandle,
 	AgentState,
@@ -255,15 +257,34 @@ export class FakeCatalog implements SessionCatalog {
 	}
 }
 
-/** An opener that records every session it opens in `catalog` and keeps its handles, in order. */
-export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; handles: FakeAgentHandle[] } {
+/**
+ * A catalog in which every id names a recorded session (`/sessions/<id>.jsonl`, a pretend file: nothing is on
+ * disk), for tests whose clients address sessions by whatever id they like. An id that cannot be a file's name
+ * (it holds a `/`) is recorded nowhere.
+ */
+export class AnyIdCatalog extends FakeCatalog {
+	override byId(id: string): SessionFileRef | undefined {
+		if (id.length === 0 || id.includes("/")) return undefined;
+		return super.byId(id) ?? { id, path: `/sessions/${id}.jsonl`, modifiedMs: 0 };
+	}
+	override resolve(reference: string): SessionFileRef {
+		const ref = this.byId(reference);
+		return ref ?? super.resolve(reference);
+	}
+}
+
+/**
+ * An opener that records every session it opens in `catalog` and keeps its handles, in order. A session opened
+ * from a file gets `recordedCwd` as its folder (the one its pretend file was recorded in), else the handle's default.
+ */
+export function fakeOpener(catalog: FakeCatalog, { recordedCwd }: { recordedCwd?: string } = {}): { openSession: SessionOpener; handles: FakeAgentHandle[] } {
 	const handles: FakeAgentHandle[] = [];
 	let counter = 0;
 	const openSession: SessionOpener = async (source, options) => {
 		const id = source.kind === "file" ? idOfPath(source.path) : source.kind === "new" && source.id ? source.id : `s${++counter}`;
 		const path = `/sessions/${id}.jsonl`;
 		catalog.files.set(id, { id, path, modifiedMs: 0 });
-		const handle = new FakeAgentHandle(id, path, source.kind === "new" || source.kind === "memory" ? source.cwd : undefined);
+		const handle = new FakeAgentHandle(id, path, source.kind === "new" || source.kind === "memory" ? source.cwd : recordedCwd);
 		if (options.settings) handle.takeSettings(options.settings(handle.cwd));
 		handles.push(handle);
 		return handle;
@@ -274,4 +295,17 @@ export function fakeOpener(catalog: FakeCatalog): { openSession: SessionOpener; 
 /** The id in a pretend file's name (`/sessions/<id>.jsonl`). */
 function idOfPath(path: string): string {
 	return path.slice(path.lastIndexOf("/") + 1, -".jsonl".length);
+}
+
+/**
+ * A real runtime over these fakes in which any id resolves, as the harnesses' clients expect: the primary session
+ * has the id `primary`, every other id is a recorded session (see AnyIdCatalog) loaded when first addressed, and
+ * every session is of `cwd`. Its handles, in the order they were opened, let a test look at or drive a session.
+ */
+export async function runtimeOfAnyId(primary: string, cwd = "/p"): Promise<{ runtime: RuntimeManager; handles: FakeAgentHandle[] }> {
+	const catalog = new AnyIdCatalog();
+	const { openSession, handles } = fakeOpener(catalog, { recordedCwd: cwd });
+	const runtime = new RuntimeManager({ cwd, catalog, openSession });
+	await runtime.start({ kind: "id", id: primary });
+	return { runtime, handles };
 }

@@ -1,9 +1,9 @@
 /**
- * The real listener in the test process, over a real dispatcher and event streams but no agent: events are
- * published straight into a session's stream, and limits can be made small. For tests of the transport's
- * behaviour under load and abuse, where the fake model would be slow and a child process opaque.
+ * The real listener in the test process, over a real dispatcher, event streams and runtime, but no agent (fake
+ * sessions, any id resolving: see runtimeOfAnyId): events are published straight into a session's stream, and
+ * limits can be made small. For tests of the transport's behaviour under load and abuse, where the fake model
+ * would be slow and a child process opaque.
  */
-import type { RuntimeManager } from "../../src/agent/runtime-manager.js";
 import type { SessionObserver } from "../../src/agent/types.js";
 import type { AuthPolicy } from "../../src/listener/auth.js";
 import type { ListenerLimits } from "../../src/listener/limits.js";
@@ -12,8 +12,9 @@ import { CommandRegistry, defineCommand, NoFields, NoResult } from "../../src/pr
 import { streamCommands } from "../../src/protocol/commands/stream.js";
 import { createDispatcher } from "../../src/protocol/dispatch.js";
 import { EventStreams } from "../../src/protocol/event-streams.js";
+import { runtimeOfAnyId } from "./fake-agent.js";
 
-/** The session every command addresses when it names none. */
+/** The primary session: the one every command addresses when it names none. Any other id names a session too. */
 export const PRIMARY_SESSION = "primary";
 
 /** A command that never answers, to fill a socket's commands in flight. */
@@ -56,7 +57,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Listen
 			return () => (observer = undefined);
 		},
 	});
-	const runtime = { get: async (sessionId?: string) => ({ id: sessionId ?? PRIMARY_SESSION }) } as unknown as RuntimeManager;
+	const { runtime } = await runtimeOfAnyId(PRIMARY_SESSION);
 	const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands, hang), { runtime, streams });
 	const logs: string[] = [];
 	const logWaiters = new Set<() => void>();

@@ -1,7 +1,7 @@
 /** Starting features in the order of their needs, and which sessions get which feature. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { SessionOrigin } from "../../../src/agent/types.js";
+import type { AgentProfile, SessionOrigin } from "../../../src/agent/types.js";
 import { defineFeature, type FeatureHost, type FeatureModule, type SessionKind } from "../../../src/features/module.js";
 import { sessionFeaturesFor, sessionKindOf } from "../../../src/features/session-policy.js";
 import { startFeatures, startOrder } from "../../../src/features/start.js";
@@ -73,7 +73,7 @@ test("a session gets the features serving its kind, in the list's order; attach 
 	];
 	const policy = sessionFeaturesFor(startFeatures(list, host).started);
 	const origin = (extra: Partial<SessionOrigin>): SessionOrigin => ({ cwd: () => "/", sessionId: () => "s", ...extra });
-	const profile = { name: "worker", systemPrompt: "", tools: [] } as unknown as NonNullable<SessionOrigin["profile"]>;
+	const profile: AgentProfile = { systemPrompt: "", tools: [] };
 
 	const topLevel = policy(origin({}));
 	assert.deepEqual(topLevel.features.tools.map((t) => t.name), ["everywhere", "top"]);

@@ -1,9 +1,9 @@
 /**
- * A real listener in the test process (no agent behind it, optionally collaboration rooms) and raw HTTP/1.x
- * exchanges with it, parsed into status, headers and body. The listener tests pin what goes on the wire, so
- * they write requests byte for byte (repeated headers, HTTP/1.0, no Host) and read answers the same way.
+ * A real listener in the test process (no agent behind it: fake sessions, any id resolving, their files not on
+ * disk; optionally collaboration rooms) and raw HTTP/1.x exchanges with it, parsed into status, headers and body.
+ * The listener tests pin what goes on the wire, so they write requests byte for byte (repeated headers,
+ * HTTP/1.0, no Host) and read answers the same way.
  */
-import type { RuntimeManager } from "../../../src/agent/runtime-manager.js";
 import { CollabRooms } from "../../../src/collab/rooms.js";
 import type { AuthPolicy } from "../../../src/listener/auth.js";
 import type { ListenerLimits } from "../../../src/listener/limits.js";
@@ -12,6 +12,7 @@ import { CommandRegistry } from "../../../src/protocol/command.js";
 import { streamCommands } from "../../../src/protocol/commands/stream.js";
 import { createDispatcher } from "../../../src/protocol/dispatch.js";
 import { EventStreams } from "../../../src/protocol/event-streams.js";
+import { runtimeOfAnyId } from "../../support/fake-agent.js";
 import { openRaw } from "../../support/raw-http.js";
 
 export const PAGE_TITLE = "<title>wire test page</title>";
@@ -31,7 +32,7 @@ export interface WireListener {
 export async function startWireListener(
 	options: { auth?: AuthPolicy; collab?: boolean; limits?: Partial<ListenerLimits>; now?: () => number } = {},
 ): Promise<WireListener> {
-	const runtime = { get: async (sessionId?: string) => ({ id: sessionId ?? "primary" }), observe: () => () => undefined } as unknown as RuntimeManager;
+	const { runtime } = await runtimeOfAnyId("primary");
 	const streams = new EventStreams({ observe: () => () => undefined });
 	const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands), { runtime, streams });
 	const logs: string[] = [];

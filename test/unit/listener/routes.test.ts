@@ -158,7 +158,7 @@ describe("the listener's routes (tokenless, with collaboration rooms)", () => {
 		assert.equal(JSON.parse(answer.body).id, "p");
 	});
 
-	test("a well-formed export gets past the route to the dispatcher (whose fake runtime here has no sessions)", async () => {
+	test("a well-formed export gets past the route to the dispatcher (whose fake sessions here have no file on disk)", async () => {
 		const answer = await exchange(wire.url, request("GET", "/export/no-such-session.jsonl", wire.host));
 		assert.equal(answer.status, 500, answer.raw);
 		assert.doesNotMatch(answer.body, /not found: export a session as|method not allowed/);

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { RuntimeManager } from "../../../src/agent/runtime-manager.js";
 import { Type } from "typebox";
 import { CommandRegistry, defineCommand, NoFields, NoResult } from "../../../src/protocol/command.js";
 import { streamCommands } from "../../../src/protocol/commands/stream.js";
@@ -8,6 +7,7 @@ import { createDispatcher, MAX_ERROR_CHARS, MAX_ID_CHARS, MAX_SESSION_ID_CHARS }
 import { echo, MAX_ECHO_CHARS } from "../../../src/protocol/echo.js";
 import { EventStreams } from "../../../src/protocol/event-streams.js";
 import { NO_EVENT_STREAM } from "../../../src/protocol/subscriptions.js";
+import { runtimeOfAnyId } from "../../support/fake-agent.js";
 
 const failing = defineCommand({
 	name: "fail_loudly",
@@ -20,7 +20,7 @@ const failing = defineCommand({
 });
 
 const streams = new EventStreams({ observe: () => () => undefined });
-const runtime = { get: async () => ({ id: "s" }) } as unknown as RuntimeManager;
+const { runtime } = await runtimeOfAnyId("s");
 const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands, failing), { runtime, streams });
 const HUGE = "h".repeat(1024 * 1024);
 const send = (value: object) => dispatcher.dispatchValue(value, NO_EVENT_STREAM);

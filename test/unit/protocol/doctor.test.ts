@@ -3,11 +3,14 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import type { LoadedSession } from "../../../src/agent/runtime-manager.js";
+import { RuntimeManager } from "../../../src/agent/runtime-manager.js";
 import type { ModelInfo } from "../../../src/agent/types.js";
-import type { CommandContext } from "../../../src/protocol/context.js";
+import { CommandRegistry } from "../../../src/protocol/command.js";
 import { type DoctorCheck, doctorCommands, type ServiceFacts } from "../../../src/protocol/commands/doctor.js";
-import { FakeAgentHandle } from "../../support/fake-agent.js";
+import { createDispatcher } from "../../../src/protocol/dispatch.js";
+import { EventStreams } from "../../../src/protocol/event-streams.js";
+import { NO_EVENT_STREAM } from "../../../src/protocol/subscriptions.js";
+import { FakeAgentHandle, FakeCatalog } from "../../support/fake-agent.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 const MODEL: ModelInfo = { provider: "fake", id: "m" };
@@ -32,11 +35,15 @@ class DoctorHandle extends FakeAgentHandle {
 	}
 }
 
+/** The doctor's answer over /rpc, from a runtime whose primary session is `handle`. */
 async function run(handle: FakeAgentHandle, service: ServiceFacts | undefined, checkModel = false): Promise<{ ok: boolean; checks: DoctorCheck[] }> {
-	const [doctor] = doctorCommands({ service, checks: [async () => ({ id: "memory", ok: true, title: "memory", detail: "fine" })] });
-	const session: LoadedSession = { id: handle.sessionId, handle, lastUsed: 0 };
-	const context = { session: async () => session } as unknown as CommandContext;
-	return (await doctor!.handler({ checkModel }, context)) as { ok: boolean; checks: DoctorCheck[] };
+	const commands = doctorCommands({ service, checks: [async () => ({ id: "memory", ok: true, title: "memory", detail: "fine" })] });
+	const runtime = new RuntimeManager({ cwd: handle.cwd, catalog: new FakeCatalog(), openSession: async () => handle });
+	await runtime.start({ kind: "new" });
+	const dispatcher = createDispatcher(new CommandRegistry().register(...commands), { runtime, streams: new EventStreams(runtime) });
+	const response = await dispatcher.dispatchValue({ type: "doctor", checkModel }, NO_EVENT_STREAM);
+	assert.equal(response.success, true, response.error);
+	return response.data as { ok: boolean; checks: DoctorCheck[] };
 }
 
 function facts(overrides: Partial<ServiceFacts> = {}): ServiceFacts {
