@@ -83,6 +83,6 @@ test("the checker sees imports (a guard against a regex that matches nothing)", 
 	assert.ok(importsOf("src/stdio/stdio-transport.ts").includes("src/protocol/dispatch.js"), "the stdio transport is checked");
 	assert.ok(importsOf("src/agent/pi/open-session.ts").includes("@mariozechner/pi-coding-agent"));
 	assert.ok(importsOf("src/client/node.ts").includes("ws"));
-	assert.ok(importsOf("web/src/state/controller.ts").includes("src/client/index"));
+	assert.ok(importsOf("web/src/state/controller.ts").includes("src/client/index.js"));
 	assert.ok(importsOf("src/listener/collab-socket.ts").includes("src/collab/channel.js"), "the listener's imports of collaboration are seen");
 });

@@ -6,7 +6,7 @@
  * whether to start working on it now.
  */
 import { useState } from "preact/hooks";
-import type { Goal, GoalEvent, GoalView } from "../../../../src/client/index";
+import type { Goal, GoalEvent, GoalView } from "../../../../src/client/index.js";
 import { Markdown } from "../../render/markdown";
 import { redact } from "../../render/redact";
 import { MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PINS, pinLength, utf8Bytes } from "../../state/goal-state";

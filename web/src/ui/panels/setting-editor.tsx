@@ -5,9 +5,9 @@
  * field. Secrets show only whether they are set: the field takes a `$VAR` reference and is emptied once sent.
  */
 import { useState } from "preact/hooks";
-import type { SettingScope, SettingView } from "../../../../src/client/index";
-import { redact } from "../../render/redact";
-import { REDACTED, type ScopedValue } from "../../state/settings-state";
+import type { SettingScope, SettingView } from "../../../../src/client/index.js";
+import { REDACTED, redact } from "../../render/redact";
+import type { ScopedValue } from "../../state/settings-state";
 
 const APPLIES: Record<SettingView["applies"], string> = { live: "applies at once", newSessions: "applies to new sessions", restart: "applies after a restart" };
 const SOURCES: Record<SettingView["source"], string> = { default: "default", global: "global file", project: "project file", runtime: "this session" };

@@ -6,7 +6,7 @@
  * that tabs are not saved: they live in the service's memory only.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Message, SideChatTab } from "../../../../src/client/index";
+import type { Message, SideChatTab } from "../../../../src/client/index.js";
 import { EPHEMERAL_NOTE, SIDE_CHAT_NAME } from "../../state/side-chat-state";
 import type { Transcript } from "../../state/transcript";
 import { useDraftBox } from "../draft-box";

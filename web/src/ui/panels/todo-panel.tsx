@@ -7,7 +7,7 @@
  */
 import { Fragment } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index";
+import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { allTasks, countTasks, freshlyCompleted, type TodoOp } from "../../state/todo-state";
 import { Icon } from "../icons";
