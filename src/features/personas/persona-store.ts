@@ -13,28 +13,13 @@ import { isSymbolicLink } from "../../shared/path-kind.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { AGENT_NAME_PATTERN, type AgentDefinition, type CatalogEntry, MAX_DEFINITION_BYTES, parseDefinition, TASK_AGENT } from "../jobs/definitions.js";
 import { archivedTranscripts, continuityText } from "./continuity.js";
+import type { PersonaRow, PersonaScope } from "./schemas.js";
 
 export const PERSONA_FILE = "persona.md";
 export const MAX_PERSONA_BYTES = MAX_DEFINITION_BYTES;
 const NAME = new RegExp(AGENT_NAME_PATTERN);
 /** Names a persona cannot take: the bundled agents'. */
 const RESERVED = new Set([TASK_AGENT.name]);
-
-export type PersonaScope = "user" | "project";
-
-/** A persona as listed (no absolute paths). */
-export interface PersonaRow {
-	name: string;
-	scope: PersonaScope;
-	/** Its persona.md exists (false: removed, its memory and sessions remain until purged). */
-	defined: boolean;
-	description?: string;
-	model?: string;
-	memoryEntries: number;
-	sessionCount: number;
-	/** Why it cannot be run. */
-	error?: string;
-}
 
 interface Found {
 	name: string;
