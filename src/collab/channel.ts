@@ -23,6 +23,7 @@ import {
 	frameNonce,
 	GUEST_TO_HOST,
 	HOST_TO_GUEST,
+	ReceiveOrder,
 	ROLE_KEY_BYTES,
 	ROOM_ID_BYTES,
 } from "../shared/collab-wire.js";
@@ -84,8 +85,7 @@ export function openFrame(keys: DirectionKeys, direction: FrameDirection, seq: n
  */
 export class CollabChannel {
 	private sendSeq = 0;
-	private receiveSeq = 0;
-	private broken = false;
+	private readonly received = new ReceiveOrder();
 
 	private constructor(
 		private readonly roomId: string,
@@ -121,14 +121,6 @@ export class CollabChannel {
 	}
 
 	open(frame: Uint8Array): Buffer {
-		if (this.broken) throw new FrameRejected("closed");
-		try {
-			const plaintext = openFrame(this.receiving.keys, this.receiving.direction, this.receiveSeq, this.roomId, frame, this.receiving.maxBytes);
-			this.receiveSeq++;
-			return plaintext;
-		} catch (error) {
-			this.broken = true;
-			throw error;
-		}
+		return this.received.open((seq) => openFrame(this.receiving.keys, this.receiving.direction, seq, this.roomId, frame, this.receiving.maxBytes));
 	}
 }

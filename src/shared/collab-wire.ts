@@ -141,6 +141,40 @@ export function checkFrame(frame: Uint8Array, direction: FrameDirection, seq: nu
 	};
 }
 
+/**
+ * The receiving side of one direction of a connection: frames open exactly in sequence from 0, and the first
+ * one refused ends it (every later frame is refused as `closed`), so a reader that keeps reading cannot be
+ * walked past a gap. The service opens frames synchronously (node:crypto), the page asynchronously
+ * (WebCrypto, one frame after the other): `open` takes either.
+ */
+export class ReceiveOrder {
+	private next = 0;
+	private broken = false;
+
+	/** What `open` makes of the frame expected now, given its seq; a refusal, thrown or rejected, ends the order. */
+	open<T>(open: (seq: number) => T): T {
+		if (this.broken) throw new FrameRejected("closed");
+		const refuse = (error: unknown): never => {
+			this.broken = true;
+			throw error;
+		};
+		let opened: T;
+		try {
+			opened = open(this.next);
+		} catch (error) {
+			return refuse(error);
+		}
+		if (opened instanceof Promise) {
+			return opened.then((plaintext: unknown) => {
+				this.next++;
+				return plaintext;
+			}, refuse) as T;
+		}
+		this.next++;
+		return opened;
+	}
+}
+
 /** The AES-GCM nonce of a frame: the direction's IV with the big-endian seq XORed into its last 8 bytes. */
 export function frameNonce(iv: Uint8Array, seq: number): Uint8Array<ArrayBuffer> {
 	if (iv.length !== DERIVED_IV_BYTES) throw new RangeError(`an IV has ${DERIVED_IV_BYTES} bytes`);

@@ -21,6 +21,7 @@ import {
 	frameNonce,
 	GUEST_TO_HOST,
 	HOST_TO_GUEST,
+	ReceiveOrder,
 } from "../../../src/shared/collab-wire.js";
 
 type Subtle = typeof globalThis.crypto.subtle;
@@ -124,8 +125,7 @@ export async function openFrame(
  */
 export class GuestChannel {
 	private sendSeq = 0;
-	private receiveSeq = 0;
-	private broken = false;
+	private readonly received = new ReceiveOrder();
 	private sending: Promise<unknown> = Promise.resolve();
 	private receiving: Promise<unknown> = Promise.resolve();
 
@@ -152,17 +152,9 @@ export class GuestChannel {
 	}
 
 	open(frame: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
-		const opened = this.receiving.then(async () => {
-			if (this.broken) throw new FrameRejected("closed");
-			try {
-				const plaintext = await openFrame(this.inbound, HOST_TO_GUEST, this.receiveSeq, this.roomId, frame, this.maxHostFrameBytes);
-				this.receiveSeq++;
-				return plaintext;
-			} catch (error) {
-				this.broken = true;
-				throw error;
-			}
-		});
+		const opened = this.receiving.then(() =>
+			this.received.open((seq) => openFrame(this.inbound, HOST_TO_GUEST, seq, this.roomId, frame, this.maxHostFrameBytes)),
+		);
 		this.receiving = opened.catch(() => undefined);
 		return opened;
 	}
