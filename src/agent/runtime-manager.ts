@@ -4,7 +4,7 @@
  * It knows nothing of transports or of the wire: sessions' events leave through its observers.
  */
 import { CodedError } from "../shared/errors.js";
-import { statSync } from "node:fs";
+import { isDirectory } from "../shared/path-kind.js";
 import { resolve } from "node:path";
 import {
 	type AgentHandle,
@@ -479,10 +479,3 @@ function occupied(session: LoadedSession): boolean {
 	return session.handle.isBusy || session.handle.isBashRunning;
 }
 
-function isDirectory(path: string): boolean {
-	try {
-		return statSync(path).isDirectory();
-	} catch {
-		return false;
-	}
-}

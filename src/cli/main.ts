@@ -16,10 +16,10 @@ import { type Service, startService } from "../service.js";
 import { type CliOptions, parseCliArgs, UsageError } from "./args.js";
 import { HELP_TEXT } from "./help.js";
 import { runRpcMode } from "./rpc-mode.js";
+import { EXIT_FAILURE, shutDown } from "./shutdown.js";
 import { embeddedWebPage } from "./web-page.js";
 
 const EXIT_USAGE = 2;
-const EXIT_FAILURE = 1;
 
 async function main(argv: string[]): Promise<void> {
 	const options = parseCliArgs(argv);
@@ -103,16 +103,6 @@ async function main(argv: string[]): Promise<void> {
 
 /** Printed once the agent runtime is loaded and the primary session is open (after the banner). */
 const READY_LINE = "Ready";
-
-function shutDown(service: Service): void {
-	service.close().then(
-		() => process.exit(0),
-		(error) => {
-			process.stderr.write(`shutdown failed: ${redactSecrets(String(error))}\n`);
-			process.exit(EXIT_FAILURE);
-		},
-	);
-}
 
 /** The agent directory (created if missing): SKIFF_AGENT_DIR, else ~/.skiff/agent. */
 function agentDirectory(): string {

@@ -8,8 +8,7 @@ import { redactSecrets } from "../shared/redact.js";
 import { type RpcService, startRpcService } from "../service.js";
 import { takeOverStdout } from "../stdio/stdout-guard.js";
 import type { CliOptions } from "./args.js";
-
-const EXIT_FAILURE = 1;
+import { EXIT_FAILURE, shutDown } from "./shutdown.js";
 
 export async function runRpcMode(options: CliOptions, agentDir: string, cwd: string): Promise<void> {
 	const output = takeOverStdout();
@@ -43,14 +42,4 @@ export async function runRpcMode(options: CliOptions, agentDir: string, cwd: str
 	});
 	for (const warning of service.warnings) process.stderr.write(`warning: ${redactSecrets(warning)}\n`);
 	if (stopping) shutDown(service);
-}
-
-function shutDown(service: RpcService): void {
-	service.close().then(
-		() => process.exit(0),
-		(error) => {
-			process.stderr.write(`shutdown failed: ${redactSecrets(String(error))}\n`);
-			process.exit(EXIT_FAILURE);
-		},
-	);
 }

@@ -9,34 +9,27 @@ import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, ti
 import {
 	CAPABILITY_BYTES,
 	capabilityInput,
+	checkFrame,
 	connectionSalt,
 	DERIVED_IV_BYTES,
 	DERIVED_KEY_BYTES,
 	directionInfo,
 	encodeBase64Url,
-	FRAME_HEADER_BYTES,
 	FRAME_TAG_BYTES,
-	FRAME_VERSION,
 	type FrameDirection,
+	FrameRejected,
 	frameAad,
 	frameHeader,
 	frameNonce,
 	GUEST_TO_HOST,
 	HOST_TO_GUEST,
-	readFrameHeader,
+	ReceiveOrder,
 	ROLE_KEY_BYTES,
 	ROOM_ID_BYTES,
 } from "../shared/collab-wire.js";
 
-/** Why a frame was refused; the connection is then closed (the peer only learns "invalid collaboration frame"). */
-export type FrameFault = "short" | "version" | "direction" | "sequence" | "authentication" | "size" | "closed";
-
-export class FrameRejected extends Error {
-	constructor(readonly fault: FrameFault) {
-		super(`collaboration frame refused: ${fault}`);
-		this.name = "FrameRejected";
-	}
-}
+/** The frame's checks and refusal are the wire's (src/shared/collab-wire.ts), the same on the page. */
+export { type FrameFault, FrameRejected } from "../shared/collab-wire.js";
 
 /** A new room's id and its two role keys. */
 export function newRoomSecrets(): { roomId: string; controlKey: Buffer; viewKey: Buffer } {
@@ -74,17 +67,12 @@ export function sealFrame(keys: DirectionKeys, direction: FrameDirection, seq: n
 
 /** The plaintext of a frame expected at `seq` in `direction`; throws FrameRejected otherwise. */
 export function openFrame(keys: DirectionKeys, direction: FrameDirection, seq: number, roomId: string, frame: Uint8Array, maxBytes: number): Buffer {
-	if (frame.length > maxBytes) throw new FrameRejected("size");
-	const header = readFrameHeader(frame);
-	if (!header) throw new FrameRejected("short");
-	if (header.version !== FRAME_VERSION) throw new FrameRejected("version");
-	if (header.direction !== direction) throw new FrameRejected("direction");
-	if (header.seq !== BigInt(seq)) throw new FrameRejected("sequence");
+	const checked = checkFrame(frame, direction, seq, roomId, maxBytes);
 	const decipher = createDecipheriv("aes-256-gcm", keys.key, frameNonce(keys.iv, seq), { authTagLength: FRAME_TAG_BYTES });
-	decipher.setAAD(frameAad(frame.subarray(0, FRAME_HEADER_BYTES), roomId));
-	decipher.setAuthTag(frame.subarray(frame.length - FRAME_TAG_BYTES));
+	decipher.setAAD(checked.aad);
+	decipher.setAuthTag(checked.tag);
 	try {
-		return Buffer.concat([decipher.update(frame.subarray(FRAME_HEADER_BYTES, frame.length - FRAME_TAG_BYTES)), decipher.final()]);
+		return Buffer.concat([decipher.update(checked.ciphertext), decipher.final()]);
 	} catch {
 		throw new FrameRejected("authentication");
 	}
@@ -97,8 +85,7 @@ export function openFrame(keys: DirectionKeys, direction: FrameDirection, seq: n
  */
 export class CollabChannel {
 	private sendSeq = 0;
-	private receiveSeq = 0;
-	private broken = false;
+	private readonly received = new ReceiveOrder();
 
 	private constructor(
 		private readonly roomId: string,
@@ -134,14 +121,6 @@ export class CollabChannel {
 	}
 
 	open(frame: Uint8Array): Buffer {
-		if (this.broken) throw new FrameRejected("closed");
-		try {
-			const plaintext = openFrame(this.receiving.keys, this.receiving.direction, this.receiveSeq, this.roomId, frame, this.receiving.maxBytes);
-			this.receiveSeq++;
-			return plaintext;
-		} catch (error) {
-			this.broken = true;
-			throw error;
-		}
+		return this.received.open((seq) => openFrame(this.receiving.keys, this.receiving.direction, seq, this.roomId, frame, this.receiving.maxBytes));
 	}
 }

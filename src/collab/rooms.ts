@@ -15,6 +15,7 @@ import {
 	ROOM_STOPPED_REASON,
 } from "../shared/collab-wire.js";
 import { capabilityOf, newRoomSecrets, sameCapability } from "./channel.js";
+import type { RoomLinks, RoomSummary } from "./schemas.js";
 
 /** Rooms one service holds at once; `collab_start` beyond it fails with `limit`. */
 export const MAX_COLLAB_ROOMS = 8;
@@ -28,24 +29,6 @@ export interface Participant {
 	readonly joined: boolean;
 	/** Closes the guest's connection with this close code and reason. */
 	close(code: number, reason: string): void;
-}
-
-/** What `collab_status` and `collab_updated` say about a room: never its keys. */
-export interface RoomSummary {
-	roomId: string;
-	sessionId: string;
-	controlGuests: number;
-	viewGuests: number;
-	participantLimit: number;
-	startedAt: string;
-}
-
-/** What `collab_start` answers, and `collab_status` repeats so the host page can copy a link again. */
-export interface RoomLinks {
-	roomId: string;
-	sessionId: string;
-	controlLink: string;
-	viewLink: string;
 }
 
 /** A room started, a guest joined or left, or the room stopped. */

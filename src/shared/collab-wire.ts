@@ -1,7 +1,8 @@
 /**
  * The wire of encrypted live collaboration (docs/collab.md), as both ends must agree on it: names, sizes,
- * labels, the frame header, nonce and associated data, and base64url. Pure byte work, no cryptography: the
- * service seals and opens frames with node:crypto (src/collab/channel.ts), the page with WebCrypto
+ * labels, the frame header, nonce and associated data, the checks a received frame must pass before it is
+ * decrypted (and the error that refuses it), and base64url. Pure byte work, no cryptography: the service
+ * seals and opens frames with node:crypto (src/collab/channel.ts), the page with WebCrypto
  * (web/src/collab/crypto.ts), and the same known-answer vectors check both.
  */
 
@@ -97,6 +98,81 @@ export function readFrameHeader(frame: Uint8Array): { version: number; direction
 	if (frame.length < FRAME_HEADER_BYTES + FRAME_TAG_BYTES) return undefined;
 	const view = new DataView(frame.buffer, frame.byteOffset, FRAME_HEADER_BYTES);
 	return { version: view.getUint8(0), direction: view.getUint8(1), seq: view.getBigUint64(2) };
+}
+
+/** Why a frame was refused; the receiving end then closes the connection (a guest learns only INVALID_FRAME_REASON). */
+export type FrameFault = "short" | "version" | "direction" | "sequence" | "authentication" | "size" | "closed";
+
+export class FrameRejected extends Error {
+	constructor(readonly fault: FrameFault) {
+		super(`collaboration frame refused: ${fault}`);
+		this.name = "FrameRejected";
+	}
+}
+
+/** A received frame that passed every check short of decryption: what the cipher authenticates and opens. */
+export interface CheckedFrame {
+	/** The associated data: the frame's own header, then the room id. */
+	aad: Uint8Array<ArrayBuffer>;
+	/** The ciphertext and the tag after it (WebCrypto opens them together). */
+	sealed: Uint8Array;
+	ciphertext: Uint8Array;
+	tag: Uint8Array;
+}
+
+/**
+ * The checks of a frame expected at `seq` in `direction`, before any decryption: at most `maxBytes`, long
+ * enough for a header and a tag, this version, this direction, exactly this sequence number. Throws
+ * FrameRejected with the first fault found.
+ */
+export function checkFrame(frame: Uint8Array, direction: FrameDirection, seq: number, roomId: string, maxBytes: number): CheckedFrame {
+	if (frame.length > maxBytes) throw new FrameRejected("size");
+	const header = readFrameHeader(frame);
+	if (!header) throw new FrameRejected("short");
+	if (header.version !== FRAME_VERSION) throw new FrameRejected("version");
+	if (header.direction !== direction) throw new FrameRejected("direction");
+	if (header.seq !== BigInt(seq)) throw new FrameRejected("sequence");
+	const tagAt = frame.length - FRAME_TAG_BYTES;
+	return {
+		aad: frameAad(frame.subarray(0, FRAME_HEADER_BYTES), roomId),
+		sealed: frame.subarray(FRAME_HEADER_BYTES),
+		ciphertext: frame.subarray(FRAME_HEADER_BYTES, tagAt),
+		tag: frame.subarray(tagAt),
+	};
+}
+
+/**
+ * The receiving side of one direction of a connection: frames open exactly in sequence from 0, and the first
+ * one refused ends it (every later frame is refused as `closed`), so a reader that keeps reading cannot be
+ * walked past a gap. The service opens frames synchronously (node:crypto), the page asynchronously
+ * (WebCrypto, one frame after the other): `open` takes either.
+ */
+export class ReceiveOrder {
+	private next = 0;
+	private broken = false;
+
+	/** What `open` makes of the frame expected now, given its seq; a refusal, thrown or rejected, ends the order. */
+	open<T>(open: (seq: number) => T): T {
+		if (this.broken) throw new FrameRejected("closed");
+		const refuse = (error: unknown): never => {
+			this.broken = true;
+			throw error;
+		};
+		let opened: T;
+		try {
+			opened = open(this.next);
+		} catch (error) {
+			return refuse(error);
+		}
+		if (opened instanceof Promise) {
+			return opened.then((plaintext: unknown) => {
+				this.next++;
+				return plaintext;
+			}, refuse) as T;
+		}
+		this.next++;
+		return opened;
+	}
 }
 
 /** The AES-GCM nonce of a frame: the direction's IV with the big-endian seq XORed into its last 8 bytes. */

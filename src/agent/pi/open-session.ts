@@ -2,17 +2,17 @@
  * Opens one chat session on pi's SDK: an AgentSession with its own settings (Skiff's, for its cwd), resources
  * and recorder, wrapped in the runtime's AgentHandle.
  */
-import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionManager } from "@mariozechner/pi-coding-agent";
+import { type AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { CodedError } from "../../shared/errors.js";
 import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
-import { featureHooks, featureToolNames, recordBeforeModelCall, toPiTool } from "./extensions.js";
+import { createPiSession } from "./create-session.js";
+import { featureHooks, featureToolNames, recordBeforeModelCall } from "./extensions.js";
 import { SessionRecorder } from "./recorder.js";
 import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
 import { TurnStartAbort } from "./turn-start.js";
-import { copyContextOnlyForHandlers } from "./context-copy.js";
 
 /** Opens (or creates) a session and binds it, ready to prompt. */
 export async function openPiSession(env: PiEnvironment, source: SessionSource, options: OpenSessionOptions = {}): Promise<AgentHandle> {
@@ -30,35 +30,23 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 	const ownTools = profile?.tools ?? [];
 	const alwaysActive = [...coreTools, ...ownTools.map((t) => t.name)];
 	const model = profile?.model ? profileModel(env, profile.model) : env.requestedModel;
-	const resourceLoader = new DefaultResourceLoader({
-		cwd,
-		agentDir: env.agentDir,
-		settingsManager,
-		noExtensions: true, // extensions run arbitrary code; a headless service loads only its own
-		noThemes: true,
-		...(profile?.systemPrompt ? { appendSystemPromptOverride: (base: string[]) => [...base, profile.systemPrompt!] } : {}),
-		extensionFactories: [
-			recordBeforeModelCall(recorder, () => conversation.session?.agent.state.messages ?? []),
-			...(features ? [featureHooks(alwaysActive, features, turnStart)] : []),
-		],
-	});
-	await resourceLoader.reload();
-	const { session } = await createAgentSession({
-		cwd,
-		agentDir: env.agentDir,
-		authStorage: env.authStorage,
-		modelRegistry: env.modelRegistry,
-		settingsManager,
-		resourceLoader,
+	const session = await createPiSession(env, {
 		sessionManager: manager,
+		settingsManager,
 		model,
 		thinkingLevel: options.thinkingLevel,
 		// Every feature tool is allowed; which are active is decided per turn (see featureHooks).
 		tools: [...alwaysActive, ...(features?.tools.map((t) => t.name) ?? [])],
-		customTools: [...(features?.tools ?? []), ...ownTools].map(toPiTool),
+		customTools: [...(features?.tools ?? []), ...ownTools],
+		resources: {
+			...(profile?.systemPrompt ? { appendSystemPromptOverride: (base: string[]) => [...base, profile.systemPrompt!] } : {}),
+			extensionFactories: [
+				recordBeforeModelCall(recorder, () => conversation.session?.agent.state.messages ?? []),
+				...(features ? [featureHooks(alwaysActive, features, turnStart)] : []),
+			],
+		},
 	});
 	conversation.session = session;
-	copyContextOnlyForHandlers(session);
 	// A profile's own tools stay active whatever the features decide.
 	const syncTools = () => {
 		if (features || profile) session.setActiveToolsByName(features ? featureToolNames(alwaysActive, features) : alwaysActive);

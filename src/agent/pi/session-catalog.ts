@@ -6,6 +6,7 @@
  * for a foreign file name).
  */
 import { CodedError } from "../../shared/errors.js";
+import { isDirectory } from "../../shared/path-kind.js";
 import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
@@ -143,13 +144,7 @@ export class PiSessionCatalog implements SessionCatalog {
 		return this.reader
 			.list(this.sessionsDir)
 			.map((name) => join(this.sessionsDir, name))
-			.filter((path) => {
-				try {
-					return statSync(path).isDirectory();
-				} catch {
-					return false;
-				}
-			});
+			.filter((path) => isDirectory(path));
 	}
 
 	/** Whether a file's real location (symbolic links resolved) is inside the sessions folder. */

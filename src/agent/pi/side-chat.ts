@@ -3,13 +3,12 @@
  * the main conversation, so the side agent knows what was said while nothing it says reaches the main
  * session or any file. It gets pi's read-only tools only, plus the tools the feature gives it.
  */
-import { type AgentSession, createAgentSession, DefaultResourceLoader, SessionManager, type SettingsManager } from "@mariozechner/pi-coding-agent";
+import { type AgentSession, SessionManager, type SettingsManager } from "@mariozechner/pi-coding-agent";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
 import type { JsonObject, RuntimeEvent, SideChatHandle, SideChatOptions, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment } from "./environment.js";
-import { toPiTool } from "./extensions.js";
-import { copyContextOnlyForHandlers } from "./context-copy.js";
+import { createPiSession } from "./create-session.js";
 
 /** pi's tools that only read: `grep` and `find` join them when the environment offers them (rg, fd installed). */
 const READ_ONLY_TOOLS = ["read", "grep", "find", "ls"];
@@ -28,33 +27,18 @@ export async function openPiSideChat(env: PiEnvironment, main: AgentSession, set
 	// manager's messages as they were appended (compaction and branch summaries included), which is what the
 	// main agent sees now.
 	for (const message of main.messages) manager.appendMessage(structuredClone(message) as Parameters<SessionManager["appendMessage"]>[0]);
-	const model = main.model;
-	const thinkingLevel = main.thinkingLevel;
-	const resourceLoader = new DefaultResourceLoader({
-		cwd,
-		agentDir: env.agentDir,
-		settingsManager,
-		noExtensions: true,
-		noThemes: true,
-		noPromptTemplates: true, // a side message is sent as written
-		appendSystemPromptOverride: (base) => [...base, options.instructions],
-	});
-	await resourceLoader.reload();
-	const tools = [...READ_ONLY_TOOLS.filter((t) => ALWAYS_AVAILABLE.has(t) || env.tools.includes(t)), ...options.tools.map((t) => t.name)];
-	const { session } = await createAgentSession({
-		cwd,
-		agentDir: env.agentDir,
-		authStorage: env.authStorage,
-		modelRegistry: env.modelRegistry,
-		settingsManager,
-		resourceLoader,
+	const session = await createPiSession(env, {
 		sessionManager: manager,
-		model,
-		thinkingLevel,
-		tools,
-		customTools: options.tools.map(toPiTool),
+		settingsManager,
+		model: main.model,
+		thinkingLevel: main.thinkingLevel,
+		tools: [...READ_ONLY_TOOLS.filter((t) => ALWAYS_AVAILABLE.has(t) || env.tools.includes(t)), ...options.tools.map((t) => t.name)],
+		customTools: options.tools,
+		resources: {
+			noPromptTemplates: true, // a side message is sent as written
+			appendSystemPromptOverride: (base) => [...base, options.instructions],
+		},
 	});
-	copyContextOnlyForHandlers(session);
 	await session.bindExtensions({});
 	return new PiSideChat(env, session);
 }

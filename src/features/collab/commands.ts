@@ -3,28 +3,13 @@ import { Type } from "typebox";
 import { defineCommand } from "../../protocol/command.js";
 import { ROOM_ID_PATTERN } from "../../shared/collab-wire.js";
 import type { CollabRoom, CollabRooms } from "../../collab/rooms.js";
+import { RoomLinksFields, RoomSummaryFields } from "../../collab/schemas.js";
 import type { ServiceKey } from "../../protocol/service-key.js";
 
 /** Longest `baseUrl` accepted (an origin is far shorter). */
 export const MAX_BASE_URL_CHARS = 2048;
 
 const RoomIdSchema = Type.String({ pattern: ROOM_ID_PATTERN.source, description: "A room id (22 base64url characters)." });
-
-const RoomLinksFields = {
-	roomId: Type.String(),
-	sessionId: Type.String({ description: "The session the room shares." }),
-	controlLink: Type.String({ description: "`<origin>/collab/ws/<roomId>#c=<key>`: its holder can watch, prompt, steer and abort." }),
-	viewLink: Type.String({ description: "`<origin>/collab/ws/<roomId>#v=<key>`: its holder can only watch." }),
-};
-
-export const RoomSummaryFields = {
-	roomId: Type.String(),
-	sessionId: Type.String(),
-	controlGuests: Type.Integer({ description: "Guests connected with the control link." }),
-	viewGuests: Type.Integer({ description: "Guests connected with the view link." }),
-	participantLimit: Type.Integer({ description: "Guests the room seats at once." }),
-	startedAt: Type.String({ description: "ISO 8601." }),
-};
 
 const RoomStatusSchema = Type.Object({ ...RoomSummaryFields, ...RoomLinksFields }, { title: "CollabRoomStatus" });
 

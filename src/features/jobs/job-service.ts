@@ -131,28 +131,11 @@ export class JobService {
 		this.makeRoom(items.length, limits.maxKept);
 		const runs = items.map((item, index): Run => {
 			const { definition, personaRoot } = resolved[index]!;
-			const job: Job = {
-				id: `job-${randomBytes(6).toString("hex")}`,
-				agent: definition.name,
-				...(personaRoot ? { persona: true } : {}),
-				task: item.task,
-				...(item.description ? { description: item.description } : {}),
-				parentSessionId: parent.id,
-				depth,
-				status: "queued",
-				createdAt: this.timestamp(),
-				activity: { turns: 0, tokens: 0 },
-			};
+			const job = this.newJob(parent.id, depth, { agent: definition.name, persona: Boolean(personaRoot), task: item.task, description: item.description });
 			const prompt = args.context ? `${args.context}\n\n${item.task}` : item.task;
 			return { job, definition, personaRoot, prompt };
 		});
-		for (const run of runs) {
-			this.remember(run.job);
-			this.runs.set(run.job.id, run);
-		}
-		this.save();
-		for (const run of runs) this.announce(run.job);
-		this.pump();
+		this.enqueue(runs);
 		return runs.map((run) => ({ ...run.job }));
 	}
 
@@ -166,24 +149,36 @@ export class JobService {
 		const depth = this.depthOf(parent.id) + 1;
 		if (depth > limits.maxDepth) throw new CodedError("limit", `Jobs may nest ${limits.maxDepth} levels deep (jobs.maxDepth): session ${parent.id} cannot spawn jobs`);
 		this.makeRoom(1, limits.maxKept);
-		const job: Job = {
+		const job = this.newJob(parent.id, depth, { agent: item.definition.name, task: item.task, description: item.description });
+		this.enqueue([{ job, definition: item.definition, prompt: item.task, cwd: item.cwd, quiet: true }]);
+		return { ...job };
+	}
+
+	/** The record of a job just spawned (by either path): queued, with a fresh id and no activity yet. */
+	private newJob(parentSessionId: string, depth: number, item: { agent: string; persona?: boolean; task: string; description?: string }): Job {
+		return {
 			id: `job-${randomBytes(6).toString("hex")}`,
-			agent: item.definition.name,
+			agent: item.agent,
+			...(item.persona ? { persona: true } : {}),
 			task: item.task,
 			...(item.description ? { description: item.description } : {}),
-			parentSessionId: parent.id,
+			parentSessionId,
 			depth,
 			status: "queued",
 			createdAt: this.timestamp(),
 			activity: { turns: 0, tokens: 0 },
 		};
-		const run: Run = { job, definition: item.definition, prompt: item.task, cwd: item.cwd, quiet: true };
-		this.remember(job);
-		this.runs.set(job.id, run);
+	}
+
+	/** Keeps new runs (saved before anyone hears of them), announces their jobs and starts as many as may run. */
+	private enqueue(runs: Run[]): void {
+		for (const run of runs) {
+			this.remember(run.job);
+			this.runs.set(run.job.id, run);
+		}
 		this.save();
-		this.announce(job);
+		for (const run of runs) this.announce(run.job);
 		this.pump();
-		return { ...job };
 	}
 
 	/** Calls `listener` with every change of every job (a copy); returns the way to stop. */

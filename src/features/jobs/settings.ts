@@ -1,6 +1,6 @@
 /** The jobs' limits as settings (global only: they bound what the whole service runs). */
-import { Type } from "typebox";
-import { defineSetting, type SettingDefinition } from "../../settings/definition.js";
+import type { SettingDefinition } from "../../settings/definition.js";
+import { type LimitBounds, limitSettings } from "../limit-settings.js";
 import { MAX_TIMEOUT_SECONDS, MAX_TURNS_LIMIT } from "./definitions.js";
 import type { JobLimits } from "./schemas.js";
 
@@ -12,7 +12,7 @@ export const DEFAULT_JOB_LIMITS: JobLimits = {
 	timeoutSeconds: 1800,
 };
 
-const bounds: Record<keyof JobLimits, [number, number, string]> = {
+const bounds: LimitBounds<JobLimits> = {
 	maxConcurrency: [1, 32, "Jobs running at once; more wait as `queued`."],
 	maxDepth: [1, 8, "How deep jobs may nest: 1 lets only top-level sessions spawn jobs, 2 lets their jobs spawn one more level, ..."],
 	maxKept: [16, 4096, "Job records kept; the oldest finished ones are forgotten beyond it (their child sessions stay recorded)."],
@@ -20,22 +20,11 @@ const bounds: Record<keyof JobLimits, [number, number, string]> = {
 	timeoutSeconds: [1, MAX_TIMEOUT_SECONDS, "Seconds a job may run unless its agent sets timeoutSeconds; past it the job fails."],
 };
 
-export const jobSettingDefinitions: SettingDefinition[] = Object.entries(bounds).map(([name, [minimum, maximum, description]]) =>
-	defineSetting({
-		key: `jobs.${name}`,
-		category: "jobs",
-		scopes: ["global"],
-		applies: "live",
-		schema: Type.Integer({ minimum, maximum, description, default: DEFAULT_JOB_LIMITS[name as keyof JobLimits] }),
-	}),
-);
+const settings = limitSettings("jobs", DEFAULT_JOB_LIMITS, bounds);
+
+export const jobSettingDefinitions: SettingDefinition[] = settings.definitions;
 
 /** The limits from the settings' values (defaults for keys not set). */
 export function jobLimitsFrom(values: Map<string, unknown>): JobLimits {
-	const limits = { ...DEFAULT_JOB_LIMITS };
-	for (const name of Object.keys(bounds) as Array<keyof JobLimits>) {
-		const value = values.get(`jobs.${name}`);
-		if (typeof value === "number") limits[name] = value;
-	}
-	return limits;
+	return settings.from(values);
 }

@@ -3,30 +3,16 @@
  * (a trusted project's personas first); creating writes to the user scope; running spawns a job of the
  * addressed session whose agent is the persona.
  */
-import { type Static, Type } from "typebox";
+import { Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
 import { type JobService, JobSchema, MAX_TASK_CHARS } from "../jobs/index.js";
 import { MAX_PERSONA_BYTES, type PersonaStore } from "./persona-store.js";
 import type { ServiceKey } from "../../protocol/service-key.js";
+import { PersonaRowSchema } from "./schemas.js";
 
 const NameSchema = Type.String({ minLength: 1, maxLength: 200, description: "The persona's name: 1 to 64 letters, digits, _ or -." });
 const ContentSchema = Type.String({ maxLength: MAX_PERSONA_BYTES, description: "The whole persona.md: frontmatter and system prompt." });
 const ConfirmSchema = Type.Literal(true, { description: "Must be true: this deletes files." });
-
-export const PersonaRowSchema = Type.Object(
-	{
-		name: Type.String(),
-		scope: Type.Enum(["user", "project"], { description: "The user's personas, or a trusted project's." }),
-		defined: Type.Boolean({ description: "Its persona.md exists (false: removed; memory and sessions remain until purged)." }),
-		description: Type.Optional(Type.String()),
-		model: Type.Optional(Type.String()),
-		memoryEntries: Type.Integer({ minimum: 0, description: "Entries of its local memory." }),
-		sessionCount: Type.Integer({ minimum: 0, description: "Archived run transcripts (its continuity)." }),
-		error: Type.Optional(Type.String({ description: "Why it cannot be run." })),
-	},
-	{ title: "PersonaRow" },
-);
-export type PersonaRowView = Static<typeof PersonaRowSchema>;
 
 export function personaCommands(personas: ServiceKey<PersonaStore>, jobs: ServiceKey<JobService>) {
 	const cwdOf = async (context: { session(): Promise<{ handle: { cwd: string } }> }) => (await context.session()).handle.cwd;

@@ -9,31 +9,17 @@ import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs
 import { join } from "node:path";
 import { LocalMemoryStore, personaStorePath } from "../memory/index.js";
 import { CodedError } from "../../shared/errors.js";
+import { isSymbolicLink } from "../../shared/path-kind.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { AGENT_NAME_PATTERN, type AgentDefinition, type CatalogEntry, MAX_DEFINITION_BYTES, parseDefinition, TASK_AGENT } from "../jobs/index.js";
 import { archivedTranscripts, continuityText } from "./continuity.js";
+import type { PersonaRow, PersonaScope } from "./schemas.js";
 
 export const PERSONA_FILE = "persona.md";
 export const MAX_PERSONA_BYTES = MAX_DEFINITION_BYTES;
 const NAME = new RegExp(AGENT_NAME_PATTERN);
 /** Names a persona cannot take: the bundled agents'. */
 const RESERVED = new Set([TASK_AGENT.name]);
-
-export type PersonaScope = "user" | "project";
-
-/** A persona as listed (no absolute paths). */
-export interface PersonaRow {
-	name: string;
-	scope: PersonaScope;
-	/** Its persona.md exists (false: removed, its memory and sessions remain until purged). */
-	defined: boolean;
-	description?: string;
-	model?: string;
-	memoryEntries: number;
-	sessionCount: number;
-	/** Why it cannot be run. */
-	error?: string;
-}
 
 interface Found {
 	name: string;
@@ -161,7 +147,7 @@ export class PersonaStore {
 
 	/** Copies a finished run's transcript into `<root>/sessions/`, named so that names sort by time. */
 	archive(root: string, jobId: string, sessionFile: string | undefined): void {
-		if (!sessionFile || isSymlink(root)) return;
+		if (!sessionFile || isSymbolicLink(root)) return;
 		let text: string;
 		try {
 			text = readFileSync(sessionFile, "utf8");
@@ -192,13 +178,13 @@ export class PersonaStore {
 		checkName(name);
 		const found = this.locate(name, cwd);
 		if (!found) throw new CodedError("not_found", `No persona named ${name}: persona_list lists them`);
-		if (isSymlink(found.root)) throw new CodedError("forbidden", `Persona ${name}'s folder is a symbolic link: personas are refused there`);
+		if (isSymbolicLink(found.root)) throw new CodedError("forbidden", `Persona ${name}'s folder is a symbolic link: personas are refused there`);
 		return found;
 	}
 
 	private row(found: Found): PersonaRow {
 		const row: PersonaRow = { name: found.name, scope: found.scope, defined: false, memoryEntries: 0, sessionCount: 0 };
-		if (isSymlink(found.root)) return { ...row, error: "its folder is a symbolic link (refused)" };
+		if (isSymbolicLink(found.root)) return { ...row, error: "its folder is a symbolic link (refused)" };
 		row.sessionCount = archivedTranscripts(found.root).length;
 		try {
 			row.memoryEntries = new LocalMemoryStore(personaStorePath(found.root)).read().entries.length;
@@ -270,10 +256,3 @@ function exists(path: string): boolean {
 	}
 }
 
-function isSymlink(path: string): boolean {
-	try {
-		return lstatSync(path).isSymbolicLink();
-	} catch {
-		return false;
-	}
-}

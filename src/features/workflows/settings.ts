@@ -1,6 +1,6 @@
 /** The workflows' limits as settings (global only: they bound what the whole service runs). */
-import { Type } from "typebox";
-import { defineSetting, type SettingDefinition } from "../../settings/definition.js";
+import type { SettingDefinition } from "../../settings/definition.js";
+import { type LimitBounds, limitSettings } from "../limit-settings.js";
 import type { WorkflowLimits } from "./schemas.js";
 
 export const DEFAULT_WORKFLOW_LIMITS: WorkflowLimits = {
@@ -11,7 +11,7 @@ export const DEFAULT_WORKFLOW_LIMITS: WorkflowLimits = {
 	maxWorkers: 2,
 };
 
-const bounds: Record<keyof WorkflowLimits, [number, number, string]> = {
+const bounds: LimitBounds<WorkflowLimits> = {
 	supervisorMaxTurns: [1, 200, "Model turns a workflow's supervisor may take to plan; past it the workflow fails."],
 	supervisorMaxToolCalls: [1, 1000, "Tool calls a workflow's supervisor may make to plan; past it the workflow fails."],
 	supervisorTimeoutSeconds: [10, 24 * 60 * 60, "Seconds a workflow's supervisor may take to plan; past it the workflow fails."],
@@ -19,22 +19,11 @@ const bounds: Record<keyof WorkflowLimits, [number, number, string]> = {
 	maxWorkers: [1, 16, "Jobs one workflow runs at once on its ready tasks (jobs.maxConcurrency bounds all jobs)."],
 };
 
-export const workflowSettingDefinitions: SettingDefinition[] = Object.entries(bounds).map(([name, [minimum, maximum, description]]) =>
-	defineSetting({
-		key: `workflows.${name}`,
-		category: "workflows",
-		scopes: ["global"],
-		applies: "live",
-		schema: Type.Integer({ minimum, maximum, description, default: DEFAULT_WORKFLOW_LIMITS[name as keyof WorkflowLimits] }),
-	}),
-);
+const settings = limitSettings("workflows", DEFAULT_WORKFLOW_LIMITS, bounds);
+
+export const workflowSettingDefinitions: SettingDefinition[] = settings.definitions;
 
 /** The limits from the settings' values (defaults for keys not set). */
 export function workflowLimitsFrom(values: Map<string, unknown>): WorkflowLimits {
-	const limits = { ...DEFAULT_WORKFLOW_LIMITS };
-	for (const name of Object.keys(bounds) as Array<keyof WorkflowLimits>) {
-		const value = values.get(`workflows.${name}`);
-		if (typeof value === "number") limits[name] = value;
-	}
-	return limits;
+	return settings.from(values);
 }

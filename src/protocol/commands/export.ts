@@ -4,10 +4,11 @@
  * session's working directory, as an `.html` file that is not a symbolic link. In `--mode rpc` the client is
  * the operator's own process (as trusted as the command line) and any path is accepted, as in pi.
  */
-import { lstatSync, realpathSync, statSync } from "node:fs";
+import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { Type } from "typebox";
 import { CodedError } from "../../shared/errors.js";
+import { isDirectory, isSymbolicLink } from "../../shared/path-kind.js";
 import { defineCommand } from "../command.js";
 
 /** Names an export may have over /ws and /rpc. */
@@ -49,22 +50,6 @@ export function exportTarget(cwd: string, outputPath: string, anywhere: boolean)
 function inside(path: string, root: string): boolean {
 	const rel = relative(root, path);
 	return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
-}
-
-function isDirectory(path: string): boolean {
-	try {
-		return statSync(path).isDirectory();
-	} catch {
-		return false;
-	}
-}
-
-function isSymbolicLink(path: string): boolean {
-	try {
-		return lstatSync(path).isSymbolicLink();
-	} catch {
-		return false;
-	}
 }
 
 export const exportCommands = [exportHtml];

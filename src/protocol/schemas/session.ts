@@ -1,5 +1,6 @@
 /** Sessions as clients see them: state, list rows, and the snapshot lifecycle commands return. */
-import { Type } from "typebox";
+import { type Static, Type } from "typebox";
+import type { QueueMode, SessionState, SessionSummary } from "../../agent/types.js";
 import { MessageSchema } from "./messages.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "./model.js";
 
@@ -34,6 +35,20 @@ export const SessionStateSchema = Type.Object(
 	{ title: "SessionState" },
 );
 
+/**
+ * The runtime's types (src/agent/types.ts) are the source of what these schemas describe; the schemas add the
+ * wire's descriptions and, to the state, where the session's event stream stands (see wireStateOf). The
+ * runtime may not import the protocol, so the compiler checks that each schema and its type agree instead:
+ * the same keys, each assignable both ways. A field added, dropped, made optional or retyped on one side
+ * only fails to compile here.
+ */
+type Agree<A, B> = [A] extends [B] ? ([B] extends [A] ? ([Exclude<keyof A, keyof B> | Exclude<keyof B, keyof A>] extends [never] ? true : false) : false) : false;
+type Check<T extends true> = T;
+/** The fields of get_state's result that the protocol adds to the runtime's SessionState. */
+type StreamFields = "lastSeq" | "epoch" | "protocolVersion";
+type StateSchemaAgrees = Check<Agree<Omit<Static<typeof SessionStateSchema>, StreamFields>, SessionState>>;
+type QueueModeSchemaAgrees = Check<Agree<Static<typeof QueueModeSchema>, QueueMode>>;
+
 /** One row of `session_list`. */
 export const SessionSummarySchema = Type.Object(
 	{
@@ -51,6 +66,7 @@ export const SessionSummarySchema = Type.Object(
 	},
 	{ title: "SessionSummary" },
 );
+type SummarySchemaAgrees = Check<Agree<Static<typeof SessionSummarySchema>, SessionSummary>>;
 
 /** What every lifecycle command answers: the session's state and transcript, read from the session itself. */
 export const SessionSnapshotSchema = Type.Object(

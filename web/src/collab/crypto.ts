@@ -7,35 +7,29 @@
  */
 import {
 	capabilityInput,
+	checkFrame,
 	connectionSalt,
 	DERIVED_IV_BYTES,
 	DERIVED_KEY_BYTES,
 	directionInfo,
 	FRAME_HEADER_BYTES,
 	FRAME_TAG_BYTES,
-	FRAME_VERSION,
 	type FrameDirection,
+	FrameRejected,
 	frameAad,
 	frameHeader,
 	frameNonce,
 	GUEST_TO_HOST,
 	HOST_TO_GUEST,
-	readFrameHeader,
+	ReceiveOrder,
 } from "../../../src/shared/collab-wire.js";
 
 type Subtle = typeof globalThis.crypto.subtle;
 /** An AES-GCM key as WebCrypto holds it (non-extractable). */
 export type AesKey = Awaited<ReturnType<Subtle["importKey"]>>;
 
-/** Why a frame was refused; the guest then closes the connection. */
-export type FrameFault = "short" | "version" | "direction" | "sequence" | "authentication" | "size" | "closed";
-
-export class FrameRejected extends Error {
-	constructor(readonly fault: FrameFault) {
-		super(`collaboration frame refused: ${fault}`);
-		this.name = "FrameRejected";
-	}
-}
+/** The frame's checks and refusal are the wire's (src/shared/collab-wire.ts), the same in the service. */
+export { type FrameFault, FrameRejected } from "../../../src/shared/collab-wire.js";
 
 /** WebCrypto, or undefined where the page is not a secure context (plain http on a LAN address). */
 export function subtleCrypto(): Subtle | undefined {
@@ -111,17 +105,12 @@ export async function openFrame(
 	frame: Uint8Array,
 	maxBytes: number,
 ): Promise<Uint8Array<ArrayBuffer>> {
-	if (frame.length > maxBytes) throw new FrameRejected("size");
-	const header = readFrameHeader(frame);
-	if (!header) throw new FrameRejected("short");
-	if (header.version !== FRAME_VERSION) throw new FrameRejected("version");
-	if (header.direction !== direction) throw new FrameRejected("direction");
-	if (header.seq !== BigInt(seq)) throw new FrameRejected("sequence");
+	const checked = checkFrame(frame, direction, seq, roomId, maxBytes);
 	try {
 		const plain = await subtle().decrypt(
-			{ name: "AES-GCM", iv: frameNonce(keys.iv, seq), additionalData: frameAad(frame.subarray(0, FRAME_HEADER_BYTES), roomId), tagLength: FRAME_TAG_BYTES * 8 },
+			{ name: "AES-GCM", iv: frameNonce(keys.iv, seq), additionalData: checked.aad, tagLength: FRAME_TAG_BYTES * 8 },
 			keys.key,
-			own(frame.subarray(FRAME_HEADER_BYTES)),
+			own(checked.sealed),
 		);
 		return new Uint8Array(plain);
 	} catch {
@@ -136,8 +125,7 @@ export async function openFrame(
  */
 export class GuestChannel {
 	private sendSeq = 0;
-	private receiveSeq = 0;
-	private broken = false;
+	private readonly received = new ReceiveOrder();
 	private sending: Promise<unknown> = Promise.resolve();
 	private receiving: Promise<unknown> = Promise.resolve();
 
@@ -164,17 +152,9 @@ export class GuestChannel {
 	}
 
 	open(frame: Uint8Array): Promise<Uint8Array<ArrayBuffer>> {
-		const opened = this.receiving.then(async () => {
-			if (this.broken) throw new FrameRejected("closed");
-			try {
-				const plaintext = await openFrame(this.inbound, HOST_TO_GUEST, this.receiveSeq, this.roomId, frame, this.maxHostFrameBytes);
-				this.receiveSeq++;
-				return plaintext;
-			} catch (error) {
-				this.broken = true;
-				throw error;
-			}
-		});
+		const opened = this.receiving.then(() =>
+			this.received.open((seq) => openFrame(this.inbound, HOST_TO_GUEST, seq, this.roomId, frame, this.maxHostFrameBytes)),
+		);
 		this.receiving = opened.catch(() => undefined);
 		return opened;
 	}

@@ -5,8 +5,7 @@
  * events of the shared session, and encrypts a control guest's prompt, steer and abort. A view can subscribe
  * to its state, snapshots and events; it reconnects (new keys every time) after an unexpected disconnect.
  */
-import type { Message, SkiffEvent } from "../../../src/client/index.js";
-import { backoffDelay } from "../../../src/client/backoff.js";
+import { backoffDelay, type Message, type SkiffEvent } from "../../../src/client/index.js";
 import {
 	CLOSE_ROOM_FULL,
 	CLOSE_ROOM_STOPPED,

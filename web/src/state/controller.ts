@@ -17,7 +17,7 @@ import {
 	type SkiffEvent,
 	type StatusChange,
 	type ThinkingLevel,
-} from "../../../src/client/index";
+} from "../../../src/client/index.js";
 import { CollabState } from "./collab-state";
 import { Drafts } from "./drafts";
 import { type Announcement, PageStore, type Toast } from "./page-store";

@@ -4,7 +4,7 @@
  * `goal_usage`. The journal is read when the panel shows it and read again after each of those events. The
  * panel's actions are the `goal_*` commands; a refused one comes back as the service's sentence.
  */
-import type { CommandName, CommandParams, GoalEvent, GoalView } from "../../../src/client/index";
+import type { CommandName, CommandParams, GoalEvent, GoalView } from "../../../src/client/index.js";
 import { failureText, type PanelContext, SessionSnapshots, type Snapshot } from "./panel-context";
 
 /** Most pins a goal holds, and the longest pin (as the service checks them). */

@@ -4,8 +4,8 @@
  * transcript built from the snapshot and the live events exactly as the host page builds its own, and a control
  * guest's prompt, steer and abort. Views subscribe and re-render at most once per animation frame.
  */
-import type { SkiffEvent } from "../../../src/client/index";
-import type { CollabRole, CollabSessionView } from "../../../src/shared/collab-wire";
+import type { SkiffEvent } from "../../../src/client/index.js";
+import type { CollabRole, CollabSessionView } from "../../../src/shared/collab-wire.js";
 import { GuestConnection, type GuestSnapshot, type GuestState } from "../collab/guest-connection";
 import { takeGuestLink } from "../collab/guest-link";
 import { type Announcement, PageStore, type Toast } from "./page-store";

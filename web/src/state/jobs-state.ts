@@ -2,7 +2,7 @@
  * The Jobs panel's state: the current session's jobs (kept current by `job_updated`), the agent catalog, and
  * the job opened in detail with its child's transcript, which streams on as the child's events arrive.
  */
-import type { AgentCatalogEntry, Job, SkiffEvent } from "../../../src/client/index";
+import type { AgentCatalogEntry, Job, SkiffEvent } from "../../../src/client/index.js";
 import { failureText, type PanelContext, runCommand } from "./panel-context";
 import { Transcript } from "./transcript";
 

@@ -4,7 +4,7 @@
  * old sessions (a dry run first), the memory inspector and the doctor. Nothing here polls: figures change by
  * events, the rest when the user asks.
  */
-import type { CommandResult, CompactionResult, DoctorCheck, SessionStats } from "../../../src/client/index";
+import type { CommandResult, CompactionResult, DoctorCheck, SessionStats } from "../../../src/client/index.js";
 import { failureText, type PanelContext } from "./panel-context";
 
 export type DownloadFormat = "html" | "jsonl";

@@ -3,7 +3,7 @@
  * and session counts) and the one opened, with its persona.md. Every command answers with the service's error
  * message instead of raising a toast, so the panel can show it next to the control that caused it.
  */
-import type { Job, PersonaRow } from "../../../src/client/index";
+import type { Job, PersonaRow } from "../../../src/client/index.js";
 import { FINISHED } from "./jobs-state";
 import { failureText, type PanelContext, runCommand } from "./panel-context";
 

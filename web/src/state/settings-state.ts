@@ -6,11 +6,8 @@
  * Commands run one after another (a chain), so a quick succession of edits never opens two drafts or applies
  * a draft before its last change has reached it.
  */
-import type { ProjectTrustResult, SettingScope, SettingsApplyResult, SettingsDraft, SettingsInspection, SettingView } from "../../../src/client/index";
+import type { ProjectTrustResult, SettingScope, SettingsApplyResult, SettingsDraft, SettingsInspection, SettingView } from "../../../src/client/index.js";
 import { failureText, type PanelContext } from "./panel-context";
-
-/** What the service shows in place of a secret's value. */
-export const REDACTED = "[REDACTED]";
 
 /** A change waiting in a draft: the value in the file now, and the value the draft writes (undefined: unset). */
 export interface PendingChange {

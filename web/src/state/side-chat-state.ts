@@ -5,7 +5,7 @@
  * event is exactly the main transcript's). Which tab is shown stays here too, so it survives switching panels;
  * what was typed in a tab is kept in sessionStorage, so it survives a reload as the tabs do. Tabs live in the service's memory only; the panel says so.
  */
-import { type SideChatTab, type SkiffEvent, SkiffCommandError } from "../../../src/client/index";
+import { type SideChatTab, type SkiffEvent, SkiffCommandError } from "../../../src/client/index.js";
 import { failureText, type PanelContext, runCommand, SessionSnapshots, type Snapshot } from "./panel-context";
 import { Drafts } from "./drafts";
 import { Transcript } from "./transcript";

@@ -4,7 +4,7 @@
  * in the session tree changed it. The panel's actions are `todo_op`s; a refused one (a cycle, a duplicate, a
  * task that cannot start) comes back as the service's sentence, for the panel to show where it was asked.
  */
-import type { CommandParams, CompletedTask, TodoPhaseView, TodoTaskView } from "../../../src/client/index";
+import type { CommandParams, CompletedTask, TodoPhaseView, TodoTaskView } from "../../../src/client/index.js";
 import { failureText, type PanelContext, SessionSnapshots, type Snapshot } from "./panel-context";
 
 export interface TodoPlanView {

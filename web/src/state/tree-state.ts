@@ -3,7 +3,7 @@
  * and the tree commands (navigate_tree, set_label). Loaded when the panel first shows a session; kept current by
  * events from then on, whether the panel is open or not.
  */
-import type { CommandResult, TreeChangedEvent, TreeNode } from "../../../src/client/index";
+import type { CommandResult, TreeChangedEvent, TreeNode } from "../../../src/client/index.js";
 import { failureText, type PanelContext } from "./panel-context";
 
 export interface SessionTree {

@@ -3,7 +3,7 @@
  * loaded once with workflow_list and kept current by `workflow_updated` (no polling), the one opened in detail,
  * and the commands the panel sends.
  */
-import type { SkiffEvent, Workflow } from "../../../src/client/index";
+import type { SkiffEvent, Workflow } from "../../../src/client/index.js";
 import { type PanelContext, runCommand } from "./panel-context";
 
 export type WorkflowAction = Workflow["actions"][number];

@@ -5,7 +5,7 @@
  * card shows the arguments as the model streams them.
  */
 import { useContext, useEffect } from "preact/hooks";
-import type { Job, Message, ToolCallBlock } from "../../../src/client/index";
+import type { Job, Message, ToolCallBlock } from "../../../src/client/index.js";
 import { redact } from "../render/redact";
 import { FINISHED, type JobsState } from "../state/jobs-state";
 import { contentText, type LiveToolOutput } from "../state/transcript";

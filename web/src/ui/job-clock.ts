@@ -1,6 +1,6 @@
 /** How long a job has run and what it is doing, as the Jobs panel and the delegation cards show it. */
 import { useEffect, useState } from "preact/hooks";
-import type { Job } from "../../../src/client/index";
+import type { Job } from "../../../src/client/index.js";
 
 /** The clock, ticking every second while `live` (jobs run). */
 export function useNow(live: boolean): number {

@@ -3,7 +3,7 @@ import { Component } from "preact";
 import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
 import { BASH_TAIL_LINES, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
-import type { Message, ToolCallBlock } from "../../../src/client/index";
+import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
 import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
 import { Icon } from "./icons";

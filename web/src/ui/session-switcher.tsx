@@ -3,7 +3,7 @@
  * arrows choose, Enter opens. A combobox with a listbox, so screen readers follow the active option.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { SessionSummary } from "../../../src/client/index";
+import type { SessionSummary } from "../../../src/client/index.js";
 import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
 import { activeTime, relativeTime, shortFolder } from "../state/session-title";

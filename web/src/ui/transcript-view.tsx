@@ -6,7 +6,7 @@
  */
 import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Message } from "../../../src/client/index";
+import type { Message } from "../../../src/client/index.js";
 import type { Transcript } from "../state/transcript";
 import { FollowScroll } from "./follow-scroll";
 import { Icon } from "./icons";

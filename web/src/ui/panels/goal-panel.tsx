@@ -6,14 +6,14 @@
  * whether to start working on it now.
  */
 import { useState } from "preact/hooks";
-import type { Goal, GoalEvent, GoalView } from "../../../../src/client/index";
+import type { Goal, GoalEvent, GoalView } from "../../../../src/client/index.js";
 import { Markdown } from "../../render/markdown";
 import { redact } from "../../render/redact";
 import { MAX_OBJECTIVE_BYTES, MAX_PIN_CHARS, MAX_PINS, pinLength, utf8Bytes } from "../../state/goal-state";
 import { Icon } from "../icons";
 import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
-import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
+import { PanelLayout, PanelSection, SnapshotPending } from "./panel-layout";
 import "../../styles/goal.css";
 
 type Run = (type: "goal_create" | "goal_pause" | "goal_resume" | "goal_complete" | "goal_drop" | "goal_pin" | "goal_unpin", params: object) => Promise<string | undefined>;
@@ -34,15 +34,8 @@ export function GoalPanel({ controller }: PanelProps) {
 
 	return (
 		<PanelLayout title="Goal">
-			{!snapshot || snapshot.state === "loading" ? (
-				<p class="hint">{ready ? "Loading the goal…" : "Waiting for the connection…"}</p>
-			) : snapshot.state === "failed" ? (
-				<EmptyState title="The goal could not be read">
-					<span>{snapshot.error}</span>
-					<button type="button" class="small" onClick={() => goals.retry(sessionId!)}>
-						Try again
-					</button>
-				</EmptyState>
+			{snapshot?.state !== "loaded" ? (
+				<SnapshotPending snapshot={snapshot} ready={ready} loading="Loading the goal…" failed="The goal could not be read" onRetry={() => goals.retry(sessionId!)} />
 			) : (
 				<>
 					{view!.journalError && (

@@ -4,7 +4,7 @@
  * its child's transcript streaming live, cancel, and its output once finished.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { Job, Message } from "../../../../src/client/index";
+import type { Job, Message } from "../../../../src/client/index.js";
 import { FINISHED } from "../../state/jobs-state";
 import { activity, elapsed, firstLine, useNow } from "../job-clock";
 import { MessageView } from "../message-view";

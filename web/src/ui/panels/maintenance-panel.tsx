@@ -4,7 +4,7 @@
  * session as a download, the memory inspector, the doctor's checks, and pruning old sessions after a dry run.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { SessionStats } from "../../../../src/client/index";
+import type { SessionStats } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import type { Controller } from "../../state/controller";
 import { compactionSentence, type MaintenanceState, plural } from "../../state/maintenance-state";

@@ -5,7 +5,7 @@
  * Jobs panel), to remove its definition (memory and sessions stay) or, after typing its name, to purge it all.
  */
 import { useContext, useEffect, useState } from "preact/hooks";
-import type { Job, PersonaRow } from "../../../../src/client/index";
+import type { Job, PersonaRow } from "../../../../src/client/index.js";
 import type { PersonasState } from "../../state/personas-state";
 import { JobLinkContext } from "../job-link";
 import { clearIfUnchanged } from "../sent-field";

@@ -5,7 +5,7 @@
  * to its actions and links; without them the plan is only shown.
  */
 import { useState } from "preact/hooks";
-import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index";
+import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { dependentsOf, type TodoOp } from "../../state/todo-state";
 import { Icon } from "../icons";

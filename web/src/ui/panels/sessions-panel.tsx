@@ -4,7 +4,7 @@
  * with the same title show the end of their id. New session, rename (inline, with Cancel and Esc), close.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { SessionSummary } from "../../../../src/client/index";
+import type { SessionSummary } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { activeTime, relativeTime, shortFolder } from "../../state/session-title";
 import { Icon } from "../icons";

@@ -5,9 +5,9 @@
  * field. Secrets show only whether they are set: the field takes a `$VAR` reference and is emptied once sent.
  */
 import { useState } from "preact/hooks";
-import type { SettingScope, SettingView } from "../../../../src/client/index";
-import { redact } from "../../render/redact";
-import { REDACTED, type ScopedValue } from "../../state/settings-state";
+import type { SettingScope, SettingView } from "../../../../src/client/index.js";
+import { REDACTED, redact } from "../../render/redact";
+import type { ScopedValue } from "../../state/settings-state";
 
 const APPLIES: Record<SettingView["applies"], string> = { live: "applies at once", newSessions: "applies to new sessions", restart: "applies after a restart" };
 const SOURCES: Record<SettingView["source"], string> = { default: "default", global: "global file", project: "project file", runtime: "this session" };
@@ -185,13 +185,7 @@ function NumberEditor(props: SettingEditorProps & { id: string; described: strin
 						const read = value.trim() ? readInteger(value, view) : undefined;
 						setProblem(read && "problem" in read ? read.problem : undefined);
 					}}
-					onKeyDown={(e) => {
-						if (e.key === "Enter") {
-							e.preventDefault();
-							commit();
-						}
-					}}
-					onBlur={commit}
+					{...sendOnEnterOrLeave(commit)}
 				/>
 				<span class="hint">{view.minimum !== undefined && view.maximum !== undefined ? `${view.minimum.toLocaleString("en-US")}–${view.maximum.toLocaleString("en-US")}` : view.allowed}</span>
 			</div>
@@ -235,13 +229,7 @@ function TextEditor(props: SettingEditorProps & { id: string; described: string;
 				aria-describedby={described}
 				aria-invalid={props.error ? "true" : undefined}
 				onInput={(e) => setText((e.target as HTMLInputElement).value)}
-				onKeyDown={(e) => {
-					if (e.key === "Enter") {
-						e.preventDefault();
-						commit();
-					}
-				}}
-				onBlur={commit}
+				{...sendOnEnterOrLeave(commit)}
 			/>
 			{listId && (
 				<datalist id={listId}>
@@ -252,6 +240,19 @@ function TextEditor(props: SettingEditorProps & { id: string; described: string;
 			)}
 		</>
 	);
+}
+
+/** The editors' fields send their value when Enter is pressed or the field is left. */
+function sendOnEnterOrLeave(commit: () => void) {
+	return {
+		onKeyDown: (e: KeyboardEvent) => {
+			if (e.key === "Enter") {
+				e.preventDefault();
+				commit();
+			}
+		},
+		onBlur: commit,
+	};
 }
 
 /** What a secret's field takes: `$NAME` or `${NAME}` (the service's own rule). */
@@ -291,13 +292,7 @@ function SecretEditor(props: SettingEditorProps & { id: string; described: strin
 					aria-describedby={described}
 					aria-invalid={props.error ? "true" : undefined}
 					onInput={(e) => setText((e.target as HTMLInputElement).value)}
-					onKeyDown={(e) => {
-						if (e.key === "Enter") {
-							e.preventDefault();
-							commit();
-						}
-					}}
-					onBlur={commit}
+					{...sendOnEnterOrLeave(commit)}
 				/>
 			</div>
 			{problem && !props.error && (

@@ -6,10 +6,10 @@
  * at once, what waits for new sessions and what for a restart. Also the access token saved in this tab.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { SettingView, ThinkingLevel } from "../../../../src/client/index";
-import { redact } from "../../render/redact";
+import type { SettingView, ThinkingLevel } from "../../../../src/client/index.js";
+import { REDACTED, redact } from "../../render/redact";
 import type { Controller } from "../../state/controller";
-import { REDACTED, type SettingsState } from "../../state/settings-state";
+import type { SettingsState } from "../../state/settings-state";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
 import { formatValue, SettingEditor } from "./setting-editor";

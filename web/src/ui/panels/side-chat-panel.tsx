@@ -6,7 +6,7 @@
  * that tabs are not saved: they live in the service's memory only.
  */
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { Message, SideChatTab } from "../../../../src/client/index";
+import type { Message, SideChatTab } from "../../../../src/client/index.js";
 import { EPHEMERAL_NOTE, SIDE_CHAT_NAME } from "../../state/side-chat-state";
 import type { Transcript } from "../../state/transcript";
 import { useDraftBox } from "../draft-box";
@@ -15,7 +15,7 @@ import { Icon } from "../icons";
 import { MessageView } from "../message-view";
 import { WorkingIndicator } from "../working-indicator";
 import type { PanelProps } from "./panel";
-import { EmptyState, PanelLayout } from "./panel-layout";
+import { EmptyState, PanelLayout, SnapshotPending } from "./panel-layout";
 import "../../styles/side-chat.css";
 
 export function SideChatPanel({ controller }: PanelProps) {
@@ -46,15 +46,8 @@ export function SideChatPanel({ controller }: PanelProps) {
 				)
 			}
 		>
-			{!snapshot || snapshot.state === "loading" ? (
-				<p class="hint">{ready ? "Loading side chats…" : "Waiting for the connection…"}</p>
-			) : snapshot.state === "failed" ? (
-				<EmptyState title="Side chats could not be read">
-					<span>{snapshot.error}</span>
-					<button type="button" class="small" onClick={() => side.retry(sessionId!)}>
-						Try again
-					</button>
-				</EmptyState>
+			{snapshot?.state !== "loaded" ? (
+				<SnapshotPending snapshot={snapshot} ready={ready} loading="Loading side chats…" failed="Side chats could not be read" onRetry={() => side.retry(sessionId!)} />
 			) : (
 				<div class="side-chat-view">
 					{tabs.length === 0 ? (

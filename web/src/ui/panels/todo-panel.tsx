@@ -7,13 +7,13 @@
  */
 import { Fragment } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index";
+import type { TodoPhaseView, TodoTaskView } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { allTasks, countTasks, freshlyCompleted, type TodoOp } from "../../state/todo-state";
 import { Icon } from "../icons";
 import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
-import { EmptyState, PanelLayout } from "./panel-layout";
+import { EmptyState, PanelLayout, SnapshotPending } from "./panel-layout";
 import { PhaseView } from "./plan-list";
 
 export function TodoPanel({ controller }: PanelProps) {
@@ -38,15 +38,8 @@ export function TodoPanel({ controller }: PanelProps) {
 				)
 			}
 		>
-			{!snapshot || snapshot.state === "loading" ? (
-				<p class="hint">{ready ? "Loading the plan…" : "Waiting for the connection…"}</p>
-			) : snapshot.state === "failed" ? (
-				<EmptyState title="The plan could not be read">
-					<span>{snapshot.error}</span>
-					<button type="button" class="small" onClick={() => todo.retry(sessionId!)}>
-						Try again
-					</button>
-				</EmptyState>
+			{snapshot?.state !== "loaded" ? (
+				<SnapshotPending snapshot={snapshot} ready={ready} loading="Loading the plan…" failed="The plan could not be read" onRetry={() => todo.retry(sessionId!)} />
 			) : tasks.length === 0 ? (
 				<EmptyState title="No plan yet">
 					<span>The agent plans bigger jobs here with its todo tool, and works through them as you watch. You can start one yourself.</span>

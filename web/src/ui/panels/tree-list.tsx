@@ -9,7 +9,7 @@
  */
 import type { RefObject } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
-import type { TreeNode } from "../../../../src/client/index";
+import type { TreeNode } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { KIND_NAMES, type TreeRow } from "../../state/tree-rows";
 

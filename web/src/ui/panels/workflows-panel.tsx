@@ -5,7 +5,7 @@
  * workflow allows now. Everything follows `workflow_updated` live.
  */
 import { useEffect, useState } from "preact/hooks";
-import type { TodoPhaseView, Workflow, WorkflowIntegration } from "../../../../src/client/index";
+import type { TodoPhaseView, Workflow, WorkflowIntegration } from "../../../../src/client/index.js";
 import type { Isolation, WorkflowAction } from "../../state/workflows-state";
 import { clearIfUnchanged } from "../sent-field";
 import type { PanelProps } from "./panel";
