@@ -5,7 +5,7 @@
  */
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
-import { ISOLATIONS, MAX_OBJECTIVE_CHARS, WORKFLOW_NAME_PATTERN, WorkflowLimitsSchema, WorkflowSchema } from "./schemas.js";
+import { ISOLATIONS, MAX_OBJECTIVE_CHARS, WORKFLOW_NAME_PATTERN, type Workflow, WorkflowLimitsSchema, WorkflowSchema } from "./schemas.js";
 import type { WorkflowService } from "./workflow-service.js";
 
 const WorkflowIdParams = Type.Object(
@@ -15,7 +15,7 @@ const WorkflowIdParams = Type.Object(
 const WorkflowResult = Type.Object({ workflow: WorkflowSchema });
 
 /** One action on one workflow, allowed only in the states the lifecycle names (else `conflict`, saying which are allowed). */
-function action(name: string, summary: string, run: (id: string) => unknown) {
+function action(name: string, summary: string, run: (id: string) => Promise<Workflow>) {
 	return defineCommand({
 		name,
 		summary,
@@ -23,7 +23,7 @@ function action(name: string, summary: string, run: (id: string) => unknown) {
 		result: WorkflowResult,
 		handler: async ({ workflowId }, context) => {
 			await context.session(); // the client follows the session, where workflow_updated arrives
-			return { workflow: run(workflowId) as never };
+			return { workflow: await run(workflowId) };
 		},
 	});
 }
@@ -49,7 +49,7 @@ export function workflowCommands(workflows: WorkflowService) {
 			result: WorkflowResult,
 			handler: async (params, context) => {
 				const session = await context.session();
-				return { workflow: workflows.create(session.id, session.handle.cwd, params) };
+				return { workflow: await workflows.create(session.id, session.handle.cwd, params) };
 			},
 		}),
 		defineCommand({
