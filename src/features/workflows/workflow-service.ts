@@ -49,7 +49,7 @@ export const MAX_WORKFLOWS = 100;
 const FILES_IN_MESSAGE = 10;
 
 export interface WorkflowServiceOptions {
-	store: Pick<WorkflowStore, "load" | "save" | "remove" | "worktreeOf">;
+	store: Pick<WorkflowStore, "load" | "save" | "worktreeOf"> & { remove(id: string): void | Promise<void> };
 	jobs: Pick<JobService, "spawnQuiet" | "cancel" | "watch">;
 	/** The runtime's session signals (the supervisor's tool calls and plan as they happen). */
 	observe(observer: SessionObserver): () => void;
@@ -201,7 +201,7 @@ export class WorkflowService {
 		} catch (error) {
 			// A git stopped half-way (a timeout) may have made the branch and the worktree: they go, as the folder does.
 			await this.removeGitOf(root, { branch, worktree }).catch(() => undefined);
-			this.options.store.remove(id);
+			await this.options.store.remove(id);
 			throw new CodedError("failed", `The workflow's worktree could not be created: ${(error as Error).message}`);
 		}
 		return { branch, worktree, baseCommit: head, ...(baseBranch ? { baseBranch } : {}) };
@@ -272,7 +272,7 @@ export class WorkflowService {
 					branchKept = git.branch;
 				}
 			}
-			this.options.store.remove(id);
+			await this.options.store.remove(id);
 			this.records.delete(id);
 			this.options.publish({ type: workflowUpdatedEvent.type, workflow: view(record), removed: true });
 			return { workflowId: id, ...(branchKept ? { branchKept } : {}) };
@@ -566,7 +566,7 @@ export class WorkflowService {
 				// best effort: the folder goes below either way
 			}
 		}
-		this.options.store.remove(record.id);
+		await this.options.store.remove(record.id);
 	}
 
 	/** Removes a new workflow's worktree and its branch, merged or not (call inside inRepository). */
