@@ -311,9 +311,18 @@ export async function mergeIntoWorktree(worktree: string, commit: string, messag
 	}
 }
 
-/** Moves the base checkout forward to `commit`; git refuses (and changes nothing) unless that is a fast-forward. */
+/**
+ * Moves the base checkout forward to `commit`; git refuses (and changes nothing) unless that is a fast-forward.
+ * A post-merge hook runs once the base has moved: one stopped after the timeout does not undo the move, which
+ * is what counts here.
+ */
 export async function fastForward(base: string, commit: string): Promise<void> {
-	await git(base, ["merge", "--ff-only", "-q", commit]);
+	try {
+		await git(base, ["merge", "--ff-only", "-q", commit]);
+	} catch (error) {
+		if (error instanceof GitError && error.timedOut && (await headCommit(base).catch(() => undefined)) === commit) return;
+		throw error;
+	}
 }
 
 /** What changed between two commits: files with their added and removed lines (binary files count 0). */

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { after, test } from "node:test";
-import { GIT_TIMEOUT_MS, GitError, git, gitTimeoutMs, headCommit } from "../../../src/features/workflows/git.js";
+import { addWorktree, commitAll, fastForward, GIT_TIMEOUT_MS, GitError, git, gitTimeoutMs, headCommit } from "../../../src/features/workflows/git.js";
 
 const made: string[] = [];
 after(() => {
@@ -122,5 +122,34 @@ test("the timeout: 30 s by default, SKIFF_GIT_TIMEOUT_MS when valid, and a quest
 			if (value === undefined) delete process.env[key];
 			else process.env[key] = value;
 		}
+	}
+});
+
+test("a fast-forward whose post-merge hook hangs: the base moved, so it counts as done once the hook is stopped", async () => {
+	const saved = process.env.SKIFF_GIT_TIMEOUT_MS;
+	try {
+		const repo = repository();
+		writeFileSync(join(repo, "a.txt"), "a\n");
+		execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", "add", "-A"], { cwd: repo });
+		execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-q", "-m", "first"], { cwd: repo });
+		const worktree = join(tempDir(), "wt");
+		await addWorktree(repo, worktree, "skiff/workflow/ff", (await headCommit(repo))!);
+		writeFileSync(join(worktree, "b.txt"), "b\n");
+		await commitAll(worktree, "work");
+		const hooks = join(tempDir(), "hooks");
+		mkdirSync(hooks);
+		writeFileSync(join(hooks, "post-merge"), "#!/bin/sh\nexec sleep 30\n");
+		chmodSync(join(hooks, "post-merge"), 0o755);
+		execFileSync("git", ["config", "core.hooksPath", hooks], { cwd: repo });
+		process.env.SKIFF_GIT_TIMEOUT_MS = "300";
+		const branchHead = (await headCommit(worktree))!;
+		await fastForward(repo, branchHead);
+		assert.equal(await headCommit(repo), branchHead);
+		assert.equal(readFileSync(join(repo, "b.txt"), "utf8"), "b\n");
+		// A fast-forward git refuses still fails.
+		await assert.rejects(fastForward(repo, "no-such-ref"), /git merge --ff-only -q no-such-ref failed \(exit 1\)/);
+	} finally {
+		if (saved === undefined) delete process.env.SKIFF_GIT_TIMEOUT_MS;
+		else process.env.SKIFF_GIT_TIMEOUT_MS = saved;
 	}
 });
