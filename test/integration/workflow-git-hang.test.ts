@@ -34,20 +34,24 @@ after(async () => {
 	await model?.close();
 });
 
-test("a git hook that hangs leaves ping answered within 100 ms; the command then fails with the timeout, nothing half-created", async () => {
+/** A repository whose post-checkout hook (which `git worktree add` runs) records its pid and sleeps far past any timeout here. */
+function repositoryWithHangingHook(): { repo: string; pidFile: string } {
 	const repo = realpathSync(tempDir("skiff-wf-hang-"));
 	git(repo, "init", "-q", "-b", "main");
 	writeFileSync(join(repo, "a.txt"), "one\n");
 	git(repo, "add", "-A");
 	git(repo, "commit", "-q", "-m", "first");
-	// `git worktree add` runs the post-checkout hook: this one records its pid and sleeps far past the timeout.
 	const hooks = join(tempDir(), "hooks");
 	const pidFile = join(hooks, "hook.pid");
 	mkdirSync(hooks);
 	writeFileSync(join(hooks, "post-checkout"), `#!/bin/sh\necho $$ > ${pidFile}\nexec sleep 60\n`);
 	chmodSync(join(hooks, "post-checkout"), 0o755);
 	git(repo, "config", "core.hooksPath", hooks);
+	return { repo, pidFile };
+}
 
+test("a git hook that hangs leaves ping answered within 100 ms; the command then fails with the timeout, nothing half-created", async () => {
+	const { repo, pidFile } = repositoryWithHangingHook();
 	const creator = await TestClient.connect(skiff.wsUrl);
 	const bystander = await TestClient.connect(skiff.wsUrl);
 	const { sessionId } = await creator.ok({ type: "new_session", cwd: repo });
@@ -86,6 +90,28 @@ test("a git hook that hangs leaves ping answered within 100 ms; the command then
 	assert.deepEqual((await creator.ok({ type: "workflow_list", sessionId })).workflows, []);
 	creator.close();
 	bystander.close();
+});
+
+test("a git that hangs when the service stops is stopped with it", async () => {
+	const { repo, pidFile } = repositoryWithHangingHook();
+	const dir = tempDir();
+	writeFakeModelsJson(dir, model.url);
+	const own = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] }); // the default timeout: 30 s
+	try {
+		const client = await TestClient.connect(own.wsUrl);
+		const { sessionId } = await client.ok({ type: "new_session", cwd: repo });
+		await client.ok({ type: "prompt", sessionId, message: "REPLY ready" });
+		await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000);
+		void client.request({ type: "workflow_create", sessionId, name: "hangs", objective: "Anything." }, 60_000).catch(() => undefined);
+		await until(() => existsSync(pidFile), "the hook to start");
+		const hook = Number(readFileSync(pidFile, "utf8"));
+		assert.ok(alive(hook));
+		client.close();
+		assert.equal(await own.stop(), 0);
+		await until(() => !alive(hook), "the hook's sleep to be stopped with the service");
+	} finally {
+		await own.stop("SIGKILL");
+	}
 });
 
 /** Whether a process runs (a zombie not yet reaped has ended). */

@@ -47,6 +47,24 @@ export class GitError extends CodedError {
 	}
 }
 
+/** The process groups of the git commands running now: stopped with the service, so no hung hook outlives it. */
+const runningGroups = new Set<number>();
+let stopsWithService = false;
+
+function stopRunningGroupsOnExit(): void {
+	if (stopsWithService) return;
+	stopsWithService = true;
+	process.once("exit", () => {
+		for (const pid of runningGroups) {
+			try {
+				process.kill(-pid, "SIGTERM");
+			} catch {
+				// gone already
+			}
+		}
+	});
+}
+
 /** The timeout in force: the option, else a valid SKIFF_GIT_TIMEOUT_MS, else the default. */
 export function gitTimeoutMs(options: GitOptions = {}): number {
 	if (options.timeoutMs !== undefined) return options.timeoutMs;
@@ -78,6 +96,11 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
 			reject(new GitError(`${command} could not run in ${dir}: ${(error as Error).message}`, ""));
 			return;
 		}
+		const pid = child.pid;
+		if (group && pid !== undefined) {
+			runningGroups.add(pid);
+			stopRunningGroupsOnExit();
+		}
 		const stdout: Buffer[] = [];
 		let stdoutBytes = 0;
 		let stderr = "";
@@ -87,7 +110,7 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
 
 		const signal = (name: NodeJS.Signals) => {
 			try {
-				if (group && child.pid !== undefined) process.kill(-child.pid, name);
+				if (group && pid !== undefined) process.kill(-pid, name);
 				else child.kill(name);
 			} catch {
 				// gone already
@@ -96,6 +119,7 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
 		const settle = (error: GitError | undefined, output?: string) => {
 			if (settled) return;
 			settled = true;
+			if (pid !== undefined) runningGroups.delete(pid);
 			clearTimeout(timer);
 			clearTimeout(graceTimer);
 			if (error) {
