@@ -248,14 +248,15 @@ export class RuntimeManager {
 		return next;
 	}
 
-	private pruneNow(cutoffMs: number, dryRun: boolean): PruneReport {
+	private async pruneNow(cutoffMs: number, dryRun: boolean): Promise<PruneReport> {
+		const stale = await this.options.catalog.staleFiles(cutoffMs);
 		const loadedFiles = new Set([...this.loaded.values()].map((s) => s.handle.sessionFile));
-		const candidates = this.options.catalog.staleFiles(cutoffMs).filter((f) => !this.loaded.has(f.id) && !loadedFiles.has(f.path));
+		const candidates = stale.filter((f) => !this.loaded.has(f.id) && !loadedFiles.has(f.path));
 		if (dryRun) return { cutoffMs, files: candidates, failed: [] };
 		const report: PruneReport = { cutoffMs, files: [], failed: [] };
 		for (const file of candidates) {
 			try {
-				this.options.catalog.removeStale(file, cutoffMs);
+				await this.options.catalog.removeStale(file, cutoffMs);
 				this.unloaded.delete(file.id);
 				report.files.push(file);
 			} catch (error) {

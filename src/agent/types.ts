@@ -257,9 +257,9 @@ export interface SessionCatalog {
 	 * Recorded session files last modified before `beforeMs` (epoch ms), oldest first: only regular files in the
 	 * recorder's own folder layout under the sessions folder, never a symbolic link, never anything else.
 	 */
-	staleFiles(beforeMs: number): StaleSessionFile[];
-	/** Deletes a file `staleFiles` listed, after checking again that it still qualifies; throws why not. */
-	removeStale(file: StaleSessionFile, beforeMs: number): void;
+	staleFiles(beforeMs: number): Promise<StaleSessionFile[]>;
+	/** Deletes a file `staleFiles` listed, after checking again that it still qualifies; rejects saying why not. */
+	removeStale(file: StaleSessionFile, beforeMs: number): Promise<void>;
 }
 
 /** A recorded session file old enough to prune. */

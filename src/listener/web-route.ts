@@ -7,27 +7,39 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import { brotliCompressSync, constants, gzipSync } from "node:zlib";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 import { isAuthority } from "./host-syntax.js";
 import { sendText } from "./http-reply.js";
 
 /** Where the page comes from: the embedded copy, or a development directory read on every request. */
 export type WebPageSource = { kind: "embedded"; html: string } | { kind: "directory"; dir: string };
 
-/** A page body, its ETag, and its encodings, each compressed once on first use. */
+const compressBrotli = promisify(brotliCompress);
+const compressGzip = promisify(gzip);
+
+type Encoding = "br" | "gzip";
+
+/**
+ * A page body, its ETag, and its encodings, each compressed once on first use, on the thread pool: brotli at
+ * its best quality takes about a third of a second for the page, which the event loop (every client) would wait.
+ */
 class PreparedPage {
 	readonly etag: string;
-	private gzipped: Buffer | undefined;
-	private brotli: Buffer | undefined;
+	private readonly encoded = new Map<Encoding, Promise<Buffer>>();
 
 	constructor(readonly identity: Buffer) {
 		this.etag = `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`;
 	}
-	get gzip(): Buffer {
-		return (this.gzipped ??= gzipSync(this.identity, { level: 9 }));
-	}
-	get br(): Buffer {
-		return (this.brotli ??= brotliCompressSync(this.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }));
+
+	encode(encoding: Encoding): Promise<Buffer> {
+		let body = this.encoded.get(encoding);
+		if (!body) {
+			body = encoding === "br" ? compressBrotli(this.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }) : compressGzip(this.identity, { level: 9 });
+			body.catch(() => this.encoded.delete(encoding)); // tried again next time
+			this.encoded.set(encoding, body);
+		}
+		return body;
 	}
 }
 
@@ -83,15 +95,17 @@ export function serveWebPage(request: IncomingMessage, response: ServerResponse,
 		return;
 	}
 	const accepted = String(request.headers["accept-encoding"] ?? "");
-	let body = page.identity;
-	if (/\bbr\b/.test(accepted)) {
-		body = page.br;
-		headers["Content-Encoding"] = "br";
-	} else if (/\bgzip\b/.test(accepted)) {
-		body = page.gzip;
-		headers["Content-Encoding"] = "gzip";
-	}
-	headers["Content-Length"] = String(body.length);
-	response.writeHead(200, headers);
-	response.end(request.method === "HEAD" ? undefined : body);
+	const encoding: Encoding | undefined = /\bbr\b/.test(accepted) ? "br" : /\bgzip\b/.test(accepted) ? "gzip" : undefined;
+	const send = (body: Buffer, contentEncoding?: Encoding) => {
+		if (response.destroyed) return; // the client left while the page was compressed
+		if (contentEncoding) headers["Content-Encoding"] = contentEncoding;
+		headers["Content-Length"] = String(body.length);
+		response.writeHead(200, headers);
+		response.end(request.method === "HEAD" ? undefined : body);
+	};
+	if (!encoding) return send(page.identity);
+	page.encode(encoding).then(
+		(body) => send(body, encoding),
+		() => send(page.identity), // compression failed: the page as it is
+	);
 }

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { httpRequest } from "../support/http.js";
 import { REPO_ROOT, startSkiff, tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
 
 test("the embedded page is one self-contained file, served compressed with an ETag and a strict CSP", async () => {
 	const built = readFileSync(join(REPO_ROOT, "dist", "web", "index.html"), "utf8");
@@ -59,6 +60,32 @@ test("SKIFF_WEB_DEV_DIR serves the page from disk, read on every request", async
 		assert.match((await httpRequest(`${skiff.url}/web`)).body, /dev one/);
 		writeFileSync(join(dir, "index.html"), "<!doctype html><title>dev two</title>");
 		assert.match((await httpRequest(`${skiff.url}/web`)).body, /dev two/);
+	} finally {
+		await skiff.stop();
+	}
+});
+
+test("compressing the page for its first request (brotli at its best, about a third of a second) leaves ping answered at once", async () => {
+	const skiff = await startSkiff({ agentDir: tempDir() });
+	try {
+		const client = await TestClient.connect(skiff.wsUrl);
+		await client.ok({ type: "ping" });
+		const { request } = await import("node:http");
+		const page = new Promise<string | undefined>((resolve, reject) => {
+			const req = request(`${skiff.url}/web`, { headers: { "Accept-Encoding": "br" } }, (res) => {
+				res.resume();
+				res.on("end", () => resolve(res.headers["content-encoding"]));
+			});
+			req.on("error", reject);
+			req.end();
+		});
+		await new Promise((resolve) => setTimeout(resolve, 30)); // the service has the request and is compressing
+		const sent = performance.now();
+		await client.ok({ type: "ping" });
+		const ms = performance.now() - sent;
+		assert.equal(await page, "br");
+		assert.ok(ms < 100, `ping while the page was compressed: ${ms.toFixed(1)} ms`);
+		client.close();
 	} finally {
 		await skiff.stop();
 	}

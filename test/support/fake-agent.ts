@@ -249,10 +249,10 @@ export class FakeCatalog implements SessionCatalog {
 	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>> {
 		return [];
 	}
-	staleFiles(beforeMs: number): StaleSessionFile[] {
+	async staleFiles(beforeMs: number): Promise<StaleSessionFile[]> {
 		return this.stale.filter((f) => f.modifiedMs < beforeMs && !this.removed.includes(f.path));
 	}
-	removeStale(file: StaleSessionFile): void {
+	async removeStale(file: StaleSessionFile): Promise<void> {
 		this.removed.push(file.path);
 	}
 }

@@ -3,11 +3,12 @@
  * An index of every session file is kept in memory and refreshed incrementally: a lookup stats the sessions
  * folder and each project folder, and lists again only the folders that changed, so an unknown id costs a
  * few stat calls however many sessions there are. Files are never parsed for a lookup (only a header line
- * for a foreign file name).
+ * for a foreign file name). Pruning walks every session file, so its walk does not hold the event loop.
  */
 import { CodedError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/path-kind.js";
-import { closeSync, existsSync, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { lstat, open, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionCatalog, SessionFileRef, SessionSummary, StaleSessionFile } from "../types.js";
@@ -99,15 +100,15 @@ export class PiSessionCatalog implements SessionCatalog {
 	 * regular files (never a symbolic link, nor anything in a linked folder) whose first line is a session
 	 * header. Nothing when the sessions folder itself is a link (its files live elsewhere).
 	 */
-	staleFiles(beforeMs: number): StaleSessionFile[] {
-		if (!isRealDirectory(this.sessionsDir)) return [];
+	async staleFiles(beforeMs: number): Promise<StaleSessionFile[]> {
+		if (!(await isRealDirectoryAsync(this.sessionsDir))) return [];
 		const found: StaleSessionFile[] = [];
-		for (const folder of safeReaddir(this.sessionsDir)) {
+		for (const folder of await readdirQuietly(this.sessionsDir)) {
 			const dir = join(this.sessionsDir, folder);
-			if (!PROJECT_FOLDER.test(folder) || !isRealDirectory(dir)) continue;
-			for (const name of safeReaddir(dir)) {
+			if (!PROJECT_FOLDER.test(folder) || !(await isRealDirectoryAsync(dir))) continue;
+			for (const name of await readdirQuietly(dir)) {
 				if (!name.endsWith(".jsonl")) continue;
-				const file = this.staleFile(join(dir, name), beforeMs);
+				const file = await this.staleFile(join(dir, name), beforeMs);
 				if (file) found.push(file);
 			}
 		}
@@ -115,27 +116,29 @@ export class PiSessionCatalog implements SessionCatalog {
 	}
 
 	/** Deletes a file `staleFiles` listed, once it is checked again (it may have changed meanwhile). */
-	removeStale(file: StaleSessionFile, beforeMs: number): void {
+	async removeStale(file: StaleSessionFile, beforeMs: number): Promise<void> {
 		const folder = dirname(file.path);
 		if (dirname(folder) !== this.sessionsDir || !PROJECT_FOLDER.test(basename(folder))) {
 			throw new CodedError("forbidden", `${file.path} is not in the sessions folder's layout; it was not removed`);
 		}
-		if (!isRealDirectory(this.sessionsDir) || !isRealDirectory(folder)) throw new CodedError("forbidden", `${file.path} lies in a linked folder; it was not removed`);
-		const current = this.staleFile(file.path, beforeMs);
+		if (!(await isRealDirectoryAsync(this.sessionsDir)) || !(await isRealDirectoryAsync(folder))) {
+			throw new CodedError("forbidden", `${file.path} lies in a linked folder; it was not removed`);
+		}
+		const current = await this.staleFile(file.path, beforeMs);
 		if (!current || current.id !== file.id) throw new CodedError("conflict", `${file.path} changed since it was listed (newer, replaced or gone); it was not removed`);
-		unlinkSync(file.path);
+		await unlink(file.path);
 	}
 
 	/** The file as a pruning candidate: a regular session file last modified before `beforeMs`, else undefined. */
-	private staleFile(path: string, beforeMs: number): StaleSessionFile | undefined {
+	private async staleFile(path: string, beforeMs: number): Promise<StaleSessionFile | undefined> {
 		let stats;
 		try {
-			stats = lstatSync(path);
+			stats = await lstat(path);
 		} catch {
 			return undefined;
 		}
 		if (!stats.isFile() || stats.mtimeMs >= beforeMs) return undefined;
-		const id = idFromHeader(path);
+		const id = await idFromHeaderAsync(path);
 		return id === undefined ? undefined : { id, path, modifiedMs: stats.mtimeMs, size: stats.size };
 	}
 
@@ -223,10 +226,7 @@ function idFromHeader(path: string): string | undefined {
 	try {
 		fd = openSync(path, "r");
 		const buffer = Buffer.alloc(HEADER_READ_BYTES);
-		const length = readSync(fd, buffer, 0, HEADER_READ_BYTES, 0);
-		const firstLine = buffer.subarray(0, length).toString("utf8").replace(/^\uFEFF/, "").split("\n", 1)[0] ?? "";
-		const header = JSON.parse(firstLine) as { type?: unknown; id?: unknown };
-		return header.type === "session" && typeof header.id === "string" ? header.id : undefined;
+		return headerId(buffer.subarray(0, readSync(fd, buffer, 0, HEADER_READ_BYTES, 0)));
 	} catch {
 		return undefined;
 	} finally {
@@ -234,10 +234,36 @@ function idFromHeader(path: string): string | undefined {
 	}
 }
 
-/** A folder that is not a symbolic link. */
-function isRealDirectory(path: string): boolean {
+/** idFromHeader off the event loop (for the pruning walk over every file). */
+async function idFromHeaderAsync(path: string): Promise<string | undefined> {
+	let file: Awaited<ReturnType<typeof open>> | undefined;
 	try {
-		return lstatSync(path).isDirectory();
+		file = await open(path, "r");
+		const buffer = Buffer.alloc(HEADER_READ_BYTES);
+		const { bytesRead } = await file.read(buffer, 0, HEADER_READ_BYTES, 0);
+		return headerId(buffer.subarray(0, bytesRead));
+	} catch {
+		return undefined;
+	} finally {
+		await file?.close();
+	}
+}
+
+/** The session id of a file's first bytes when they start with a session header line. */
+function headerId(start: Buffer): string | undefined {
+	try {
+		const firstLine = start.toString("utf8").replace(/^\uFEFF/, "").split("\n", 1)[0] ?? "";
+		const header = JSON.parse(firstLine) as { type?: unknown; id?: unknown };
+		return header.type === "session" && typeof header.id === "string" ? header.id : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** A folder that is not a symbolic link. */
+async function isRealDirectoryAsync(path: string): Promise<boolean> {
+	try {
+		return (await lstat(path)).isDirectory();
 	} catch {
 		return false;
 	}
@@ -246,6 +272,14 @@ function isRealDirectory(path: string): boolean {
 function safeReaddir(dir: string): string[] {
 	try {
 		return readdirSync(dir);
+	} catch {
+		return [];
+	}
+}
+
+async function readdirQuietly(dir: string): Promise<string[]> {
+	try {
+		return await readdir(dir);
 	} catch {
 		return [];
 	}

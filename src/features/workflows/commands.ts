@@ -5,7 +5,7 @@
  */
 import { Type } from "typebox";
 import { defineCommand, NoFields } from "../../protocol/command.js";
-import { ISOLATIONS, MAX_OBJECTIVE_CHARS, WORKFLOW_NAME_PATTERN, WorkflowLimitsSchema, WorkflowSchema } from "./schemas.js";
+import { ISOLATIONS, MAX_OBJECTIVE_CHARS, WORKFLOW_NAME_PATTERN, type Workflow, WorkflowLimitsSchema, WorkflowSchema } from "./schemas.js";
 import type { ServiceKey } from "../../protocol/service-key.js";
 import type { WorkflowService } from "./workflow-service.js";
 
@@ -16,7 +16,7 @@ const WorkflowIdParams = Type.Object(
 const WorkflowResult = Type.Object({ workflow: WorkflowSchema });
 
 /** One action on one workflow, allowed only in the states the lifecycle names (else `conflict`, saying which are allowed). */
-function action(workflows: ServiceKey<WorkflowService>, name: string, summary: string, run: (workflows: WorkflowService, id: string) => unknown) {
+function action(workflows: ServiceKey<WorkflowService>, name: string, summary: string, run: (workflows: WorkflowService, id: string) => Promise<Workflow>) {
 	return defineCommand({
 		name,
 		summary,
@@ -24,7 +24,7 @@ function action(workflows: ServiceKey<WorkflowService>, name: string, summary: s
 		result: WorkflowResult,
 		handler: async ({ workflowId }, context) => {
 			await context.session(); // the client follows the session, where workflow_updated arrives
-			return { workflow: run(context.service(workflows), workflowId) as never };
+			return { workflow: await run(context.service(workflows), workflowId) };
 		},
 	});
 }
@@ -50,7 +50,7 @@ export function workflowCommands(workflows: ServiceKey<WorkflowService>) {
 			result: WorkflowResult,
 			handler: async (params, context) => {
 				const session = await context.session();
-				return { workflow: context.service(workflows).create(session.id, session.handle.cwd, params) };
+				return { workflow: await context.service(workflows).create(session.id, session.handle.cwd, params) };
 			},
 		}),
 		defineCommand({

@@ -4,6 +4,11 @@
  * itself), each finished task committed there, and the result integrated back into the base checkout without
  * ever leaving it half-merged (see git.ts). Every change of status goes through the pure lifecycle; records
  * are durable, and a workflow the service stopped under is found paused, to be resumed or cancelled.
+ *
+ * git runs without blocking the event loop, so a command can arrive while another waits for git: the actions
+ * on one workflow and the ends of its jobs run one after another (`serially`), and the git steps on one
+ * repository do too (`inRepository`: two workflows never integrate into one base at once), just as they did
+ * when git held the loop.
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -33,6 +38,7 @@ import {
 import { allowedActions, checkAction, transition, type WorkflowStep } from "./lifecycle.js";
 import { supervisorDefinition, supervisorPrompt, workerDefinition, workerPrompt } from "./prompts.js";
 import type { Integration, Isolation, Workflow, WorkflowLimits, WorkflowRecord } from "./schemas.js";
+import { SerialQueues } from "./serial.js";
 import type { WorkflowStore } from "./workflow-store.js";
 
 /** Most workflows kept (finished ones stay until removed). */
@@ -41,7 +47,7 @@ export const MAX_WORKFLOWS = 100;
 const FILES_IN_MESSAGE = 10;
 
 export interface WorkflowServiceOptions {
-	store: Pick<WorkflowStore, "load" | "save" | "remove" | "worktreeOf">;
+	store: Pick<WorkflowStore, "load" | "save" | "worktreeOf"> & { remove(id: string): void | Promise<void> };
 	jobs: Pick<JobService, "spawnQuiet" | "cancel" | "watch">;
 	/** The runtime's session signals (the supervisor's tool calls and plan as they happen). */
 	observe(observer: SessionObserver): () => void;
@@ -79,6 +85,12 @@ export class WorkflowService {
 	private readonly limitHit = new Map<string, string>();
 	/** Tasks whose job is being spawned, as `<workflow>:<task>`. */
 	private readonly spawning = new Set<string>();
+	/** Workflows being created (not yet in `records`), counted against MAX_WORKFLOWS. */
+	private creating = 0;
+	/** Per workflow id: its actions and its jobs' ends, one at a time. */
+	private readonly workflowQueues = new SerialQueues();
+	/** Per base repository: the git steps of every workflow on it, one sequence at a time. */
+	private readonly repositoryQueues = new SerialQueues();
 	private readonly unsubscribe: Array<() => void>;
 
 	constructor(private readonly options: WorkflowServiceOptions) {
@@ -112,13 +124,22 @@ export class WorkflowService {
 	 * when `cwd` is not in a git repository (isolation `worktree`), the repository has no commit, or its
 	 * checkout has uncommitted changes.
 	 */
-	create(sessionId: string, cwd: string, input: CreateWorkflow): Workflow {
+	async create(sessionId: string, cwd: string, input: CreateWorkflow): Promise<Workflow> {
 		const name = input.name.trim();
 		if (!name) throw new CodedError("invalid_command", "A workflow needs a name");
 		if (!input.objective.trim()) throw new CodedError("invalid_command", "A workflow needs an objective");
-		if (this.records.size >= MAX_WORKFLOWS) {
+		if (this.records.size + this.creating >= MAX_WORKFLOWS) {
 			throw new CodedError("limit", `At most ${MAX_WORKFLOWS} workflows are kept: remove finished ones (workflow_remove) first`);
 		}
+		this.creating++;
+		try {
+			return await this.createNow(sessionId, cwd, input, name);
+		} finally {
+			this.creating--;
+		}
+	}
+
+	private async createNow(sessionId: string, cwd: string, input: CreateWorkflow, name: string): Promise<Workflow> {
 		const isolation = input.isolation ?? "worktree";
 		const id = `wf-${randomBytes(6).toString("hex")}`;
 		const now = this.timestamp();
@@ -137,35 +158,15 @@ export class WorkflowService {
 			updatedAt: now,
 		};
 		if (isolation === "worktree") {
-			const root = repositoryRoot(cwd);
+			const root = await repositoryRoot(cwd);
 			if (!root) throw notARepository(cwd);
-			const head = headCommit(root);
-			if (!head) throw new CodedError("invalid_command", `The repository ${root} has no commit yet: a workflow's branch starts from one, so commit first`);
-			const dirty = uncommittedFiles(root);
-			if (dirty.length) {
-				throw new CodedError(
-					"conflict",
-					`The base checkout ${root} has uncommitted changes (${listFiles(dirty)}): commit or stash them first, so that the workflow's result can be integrated back`,
-				);
-			}
-			const branch = `skiff/workflow/${id}`;
-			if (branchExists(root, branch)) throw new CodedError("conflict", `The branch ${branch} already exists`);
-			const worktree = this.options.store.worktreeOf(id);
-			try {
-				mkdirSync(dirname(worktree), { recursive: true, mode: 0o700 });
-				addWorktree(root, worktree, branch, head);
-			} catch (error) {
-				this.options.store.remove(id);
-				throw new CodedError("failed", `The workflow's worktree could not be created: ${(error as Error).message}`);
-			}
-			const baseBranch = currentBranch(root);
 			record.baseDir = root;
-			record.git = { branch, worktree, baseCommit: head, ...(baseBranch ? { baseBranch } : {}) };
+			record.git = await this.inRepository(root, () => this.createWorktree(root, id));
 		}
 		try {
 			this.options.store.save(record);
 		} catch (error) {
-			this.discard(record);
+			await this.discard(record);
 			throw error;
 		}
 		this.records.set(id, record);
@@ -174,62 +175,106 @@ export class WorkflowService {
 		return view(record);
 	}
 
+	/**
+	 * The new workflow's branch and worktree in the repository `root`, from its checked-out commit; refused
+	 * (nothing made) without a commit, with uncommitted changes or when the branch exists.
+	 */
+	private async createWorktree(root: string, id: string): Promise<NonNullable<WorkflowRecord["git"]>> {
+		const head = await headCommit(root);
+		if (!head) throw new CodedError("invalid_command", `The repository ${root} has no commit yet: a workflow's branch starts from one, so commit first`);
+		const dirty = await uncommittedFiles(root);
+		if (dirty.length) {
+			throw new CodedError(
+				"conflict",
+				`The base checkout ${root} has uncommitted changes (${listFiles(dirty)}): commit or stash them first, so that the workflow's result can be integrated back`,
+			);
+		}
+		const branch = `skiff/workflow/${id}`;
+		if (await branchExists(root, branch)) throw new CodedError("conflict", `The branch ${branch} already exists`);
+		const baseBranch = await currentBranch(root);
+		const worktree = this.options.store.worktreeOf(id);
+		try {
+			mkdirSync(dirname(worktree), { recursive: true, mode: 0o700 });
+			await addWorktree(root, worktree, branch, head);
+		} catch (error) {
+			// A git stopped half-way (a timeout) may have made the branch and the worktree: they go, as the folder does.
+			await this.removeGitOf(root, { branch, worktree }).catch(() => undefined);
+			await this.options.store.remove(id);
+			throw new CodedError("failed", `The workflow's worktree could not be created: ${(error as Error).message}`);
+		}
+		return { branch, worktree, baseCommit: head, ...(baseBranch ? { baseBranch } : {}) };
+	}
+
 	/** Stops its jobs; tasks in progress go back to pending and start again on resume. */
-	pause(id: string): Workflow {
-		const record = this.record(id);
-		checkAction(record.status, "pause");
-		this.stopJobs(record);
-		this.move(record, "pause", "Paused: workflow_resume goes on, workflow_cancel gives up");
-		return view(record);
+	pause(id: string): Promise<Workflow> {
+		return this.serially(id, () => {
+			const record = this.record(id);
+			checkAction(record.status, "pause");
+			this.stopJobs(record);
+			this.move(record, "pause", "Paused: workflow_resume goes on, workflow_cancel gives up");
+			return view(record);
+		});
 	}
 
 	/** Goes on: plans again when the plan was not finished, else runs the tasks still open. */
-	resume(id: string): Workflow {
-		const record = this.record(id);
-		checkAction(record.status, "resume");
-		this.move(record, "resume");
-		if (record.status === "planning") void this.plan(record);
-		else this.pump(record);
-		return view(record);
+	resume(id: string): Promise<Workflow> {
+		return this.serially(id, async () => {
+			const record = this.record(id);
+			checkAction(record.status, "resume");
+			this.move(record, "resume");
+			if (record.status === "planning") void this.plan(record);
+			else await this.pump(record);
+			return view(record);
+		});
 	}
 
-	cancel(id: string): Workflow {
-		const record = this.record(id);
-		checkAction(record.status, "cancel");
-		this.stopJobs(record);
-		this.move(record, "cancel", "Cancelled: its branch and worktree stay until workflow_remove");
-		return view(record);
+	cancel(id: string): Promise<Workflow> {
+		return this.serially(id, () => {
+			const record = this.record(id);
+			checkAction(record.status, "cancel");
+			this.stopJobs(record);
+			this.move(record, "cancel", "Cancelled: its branch and worktree stay until workflow_remove");
+			return view(record);
+		});
 	}
 
 	/** Integrates what is done (a paused workflow's finished tasks) or tries again after a conflict. */
-	integrate(id: string): Workflow {
-		const record = this.record(id);
-		checkAction(record.status, "integrate");
-		this.integrateNow(record, "integrate");
-		return view(record);
+	integrate(id: string): Promise<Workflow> {
+		return this.serially(id, async () => {
+			const record = this.record(id);
+			checkAction(record.status, "integrate");
+			await this.integrateNow(record, "integrate");
+			return view(record);
+		});
 	}
 
 	/**
 	 * Removes a finished workflow: its record and worktree, and its branch when the base took it (`branchKept`
 	 * names the branch otherwise, so no work is lost).
 	 */
-	remove(id: string): { workflowId: string; branchKept?: string } {
-		const record = this.record(id);
-		checkAction(record.status, "remove");
-		let branchKept: string | undefined;
-		if (record.git) {
-			try {
-				removeWorktree(record.baseDir, record.git.worktree);
-				if (!deleteBranch(record.baseDir, record.git.branch, { onlyIfMerged: true })) branchKept = record.git.branch;
-			} catch (error) {
-				this.options.warn(`workflows: the worktree of ${id} could not be removed through git (${(error as Error).message}); its folder is deleted`);
-				branchKept = record.git.branch;
+	remove(id: string): Promise<{ workflowId: string; branchKept?: string }> {
+		return this.serially(id, async () => {
+			const record = this.record(id);
+			checkAction(record.status, "remove");
+			let branchKept: string | undefined;
+			const git = record.git;
+			if (git) {
+				try {
+					const deleted = await this.inRepository(record.baseDir, async () => {
+						await removeWorktree(record.baseDir, git.worktree);
+						return deleteBranch(record.baseDir, git.branch, { onlyIfMerged: true });
+					});
+					if (!deleted) branchKept = git.branch;
+				} catch (error) {
+					this.options.warn(`workflows: the worktree of ${id} could not be removed through git (${(error as Error).message}); its folder is deleted`);
+					branchKept = git.branch;
+				}
 			}
-		}
-		this.options.store.remove(id);
-		this.records.delete(id);
-		this.options.publish({ type: workflowUpdatedEvent.type, workflow: view(record), removed: true });
-		return { workflowId: id, ...(branchKept ? { branchKept } : {}) };
+			await this.options.store.remove(id);
+			this.records.delete(id);
+			this.options.publish({ type: workflowUpdatedEvent.type, workflow: view(record), removed: true });
+			return { workflowId: id, ...(branchKept ? { branchKept } : {}) };
+		});
 	}
 
 	dispose(): void {
@@ -292,7 +337,6 @@ export class WorkflowService {
 			}
 			if (job.activity.tool) supervisor.tool = job.activity.tool;
 			else delete supervisor.tool;
-			if (finished) this.supervisorEnded(record, job);
 		} else {
 			const worker = record.workers.find((w) => w.jobId === job.id);
 			if (!worker) return;
@@ -301,10 +345,17 @@ export class WorkflowService {
 			if (job.activity.tool) worker.tool = job.activity.tool;
 			else delete worker.tool;
 			if (job.error) worker.error = job.error;
-			if (finished) this.workerEnded(record, role.taskId, job);
 		}
-		if (finished) this.save(record);
-		this.announce(record);
+		if (!finished) return this.announce(record);
+		// What the end of a job changes waits for the workflow's actions and other ends before it (a commit may be running).
+		const taskId = role.taskId;
+		void this.serially(record.id, async () => {
+			if (this.records.get(record.id) !== record) return; // removed meanwhile
+			if (taskId === undefined) await this.supervisorEnded(record, job);
+			else await this.workerEnded(record, taskId, job);
+			this.save(record);
+			this.announce(record);
+		}).catch((error) => this.options.warn(`workflows: the end of job ${job.id} of ${record.id} could not be handled: ${messageOf(error)}`));
 	}
 
 	/** The supervisor's tool calls count against its limits; its plan shows as it makes it. */
@@ -333,7 +384,7 @@ export class WorkflowService {
 		this.options.jobs.cancel([record.supervisor.jobId]);
 	}
 
-	private supervisorEnded(record: WorkflowRecord, job: Job): void {
+	private async supervisorEnded(record: WorkflowRecord, job: Job): Promise<void> {
 		if (this.stopping.delete(job.id) || record.status !== "planning") return;
 		const limit = this.limitHit.get(record.id);
 		if (limit) return this.fail(record, `The supervisor was stopped: ${limit}`);
@@ -349,11 +400,11 @@ export class WorkflowService {
 		record.plan = reopenStarted(plan);
 		record.planned = true;
 		this.move(record, "planned");
-		this.pump(record);
+		await this.pump(record);
 	}
 
 	/** Starts jobs on ready tasks up to the limit; integrates once every task is settled. */
-	private pump(record: WorkflowRecord): void {
+	private async pump(record: WorkflowRecord): Promise<void> {
 		if (record.status !== "running") return;
 		const tasks = viewPlan(record.plan).flatMap((phase) => phase.tasks);
 		if (tasks.every((task) => isSettled(task.status))) return this.integrateNow(record, "tasks_done");
@@ -392,68 +443,72 @@ export class WorkflowService {
 		}
 	}
 
-	private workerEnded(record: WorkflowRecord, taskId: string, job: Job): void {
+	private async workerEnded(record: WorkflowRecord, taskId: string, job: Job): Promise<void> {
 		if (this.stopping.delete(job.id) || record.status !== "running") return;
 		const task = allTasks(record.plan).find((t) => t.id === taskId);
 		if (!task) return;
 		if (job.status !== "completed") {
 			return this.fail(record, `Task ${task.id} "${task.content}" ${job.status === "failed" ? "failed" : `was ${job.status}`}${job.error ? `: ${job.error}` : ""}`);
 		}
-		if (record.git) {
+		const git = record.git;
+		if (git) {
 			try {
-				commitAll(record.git.worktree, `${task.id}: ${task.content}\n\nWorkflow ${record.name} (${record.id}), job ${job.id}`);
+				await this.inRepository(record.baseDir, () => commitAll(git.worktree, `${task.id}: ${task.content}\n\nWorkflow ${record.name} (${record.id}), job ${job.id}`));
 			} catch (error) {
 				return this.fail(record, `The work of task ${task.id} could not be committed: ${messageOf(error)}`);
 			}
 		}
 		record.plan = withStatus(record.plan, taskId, "completed");
 		record.updatedAt = this.timestamp();
-		this.pump(record);
+		await this.pump(record);
 	}
 
 	/**
 	 * Takes the branch into the base: the base's head is merged into the branch inside the worktree (a conflict
 	 * is aborted there and reported with its files), then the base fast-forwards to the result.
 	 */
-	private integrateNow(record: WorkflowRecord, step: "tasks_done" | "integrate"): void {
+	private async integrateNow(record: WorkflowRecord, step: "tasks_done" | "integrate"): Promise<void> {
 		this.move(record, step);
 		const git = record.git;
 		if (!git) {
 			record.integration = { method: "none", filesChanged: 0, insertions: 0, deletions: 0, files: [], conflicts: [] };
 			return this.move(record, "integrated", "Its jobs worked in the directory itself: there was nothing to integrate");
 		}
-		try {
-			commitAll(git.worktree, `Workflow ${record.name} (${record.id}): remaining changes`);
-			const branchHead = headCommit(git.worktree)!;
-			const dirty = uncommittedFiles(record.baseDir);
-			if (dirty.length) {
-				return this.conflicted(record, `The base checkout has uncommitted changes (${listFiles(dirty)}): commit or stash them, then workflow_integrate`, dirty, branchHead);
+		// The base's state is read and moved in one sequence no other workflow's git comes between.
+		await this.inRepository(record.baseDir, async () => {
+			try {
+				await commitAll(git.worktree, `Workflow ${record.name} (${record.id}): remaining changes`);
+				const branchHead = (await headCommit(git.worktree))!;
+				const dirty = await uncommittedFiles(record.baseDir);
+				if (dirty.length) {
+					return await this.conflicted(record, `The base checkout has uncommitted changes (${listFiles(dirty)}): commit or stash them, then workflow_integrate`, dirty, branchHead);
+				}
+				const branchNow = await currentBranch(record.baseDir);
+				if (git.baseBranch && branchNow !== git.baseBranch) {
+					return await this.conflicted(record, `The base checkout is on ${branchNow ?? "a detached HEAD"}, not ${git.baseBranch}: check out ${git.baseBranch}, then workflow_integrate`, [], branchHead);
+				}
+				const baseHead = (await headCommit(record.baseDir))!;
+				const conflicts = await mergeIntoWorktree(git.worktree, baseHead, `Merge ${git.baseBranch ?? baseHead.slice(0, 12)} into ${git.branch}`);
+				if (conflicts.length) {
+					return await this.conflicted(record, `The base changed the same lines: ${listFiles(conflicts)} conflict. Nothing was merged; resolve it on the branch ${git.branch} (or change the base), then workflow_integrate`, conflicts, branchHead);
+				}
+				const merged = (await headCommit(git.worktree))!;
+				const method = merged === baseHead ? "none" : (await isAncestor(record.baseDir, baseHead, branchHead)) ? "fast-forward" : "merge";
+				const summary = await diffSummary(record.baseDir, baseHead, merged);
+				if (merged !== baseHead) await fastForward(record.baseDir, merged);
+				record.integration = { method, ...summary, conflicts: [], commit: await headCommit(record.baseDir) };
+				this.move(record, "integrated", undefined);
+			} catch (error) {
+				await this.conflicted(record, `Integration failed and nothing was merged: ${messageOf(error)}`, [], undefined);
 			}
-			const branchNow = currentBranch(record.baseDir);
-			if (git.baseBranch && branchNow !== git.baseBranch) {
-				return this.conflicted(record, `The base checkout is on ${branchNow ?? "a detached HEAD"}, not ${git.baseBranch}: check out ${git.baseBranch}, then workflow_integrate`, [], branchHead);
-			}
-			const baseHead = headCommit(record.baseDir)!;
-			const conflicts = mergeIntoWorktree(git.worktree, baseHead, `Merge ${git.baseBranch ?? baseHead.slice(0, 12)} into ${git.branch}`);
-			if (conflicts.length) {
-				return this.conflicted(record, `The base changed the same lines: ${listFiles(conflicts)} conflict. Nothing was merged; resolve it on the branch ${git.branch} (or change the base), then workflow_integrate`, conflicts, branchHead);
-			}
-			const merged = headCommit(git.worktree)!;
-			const method = merged === baseHead ? "none" : isAncestor(record.baseDir, baseHead, branchHead) ? "fast-forward" : "merge";
-			const summary = diffSummary(record.baseDir, baseHead, merged);
-			if (merged !== baseHead) fastForward(record.baseDir, merged);
-			record.integration = { method, ...summary, conflicts: [], commit: headCommit(record.baseDir) };
-			this.move(record, "integrated", undefined);
-		} catch (error) {
-			this.conflicted(record, `Integration failed and nothing was merged: ${messageOf(error)}`, [], undefined);
-		}
+		});
 	}
 
-	private conflicted(record: WorkflowRecord, reason: string, conflicts: string[], branchHead: string | undefined): void {
+	private async conflicted(record: WorkflowRecord, reason: string, conflicts: string[], branchHead: string | undefined): Promise<void> {
 		let summary: Omit<Integration, "conflicts" | "method" | "commit"> = { filesChanged: 0, insertions: 0, deletions: 0, files: [] };
 		if (record.git && branchHead) {
 			try {
-				summary = diffSummary(record.git.worktree, record.git.baseCommit, branchHead);
+				summary = await diffSummary(record.git.worktree, record.git.baseCommit, branchHead);
 			} catch {
 				// the summary is a courtesy; the conflict is what matters
 			}
@@ -500,16 +555,32 @@ export class WorkflowService {
 	}
 
 	/** Undoes a creation that could not be recorded: nothing of it stays. */
-	private discard(record: WorkflowRecord): void {
-		if (record.git) {
+	private async discard(record: WorkflowRecord): Promise<void> {
+		const git = record.git;
+		if (git) {
 			try {
-				removeWorktree(record.baseDir, record.git.worktree);
-				deleteBranch(record.baseDir, record.git.branch, { onlyIfMerged: false });
+				await this.inRepository(record.baseDir, () => this.removeGitOf(record.baseDir, git));
 			} catch {
 				// best effort: the folder goes below either way
 			}
 		}
-		this.options.store.remove(record.id);
+		await this.options.store.remove(record.id);
+	}
+
+	/** Removes a new workflow's worktree and its branch, merged or not (call inside inRepository). */
+	private async removeGitOf(repo: string, git: { branch: string; worktree: string }): Promise<void> {
+		await removeWorktree(repo, git.worktree);
+		await deleteBranch(repo, git.branch, { onlyIfMerged: false });
+	}
+
+	/** Runs `task` after the actions and job ends of workflow `id` queued before it. */
+	private serially<T>(id: string, task: () => T | Promise<T>): Promise<T> {
+		return this.workflowQueues.run(id, task);
+	}
+
+	/** Runs a sequence of git steps on the repository `repo` after the others queued there. */
+	private inRepository<T>(repo: string, task: () => Promise<T>): Promise<T> {
+		return this.repositoryQueues.run(repo, task);
 	}
 
 	private announce(record: WorkflowRecord): void {

@@ -3,7 +3,8 @@
  * (`workflow.json`, written whole and atomically on every change) and its git worktree (`worktree/`). A record
  * that cannot be read is reported and left on disk, never deleted.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import { writeFileAtomic } from "../atomic-file.js";
@@ -60,8 +61,11 @@ export class WorkflowStore {
 		writeFileAtomic(join(this.dirOf(record.id), RECORD_FILE), `${JSON.stringify({ version: VERSION, workflow: record }, null, 1)}\n`);
 	}
 
-	/** Deletes a workflow's folder (its record and whatever is left of its worktree). */
-	remove(id: string): void {
-		rmSync(this.dirOf(id), { recursive: true, force: true });
+	/**
+	 * Deletes a workflow's folder (its record and whatever is left of its worktree: a whole checkout when git
+	 * could not remove it, so not on the event loop).
+	 */
+	async remove(id: string): Promise<void> {
+		await rm(this.dirOf(id), { recursive: true, force: true });
 	}
 }

@@ -40,68 +40,68 @@ function repository(): string {
 	return dir;
 }
 
-test("a plain directory is no repository; a repository's root, head and branch are found", () => {
-	assert.equal(repositoryRoot(tempDir()), undefined);
+test("a plain directory is no repository; a repository's root, head and branch are found", async () => {
+	assert.equal(await repositoryRoot(tempDir()), undefined);
 	const repo = repository();
-	assert.ok(repositoryRoot(repo));
-	assert.match(headCommit(repo)!, /^[0-9a-f]{40}$/);
-	assert.equal(currentBranch(repo), "main");
-	assert.deepEqual(uncommittedFiles(repo), []);
+	assert.ok(await repositoryRoot(repo));
+	assert.match((await headCommit(repo))!, /^[0-9a-f]{40}$/);
+	assert.equal(await currentBranch(repo), "main");
+	assert.deepEqual(await uncommittedFiles(repo), []);
 	writeFileSync(join(repo, "a.txt"), "changed\n");
 	writeFileSync(join(repo, "untracked.txt"), "x\n");
-	assert.deepEqual(uncommittedFiles(repo), ["a.txt"], "only tracked changes make a checkout dirty");
+	assert.deepEqual(await uncommittedFiles(repo), ["a.txt"], "only tracked changes make a checkout dirty");
 });
 
-test("work in a worktree is committed and fast-forwarded into the base, with its summary", () => {
+test("work in a worktree is committed and fast-forwarded into the base, with its summary", async () => {
 	const repo = repository();
-	const base = headCommit(repo)!;
+	const base = (await headCommit(repo))!;
 	const worktree = join(tempDir(), "wt");
-	addWorktree(repo, worktree, "skiff/workflow/x", base);
+	await addWorktree(repo, worktree, "skiff/workflow/x", base);
 	writeFileSync(join(worktree, "b.txt"), "new\n");
 	writeFileSync(join(worktree, "a.txt"), "one\nTWO\nthree\n");
-	assert.equal(commitAll(worktree, "work"), true);
-	assert.equal(commitAll(worktree, "nothing"), false);
-	assert.deepEqual(mergeIntoWorktree(worktree, base, "merge"), []);
-	const head = headCommit(worktree)!;
-	const summary = diffSummary(repo, base, head);
+	assert.equal(await commitAll(worktree, "work"), true);
+	assert.equal(await commitAll(worktree, "nothing"), false);
+	assert.deepEqual(await mergeIntoWorktree(worktree, base, "merge"), []);
+	const head = (await headCommit(worktree))!;
+	const summary = await diffSummary(repo, base, head);
 	assert.deepEqual(summary, { filesChanged: 2, insertions: 2, deletions: 1, files: [{ path: "a.txt", insertions: 1, deletions: 1 }, { path: "b.txt", insertions: 1, deletions: 0 }] });
-	fastForward(repo, head);
-	assert.equal(headCommit(repo), head);
+	await fastForward(repo, head);
+	assert.equal(await headCommit(repo), head);
 	assert.equal(readFileSync(join(repo, "b.txt"), "utf8"), "new\n");
-	removeWorktree(repo, worktree);
+	await removeWorktree(repo, worktree);
 	assert.ok(!sh(repo, "worktree", "list").includes(worktree));
 });
 
-test("a conflict is reported with its files and aborted: the worktree and the base stay clean", () => {
+test("a conflict is reported with its files and aborted: the worktree and the base stay clean", async () => {
 	const repo = repository();
-	const base = headCommit(repo)!;
+	const base = (await headCommit(repo))!;
 	const worktree = join(tempDir(), "wt");
-	addWorktree(repo, worktree, "skiff/workflow/y", base);
+	await addWorktree(repo, worktree, "skiff/workflow/y", base);
 	writeFileSync(join(worktree, "a.txt"), "one\nworkflow\nthree\n");
-	commitAll(worktree, "workflow change");
-	const branchHead = headCommit(worktree);
+	await commitAll(worktree, "workflow change");
+	const branchHead = await headCommit(worktree);
 	writeFileSync(join(repo, "a.txt"), "one\nbase\nthree\n");
 	sh(repo, "commit", "-q", "-am", "base change");
-	assert.deepEqual(mergeIntoWorktree(worktree, headCommit(repo)!, "merge"), ["a.txt"]);
-	assert.equal(headCommit(worktree), branchHead, "the merge was aborted");
-	assert.deepEqual(uncommittedFiles(worktree), []);
-	assert.deepEqual(uncommittedFiles(repo), []);
+	assert.deepEqual(await mergeIntoWorktree(worktree, (await headCommit(repo))!, "merge"), ["a.txt"]);
+	assert.equal(await headCommit(worktree), branchHead, "the merge was aborted");
+	assert.deepEqual(await uncommittedFiles(worktree), []);
+	assert.deepEqual(await uncommittedFiles(repo), []);
 	assert.equal(readFileSync(join(repo, "a.txt"), "utf8"), "one\nbase\nthree\n");
 });
 
-test("a base that moved elsewhere is merged into the branch, then the base fast-forwards to the merge", () => {
+test("a base that moved elsewhere is merged into the branch, then the base fast-forwards to the merge", async () => {
 	const repo = repository();
-	const base = headCommit(repo)!;
+	const base = (await headCommit(repo))!;
 	const worktree = join(tempDir(), "wt");
-	addWorktree(repo, worktree, "skiff/workflow/z", base);
+	await addWorktree(repo, worktree, "skiff/workflow/z", base);
 	writeFileSync(join(worktree, "c.txt"), "c\n");
-	commitAll(worktree, "workflow change");
+	await commitAll(worktree, "workflow change");
 	writeFileSync(join(repo, "d.txt"), "d\n");
 	sh(repo, "add", "-A");
 	sh(repo, "commit", "-q", "-m", "base change");
-	assert.deepEqual(mergeIntoWorktree(worktree, headCommit(repo)!, "merge"), []);
-	fastForward(repo, headCommit(worktree)!);
+	assert.deepEqual(await mergeIntoWorktree(worktree, (await headCommit(repo))!, "merge"), []);
+	await fastForward(repo, (await headCommit(worktree))!);
 	assert.equal(readFileSync(join(repo, "c.txt"), "utf8"), "c\n");
 	assert.equal(readFileSync(join(repo, "d.txt"), "utf8"), "d\n");
-	assert.deepEqual(uncommittedFiles(repo), []);
+	assert.deepEqual(await uncommittedFiles(repo), []);
 });

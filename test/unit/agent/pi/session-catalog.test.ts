@@ -60,7 +60,7 @@ test("a session file with a byte-order mark is found by path as by id", () => {
 	assert.equal(catalog.byId("bom")?.path, path);
 });
 
-test("stale files: only regular session files of the layout, older than the cutoff; each checked again before removal", () => {
+test("stale files: only regular session files of the layout, older than the cutoff; each checked again before removal", async () => {
 	const { catalog, root, sessions, folder } = sessionsWith(3);
 	const day = 24 * 60 * 60 * 1000;
 	const age = (path: string, days: number) => utimesSync(path, new Date(Date.now() - days * day), new Date(Date.now() - days * day));
@@ -83,13 +83,13 @@ test("stale files: only regular session files of the layout, older than the cuto
 	age(join(folder, "2020_headerless.jsonl"), 50);
 
 	const cutoff = Date.now() - 5 * day;
-	const stale = catalog.staleFiles(cutoff);
+	const stale = await catalog.staleFiles(cutoff);
 	assert.deepEqual(stale.map((f) => f.id), ["id1", "id0"], "oldest first, nothing else");
-	assert.throws(() => catalog.removeStale({ ...stale[0]!, path: outside }, cutoff), /not in the sessions folder's layout/);
-	assert.throws(() => catalog.removeStale({ ...stale[0]!, path: join(elsewhere, "2020_x.jsonl") }, cutoff), /not in the sessions folder's layout/);
+	await assert.rejects(catalog.removeStale({ ...stale[0]!, path: outside }, cutoff), /not in the sessions folder's layout/);
+	await assert.rejects(catalog.removeStale({ ...stale[0]!, path: join(elsewhere, "2020_x.jsonl") }, cutoff), /not in the sessions folder's layout/);
 	writeFileSync(file(0), `${JSON.stringify({ type: "session", version: 3, id: "id0", cwd: "/p" })}\n`); // touched: newer now
-	assert.throws(() => catalog.removeStale(stale[1]!, cutoff), /changed since it was listed/);
-	catalog.removeStale(stale[0]!, cutoff);
-	assert.deepEqual(catalog.staleFiles(cutoff), []);
+	await assert.rejects(catalog.removeStale(stale[1]!, cutoff), /changed since it was listed/);
+	await catalog.removeStale(stale[0]!, cutoff);
+	assert.deepEqual(await catalog.staleFiles(cutoff), []);
 	assert.equal(catalog.byId("id1"), undefined, "the index forgets it");
 });
