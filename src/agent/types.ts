@@ -515,7 +515,7 @@ export interface TurnUsage {
 	tokens: number;
 	/** The turn's wall time. */
 	wallTimeMs: number;
-	/** When the turn started (epoch ms). */
+	/** When the turn started (epoch ms with a fraction, src/shared/precise-clock.ts: it orders against other readings of that clock). */
 	startedAt: number;
 }
 

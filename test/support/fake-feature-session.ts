@@ -5,6 +5,7 @@
  */
 import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RuntimeEvent, TurnUsage } from "../../src/agent/types.js";
 import { CodedError } from "../../src/shared/errors.js";
+import { preciseNow } from "../../src/shared/precise-clock.js";
 
 interface Entry extends CustomEntryRecord {
 	parentId: string | null;
@@ -84,7 +85,7 @@ export class FakeFeatureSession implements FeatureSession {
 	}
 
 	/** A turn ended with this usage (it started `startedAt`, default: a moment ago). */
-	endTurn(tokens: number, wallTimeMs = 5, startedAt = Date.now() - wallTimeMs): void {
+	endTurn(tokens: number, wallTimeMs = 5, startedAt = preciseNow() - wallTimeMs): void {
 		for (const listener of [...this.turnListeners]) listener({ tokens, wallTimeMs, startedAt });
 	}
 

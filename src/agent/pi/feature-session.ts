@@ -7,6 +7,7 @@ import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent
 import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RuntimeEvent, TurnUsage } from "../types.js";
 import { noModelMessage, type PiEnvironment } from "./environment.js";
 import type { SessionRecorder } from "./recorder.js";
+import { preciseNow } from "../../shared/precise-clock.js";
 
 export interface PiFeatureSessionParts {
 	env: PiEnvironment;
@@ -132,11 +133,12 @@ export class PiFeatureSession implements FeatureSession {
 
 	private observe(event: RuntimeEvent): void {
 		if (event.type === "turn_start") {
-			this.turnStartedAt = Date.now();
+			this.turnStartedAt = preciseNow();
 		} else if (event.type === "turn_end") {
-			const startedAt = this.turnStartedAt ?? Date.now();
+			const endedAt = preciseNow();
+			const startedAt = this.turnStartedAt ?? endedAt;
 			this.turnStartedAt = undefined;
-			const usage: TurnUsage = { tokens: turnTokens(event.message), wallTimeMs: Math.max(0, Date.now() - startedAt), startedAt };
+			const usage: TurnUsage = { tokens: turnTokens(event.message), wallTimeMs: Math.max(0, Math.round(endedAt - startedAt)), startedAt };
 			for (const listener of [...this.turnListeners]) listener(usage);
 		} else if (event.type === "tree_changed" && event.reload === true) {
 			for (const listener of [...this.branchListeners]) listener();

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { FeatureSession, HiddenContext, HiddenTurnStart, SessionFeatures, TurnUsage } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
+import { preciseNow } from "../../shared/precise-clock.js";
 import type { FeatureTool } from "../../agent/feature-tool.js";
 import { continuationText, GOAL_CONTEXT_TYPE, GOAL_CONTINUE_TYPE, goalContext } from "./context.js";
 import { type GoalOperation, goalUpdatedEvent, goalUsageEvent } from "./events.js";
@@ -174,7 +175,7 @@ export class GoalSession implements SessionFeatures {
 		const state = applyGoalEvent(this.replay.state, event);
 		session.appendCustomEntry(GOAL_ENTRY_TYPE, { version: GOAL_RECORD_VERSION, event }, { keep: options.keep });
 		this.replay = { state, events: [...this.replay.events, event] };
-		if (before?.lifecycle === "active" && state.goal?.lifecycle !== "active") this.leftActiveAt = Date.now();
+		if (before?.lifecycle === "active" && state.goal?.lifecycle !== "active") this.leftActiveAt = preciseNow();
 		const announce = () => {
 			if (change.kind === "usage") {
 				const goal = state.goal!;

@@ -10,6 +10,7 @@ import { GOAL_CONTEXT_TYPE, GOAL_CONTINUE_TYPE } from "../../../src/features/goa
 import { GOAL_ENTRY_TYPE, GoalSession } from "../../../src/features/goal/session.js";
 import type { GoalView } from "../../../src/features/goal/schemas.js";
 import type { CodedError } from "../../../src/shared/errors.js";
+import { preciseNow } from "../../../src/shared/precise-clock.js";
 import { FakeFeatureSession } from "../../support/fake-feature-session.js";
 
 let ids = 0;
@@ -149,7 +150,7 @@ test("usage is charged after each turn while active; a spent budget pauses the g
 	session.endTurn(45, 3);
 	assert.deepEqual([goal.state.goal!.lifecycle, goal.state.goal!.pauseReason, goal.state.goal!.usage.tokens], ["paused", "budget_exhausted", 105]);
 	assert.deepEqual(recorded(session), ["created", "usage", "usage", "paused"], "charged, then paused");
-	session.endTurn(1000, 5, Date.now() + 1);
+	session.endTurn(1000, 5, preciseNow() + 1);
 	assert.equal(goal.state.goal!.usage.tokens, 105, "a turn that began after the pause is not charged");
 	await assert.rejects(goal.resume(), /budget is spent \(105 of 100 tokens\)/);
 	await goal.resume({ tokenBudget: 1000 });
@@ -159,11 +160,11 @@ test("usage is charged after each turn while active; a spent budget pauses the g
 test("the turn in which the goal stopped being active is still charged to it, later turns are not", async () => {
 	const { goal, session } = open();
 	await goal.create({ objective: "Complete me" });
-	const turnStarted = Date.now() - 50;
+	const turnStarted = preciseNow() - 50;
 	goal.complete(); // by the tool, during the turn
 	session.endTurn(30, 50, turnStarted);
 	assert.equal(goal.state.goal!.usage.tokens, 30);
-	session.endTurn(30, 5, Date.now() + 1);
+	session.endTurn(30, 5, preciseNow() + 1);
 	assert.equal(goal.state.goal!.usage.tokens, 30);
 	assert.deepEqual(recorded(session), ["created", "completed", "usage"]);
 });
@@ -258,4 +259,15 @@ test("a change the disk refuses is refused whole; what the service decides (usag
 	session.endTurn(120, 4);
 	assert.deepEqual([goal.state.goal!.lifecycle, goal.state.goal!.pauseReason, goal.state.goal!.usage.tokens], ["paused", "budget_exhausted", 120]);
 	assert.deepEqual(recorded(session), ["created", "usage", "paused"]);
+});
+
+test("a turn that starts right after a pause, within the same millisecond, is not charged (the clock orders finer than ms)", async () => {
+	const { goal, session } = open();
+	await goal.create({ objective: "Pause me" });
+	for (let i = 0; i < 50; i++) {
+		goal.pause("manual");
+		session.endTurn(10, 0, preciseNow()); // began after the pause, as a prompt sent once the pause is answered
+		await goal.resume();
+	}
+	assert.equal(goal.state.goal!.usage.tokens, 0);
 });
