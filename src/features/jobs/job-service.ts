@@ -35,10 +35,10 @@ export interface JobRuntime {
 /** Personas as agents (the personas feature): found by name, given their continuity, their runs archived. */
 export interface PersonaAgents {
 	resolve(name: string, cwd: string): { definition: AgentDefinition; root: string } | undefined;
-	/** What the persona's newest runs said, for its next run's system prompt (undefined: none). */
-	continuity(root: string): string | undefined;
-	/** Keeps a finished run's transcript under the persona's root. */
-	archive(root: string, jobId: string, sessionFile: string | undefined): void;
+	/** What the persona's newest runs said, for its next run's system prompt (undefined: none); read off the event loop. */
+	continuity(root: string): Promise<string | undefined>;
+	/** Keeps a finished run's transcript under the persona's root (copied in the background). */
+	archive(root: string, jobId: string, sessionFile: string | undefined): Promise<void>;
 	/** Personas as catalog rows. */
 	catalog(cwd: string): CatalogEntry[];
 }
@@ -298,7 +298,9 @@ export class JobService {
 		this.announce(job);
 		const limits = this.options.limits();
 		try {
-			const continuity = run.personaRoot ? this.personas?.continuity(run.personaRoot) : undefined;
+			const continuity = run.personaRoot ? await this.personas?.continuity(run.personaRoot) : undefined;
+			// A cancel that came while the continuity was read: the job ends as one cancelled before a session existed.
+			if (run.cancelRequested) return this.finish(run, "cancelled", { error: "Cancelled before it started" });
 			const systemPrompt = [definition.systemPrompt, continuity].filter(Boolean).join("\n\n");
 			const tools = [
 				createYieldTool((text) => {
@@ -506,12 +508,17 @@ export class JobService {
 		this.tryWrite(() => this.options.store.save([...this.jobs.values()]));
 	}
 
-	/** Records are kept in memory whatever happens on disk; a failed write is reported, not thrown into a run. */
-	private tryWrite(write: () => void): void {
+	/**
+	 * Records are kept in memory whatever happens on disk; a failed write is reported, not thrown into a run (one
+	 * that goes on in the background is reported when it fails).
+	 */
+	private tryWrite(write: () => void | Promise<void> | undefined): void {
+		const report = (error: unknown) => this.options.warn(`jobs: ${(error as Error).message}`);
 		try {
-			write();
+			const pending = write();
+			if (pending instanceof Promise) pending.catch(report);
 		} catch (error) {
-			this.options.warn(`jobs: ${(error as Error).message}`);
+			report(error);
 		}
 	}
 

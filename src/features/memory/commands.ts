@@ -95,9 +95,9 @@ export function memoryCommands(memoryKey: ServiceKey<MemoryService>) {
 				const session = await context.session();
 				const memory = context.service(memoryKey);
 				const { namespace, store } = memory.localStore(session.id, session.handle.cwd);
-				const file = store.read();
+				const file = await store.read();
 				const wanted = limit ?? MAX_ENTRIES;
-				const entries = query === undefined ? store.list().slice(0, wanted) : store.search(query, wanted);
+				const entries = query === undefined ? (await store.list()).slice(0, wanted) : await store.search(query, wanted);
 				return {
 					namespace,
 					path: store.path,

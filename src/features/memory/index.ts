@@ -1,7 +1,7 @@
 /**
  * Memory as a feature: local notes, a remote Hindsight server, or off, as every session's tools and recall
  * context; its settings, commands and doctor check. Also the public face of memory for other features
- * (personas keep their own local store).
+ * (personas keep their own local store, and keep what they read of their files in a FileCache too).
  */
 import { serviceKey } from "../../protocol/service-key.js";
 import { defineFeature } from "../module.js";
@@ -35,4 +35,5 @@ export const memoryFeature = defineFeature({
 	doctor: memoryDoctorCheck,
 });
 
+export { FileCache } from "./file-cache.js";
 export { LocalMemoryStore, personaStorePath } from "./local-store.js";

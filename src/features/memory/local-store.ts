@@ -2,12 +2,18 @@
  * The local memory store: note entries in one JSONL file per namespace. Every change is a read-modify-write
  * under a cross-process lock, written to a temporary file and renamed over the store, so two processes lose
  * nothing and a crash mid-write leaves the previous file intact.
+ *
+ * Reads never hold up the event loop for long: the file is read asynchronously, at most
+ * {@link MAX_STORE_BYTES} of it (a larger file is refused, not parsed), and what was parsed is kept while the
+ * file is unchanged, so the tools and commands that read it again and again do not read it again.
  */
 import { randomUUID } from "node:crypto";
-import { mkdirSync, readFileSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
 import { redactSecrets } from "../../shared/redact.js";
+import { FileCache } from "./file-cache.js";
 import { withFileLock } from "./file-lock.js";
 import { projectAnchor, projectDigest } from "./project-identity.js";
 
@@ -17,6 +23,14 @@ export const MAX_TAG_CHARS = 64;
 export const MAX_ENTRIES = 100;
 export const DEFAULT_RECALL_COUNT = 10;
 export const MAX_RECALL_COUNT = 50;
+/**
+ * The largest store file that is read: a larger one is refused with an error naming it and this bound.
+ * `learn` keeps the file within it, evicting the oldest entries sooner when large ones fill it.
+ */
+export const MAX_STORE_BYTES = 16 * 1024 * 1024;
+
+/** Stores parsed lately, by path: an unchanged file is not read again. */
+const parsed = new FileCache<StoreFile>({ maxEntries: 32, maxWeight: 4 * MAX_STORE_BYTES });
 
 export interface MemoryEntry {
 	id: string;
@@ -50,7 +64,10 @@ export class LocalMemoryStore {
 		private readonly now: () => number = Date.now,
 	) {}
 
-	/** Adds an entry (content redacted); the oldest entries beyond the limit are evicted, never this one. */
+	/**
+	 * Adds an entry (content redacted); the oldest entries beyond the limits (100 entries, and the file within
+	 * {@link MAX_STORE_BYTES}) are evicted, never this one.
+	 */
 	async learn(content: string, tags: string[], session: string): Promise<{ entry: MemoryEntry; total: number }> {
 		if (!content.trim()) throw new Error("content is required for memory learn");
 		const size = Buffer.byteLength(content, "utf8");
@@ -63,8 +80,16 @@ export class LocalMemoryStore {
 			session: session.replace(/[\u0000-\u001f\u007f]/g, ""),
 		};
 		return this.change((file) => {
-			const others = newestFirst(file.entries).slice(0, MAX_ENTRIES - 1);
-			file.entries = newestFirst([entry, ...others]);
+			// The newest others that fit beside it, in number and in bytes; the lines that are not entries stay.
+			let room = MAX_STORE_BYTES - file.unreadable.reduce((sum, line) => sum + lineBytes(line), 0) - lineBytes(entryLine(entry));
+			if (room < 0) throw new Error(`memory entry does not fit: the store ${this.path} would grow past the ${MAX_STORE_BYTES / MIB} MiB limit`);
+			const kept = [entry];
+			for (const other of newestFirst(file.entries).slice(0, MAX_ENTRIES - 1)) {
+				room -= lineBytes(entryLine(other));
+				if (room < 0) break;
+				kept.push(other);
+			}
+			file.entries = newestFirst(kept);
 			return { entry, total: file.entries.length };
 		});
 	}
@@ -76,7 +101,7 @@ export class LocalMemoryStore {
 	}
 
 	/** Entries matching the query (content and tags), best first, at most `limit` (the inspector's search). */
-	search(query: string, limit: number): MemoryEntry[] {
+	async search(query: string, limit: number): Promise<MemoryEntry[]> {
 		const phrase = query.trim().toLowerCase();
 		if (!phrase) return [];
 		const normalized = phrase.replace(/\s+/g, " ");
@@ -84,7 +109,7 @@ export class LocalMemoryStore {
 		const atWordStart = (text: string) => new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(text)}`, "u");
 		const whole = atWordStart(normalized);
 		const terms = [...new Set(normalized.split(" "))].map(atWordStart);
-		const scored = this.read().entries.flatMap((entry) => {
+		const scored = (await this.read()).entries.flatMap((entry) => {
 			const haystack = `${entry.content} ${entry.tags.join(" ")}`.toLowerCase().replace(/\s+/g, " ");
 			const score = (whole.test(haystack) ? 2 : 0) + terms.filter((t) => t.test(haystack)).length;
 			return score > 0 ? [{ entry, score }] : [];
@@ -94,16 +119,16 @@ export class LocalMemoryStore {
 	}
 
 	/** All entries, newest first, optionally only those with this tag (case-insensitive). */
-	list(tag?: string): MemoryEntry[] {
+	async list(tag?: string): Promise<MemoryEntry[]> {
 		const wanted = tag?.trim().toLowerCase();
-		const entries = newestFirst(this.read().entries);
+		const entries = newestFirst((await this.read()).entries);
 		return wanted ? entries.filter((e) => e.tags.some((t) => t.toLowerCase() === wanted)) : entries;
 	}
 
 	/** Removes the entry with this id; false when there was none (the file is then left alone). */
 	async forget(id: string): Promise<boolean> {
 		if (!id.trim()) throw new Error("id is required for memory forget");
-		if (!this.read().entries.some((e) => e.id === id)) return false;
+		if (!(await this.read()).entries.some((e) => e.id === id)) return false;
 		return this.change((file) => {
 			const before = file.entries.length;
 			file.entries = file.entries.filter((e) => e.id !== id);
@@ -114,7 +139,7 @@ export class LocalMemoryStore {
 	/** Removes the entries with these ids in one write; the file is left alone when none is there. */
 	async forgetMany(ids: string[]): Promise<{ forgotten: string[]; missing: string[] }> {
 		const wanted = new Set(ids);
-		const present = new Set(this.read().entries.filter((e) => wanted.has(e.id)).map((e) => e.id));
+		const present = new Set((await this.read()).entries.filter((e) => wanted.has(e.id)).map((e) => e.id));
 		if (present.size === 0) return { forgotten: [], missing: [...wanted] };
 		const forgotten = await this.change((file) => {
 			const gone = [...new Set(file.entries.filter((e) => wanted.has(e.id)).map((e) => e.id))];
@@ -125,40 +150,103 @@ export class LocalMemoryStore {
 		return { forgotten, missing: [...wanted].filter((id) => !removed.has(id)) };
 	}
 
-	/** Reads the store; a missing file is an empty store. */
-	read(): StoreFile {
-		let text: string;
+	/** Reads the store (a missing file is an empty store); a file unchanged since it was last read is not read again. */
+	read(): Promise<StoreFile> {
+		return this.load(true);
+	}
+
+	/**
+	 * Whether the store can be read, told without reading it (for the agents' catalog, which is synchronous): a
+	 * missing file can; a file unchanged since it was read can; otherwise a regular file within the bound that
+	 * opens.
+	 */
+	readableNow(): boolean {
+		let stat;
 		try {
-			text = readFileSync(this.path, "utf8");
+			stat = statSync(this.path, { bigint: true });
+		} catch (error) {
+			return (error as NodeJS.ErrnoException).code === "ENOENT";
+		}
+		if (parsed.get(this.path, stat)) return true;
+		if (!stat.isFile() || stat.size > MAX_STORE_BYTES) return false;
+		try {
+			closeSync(openSync(this.path, "r"));
+			return true;
+		} catch {
+			return false;
+		}
+	}
+
+	/**
+	 * The store as it is on disk, read asynchronously through an open handle (so the identity kept with what was
+	 * parsed is the very file read); with `cached`, what was parsed of an unchanged file. Always a copy.
+	 */
+	private async load(cached: boolean): Promise<StoreFile> {
+		let handle;
+		try {
+			handle = await open(this.path, "r");
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], unreadable: [] };
-			throw new Error(`memory store cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+			throw cannotRead(error);
 		}
-		const file: StoreFile = { entries: [], unreadable: [] };
-		for (const line of text.split("\n")) {
-			if (!line.trim()) continue;
-			const entry = parseEntry(line);
-			if (entry) file.entries.push(entry);
-			else file.unreadable.push(line);
+		try {
+			const stat = await handle.stat({ bigint: true });
+			let file = cached ? parsed.get(this.path, stat) : undefined;
+			if (!file) {
+				if (stat.size > MAX_STORE_BYTES) {
+					throw new Error(`memory store is too large to read: ${this.path} holds ${stat.size} bytes, more than the ${MAX_STORE_BYTES / MIB} MiB limit`);
+				}
+				const text = await handle.readFile("utf8").catch((error: unknown) => {
+					throw cannotRead(error);
+				});
+				file = parsed.set(this.path, stat, parseStore(text), Number(stat.size));
+			}
+			return { entries: [...file.entries], unreadable: [...file.unreadable] };
+		} finally {
+			await handle.close().catch(() => undefined);
 		}
-		return file;
 	}
 
 	private async change<T>(mutate: (file: StoreFile) => T): Promise<T> {
 		mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-		return withFileLock(this.path, () => {
-			const file = this.read();
+		return withFileLock(this.path, async () => {
+			const file = await this.load(false); // the latest bytes: another process may have written them
 			const result = mutate(file);
-			const lines = [...file.entries.map((e) => JSON.stringify(serialize(e))), ...file.unreadable];
+			const lines = [...file.entries.map(entryLine), ...file.unreadable];
+			parsed.delete(this.path);
 			writeFileAtomically(this.path, lines.length ? `${lines.join("\n")}\n` : "", { mode: PRIVATE_FILE_MODE });
 			return result;
 		});
 	}
 }
 
-function serialize(entry: MemoryEntry): Record<string, unknown> {
+const MIB = 1024 * 1024;
+
+function cannotRead(error: unknown): Error {
+	return new Error(`memory store cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
+}
+
+/** The entries and other lines of a store file's text. */
+function parseStore(text: string): StoreFile {
+	const file: StoreFile = { entries: [], unreadable: [] };
+	for (const line of text.split("\n")) {
+		if (!line.trim()) continue;
+		const entry = parseEntry(line);
+		if (entry) file.entries.push(entry);
+		else file.unreadable.push(line);
+	}
+	return file;
+}
+
+/** An entry's line in the file (without its newline). */
+function entryLine(entry: MemoryEntry): string {
 	const { id, content, tags, ts, session } = entry;
-	return tags.length ? { id, content, tags, ts, session } : { id, content, ts, session };
+	return JSON.stringify(tags.length ? { id, content, tags, ts, session } : { id, content, ts, session });
+}
+
+/** What a line takes in the file, with its newline. */
+function lineBytes(line: string): number {
+	return Buffer.byteLength(line, "utf8") + 1;
 }
 
 function parseEntry(line: string): MemoryEntry | undefined {

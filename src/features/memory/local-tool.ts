@@ -43,7 +43,7 @@ export function createLocalMemoryTool(store: () => LocalMemoryStore, session: ()
 					return boundText(redactSecrets(entries.map((e) => `${header(e)}\n${preview(e.content, RECALL_PREVIEW_CHARS)}`).join("\n\n")));
 				}
 				case "list": {
-					const entries = target.list(params.tag);
+					const entries = await target.list(params.tag);
 					if (entries.length === 0) return "No memory entries.";
 					return boundText(redactSecrets(entries.map((e) => `${header(e)}\n${preview(e.content.split("\n")[0] ?? "", LIST_PREVIEW_CHARS)}`).join("\n")));
 				}

@@ -165,7 +165,7 @@ export class MemoryService {
 		const { namespace, store } = this.localStore(sessionId, cwd);
 		const local: MemoryStatus["local"] = { namespace, path: store.path, entries: 0, unreadable: 0 };
 		try {
-			const file = store.read();
+			const file = await store.read();
 			local.entries = file.entries.length;
 			local.unreadable = file.unreadable.length;
 		} catch (error) {

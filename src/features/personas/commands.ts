@@ -22,7 +22,7 @@ export function personaCommands(personas: ServiceKey<PersonaStore>, jobs: Servic
 			summary: "The personas visible from the session's folder (a trusted project's first, then the user's), with memory entry and session counts. No paths.",
 			params: NoFields,
 			result: Type.Object({ personas: Type.Array(PersonaRowSchema) }),
-			handler: async (_params, context) => ({ personas: context.service(personas).list(await cwdOf(context)) }),
+			handler: async (_params, context) => ({ personas: await context.service(personas).list(await cwdOf(context)) }),
 		}),
 		defineCommand({
 			name: "persona_get",
@@ -53,7 +53,7 @@ export function personaCommands(personas: ServiceKey<PersonaStore>, jobs: Servic
 			params: Type.Object({ name: NameSchema, confirm: ConfirmSchema }, { additionalProperties: false }),
 			result: Type.Object({ name: Type.String(), removed: Type.Literal("definition") }),
 			handler: async ({ name }, context) => {
-				context.service(personas).remove(name, await cwdOf(context));
+				await context.service(personas).remove(name, await cwdOf(context));
 				return { name, removed: "definition" as const };
 			},
 		}),
@@ -63,7 +63,7 @@ export function personaCommands(personas: ServiceKey<PersonaStore>, jobs: Servic
 			params: Type.Object({ name: NameSchema, confirm: ConfirmSchema }, { additionalProperties: false }),
 			result: Type.Object({ name: Type.String(), removed: Type.Literal("root") }),
 			handler: async ({ name }, context) => {
-				context.service(personas).purge(name, await cwdOf(context));
+				await context.service(personas).purge(name, await cwdOf(context));
 				return { name, removed: "root" as const };
 			},
 		}),
@@ -79,7 +79,7 @@ export function personaCommands(personas: ServiceKey<PersonaStore>, jobs: Servic
 			result: Type.Object({ job: JobSchema }),
 			handler: async ({ name, task }, context) => {
 				const session = await context.session();
-				if (!context.service(personas).resolve(name, session.handle.cwd)) context.service(personas).get(name, session.handle.cwd); // throws the clear error
+				if (!context.service(personas).resolve(name, session.handle.cwd)) await context.service(personas).get(name, session.handle.cwd); // throws the clear error
 				const [job] = await context.service(jobs).spawn(session.id, { task, agent: name });
 				return { job: job! };
 			},

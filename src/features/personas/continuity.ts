@@ -1,18 +1,28 @@
 /**
  * A persona's continuity: what its newest runs said, read back from the transcripts archived under
  * `<persona-root>/sessions/`, bounded, and given to its next run as part of its system prompt.
+ *
+ * Only the end of a transcript is needed, so each is read backwards from its end, in chunks and asynchronously,
+ * until the bounds are met: a long transcript costs what its newest messages take, not its whole size.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { open, readdir } from "node:fs/promises";
 import { join } from "node:path";
 
 /** At most this many messages, and this many bytes of them, newest kept. */
 export const CONTINUITY_MAX_MESSAGES = 200;
 export const CONTINUITY_MAX_BYTES = 32 * 1024;
+/**
+ * At most this many bytes of transcripts are read looking for those messages (tool calls and results fill
+ * transcripts too): past it, continuity is what was found so far.
+ */
+export const CONTINUITY_MAX_SCAN_BYTES = 16 * 1024 * 1024;
+/** Transcripts are read backwards this many bytes at a time. */
+const CHUNK_BYTES = 64 * 1024;
 
 /** Archived transcripts, newest first (their names start with the time they were archived). */
-export function archivedTranscripts(root: string): string[] {
+export async function archivedTranscripts(root: string): Promise<string[]> {
 	try {
-		return readdirSync(join(root, "sessions"))
+		return (await readdir(join(root, "sessions")))
 			.filter((name) => name.endsWith(".jsonl"))
 			.sort()
 			.reverse();
@@ -22,29 +32,70 @@ export function archivedTranscripts(root: string): string[] {
 }
 
 /** The newest runs' user and assistant text, oldest first, within the bounds; undefined when there is none. */
-export function continuityText(root: string): string | undefined {
+export async function continuityText(root: string): Promise<string | undefined> {
 	const kept: string[] = [];
 	let bytes = 0;
-	outer: for (const name of archivedTranscripts(root)) {
-		let lines: string[];
-		try {
-			lines = readFileSync(join(root, "sessions", name), "utf8").split("\n");
-		} catch {
-			continue;
-		}
-		const messages = lines.flatMap((line) => {
+	const budget = { bytes: CONTINUITY_MAX_SCAN_BYTES };
+	outer: for (const name of await archivedTranscripts(root)) {
+		for await (const line of linesFromEnd(join(root, "sessions", name), budget)) {
 			const text = messageLine(line);
-			return text === undefined ? [] : [text];
-		});
-		for (let i = messages.length - 1; i >= 0; i--) {
-			const size = Buffer.byteLength(messages[i]!) + 1;
+			if (text === undefined) continue;
+			const size = Buffer.byteLength(text) + 1;
 			if (kept.length >= CONTINUITY_MAX_MESSAGES || bytes + size > CONTINUITY_MAX_BYTES) break outer;
-			kept.push(messages[i]!);
+			kept.push(text);
 			bytes += size;
 		}
+		if (budget.bytes <= 0) break;
 	}
 	if (kept.length === 0) return undefined;
 	return `Your previous runs, most recent last (${kept.length} messages):\n${kept.reverse().join("\n")}`;
+}
+
+/**
+ * The lines of a file, last first, read backwards `CHUNK_BYTES` at a time while `budget.bytes` lasts (what is
+ * read is taken from it; a line not read whole by then is not given). A file that cannot be read gives none.
+ */
+export async function* linesFromEnd(path: string, budget: { bytes: number }): AsyncGenerator<string> {
+	let handle;
+	try {
+		handle = await open(path, "r");
+	} catch {
+		return;
+	}
+	try {
+		let position = (await handle.stat()).size;
+		/** The end of the line being read, whose start lies before `position`: pieces in file order. */
+		let tail: Buffer[] = [];
+		while (position > 0) {
+			if (budget.bytes <= 0) return;
+			const length = Math.min(CHUNK_BYTES, position);
+			position -= length;
+			budget.bytes -= length;
+			const chunk = Buffer.alloc(length);
+			for (let filled = 0; filled < length; ) {
+				const { bytesRead } = await handle.read(chunk, filled, length - filled, position + filled);
+				if (bytesRead === 0) return; // the file shrank meanwhile: what is left is not a whole line
+				filled += bytesRead;
+			}
+			let end = length;
+			for (let newline = lastNewline(chunk, end); newline !== -1; newline = lastNewline(chunk, end)) {
+				yield Buffer.concat([chunk.subarray(newline + 1, end), ...tail]).toString("utf8");
+				tail = [];
+				end = newline;
+			}
+			tail.unshift(chunk.subarray(0, end));
+		}
+		yield Buffer.concat(tail).toString("utf8");
+	} catch {
+		// unreadable from here on: the lines given so far stand
+	} finally {
+		await handle.close().catch(() => undefined);
+	}
+}
+
+/** The last newline in `chunk` before `end`, or -1. */
+function lastNewline(chunk: Buffer, end: number): number {
+	return end > 0 ? chunk.lastIndexOf(0x0a, end - 1) : -1;
 }
 
 /** `user: …` or `assistant: …` for a recorded message entry with text; undefined for anything else. */

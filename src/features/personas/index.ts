@@ -15,7 +15,12 @@ export const personasFeature = defineFeature({
 	needs: [jobsFeature.key],
 	commands: personaCommands(key, jobsFeature.key),
 	start: (host) => {
-		const personas = new PersonaStore({ agentDir: host.agentDir, trusted: (cwd) => host.settings.effective(cwd).trusted, knownTools: host.knownTools });
+		const personas = new PersonaStore({
+			agentDir: host.agentDir,
+			trusted: (cwd) => host.settings.effective(cwd).trusted,
+			knownTools: host.knownTools,
+			stopping: () => host.runtime.shuttingDown,
+		});
 		host.service(jobsFeature.key).usePersonas(personas);
 		return personas;
 	},

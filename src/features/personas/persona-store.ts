@@ -5,13 +5,15 @@
  * transcripts `sessions/*.jsonl`. Roots that are symbolic links, and definitions whose name is not their
  * folder's, are refused. Nothing is half-created: a failed create leaves no folder behind.
  */
-import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { type BigIntStats, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { lstat, readdir, readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { LocalMemoryStore, personaStorePath } from "../memory/index.js";
+import { FileCache, LocalMemoryStore, personaStorePath } from "../memory/index.js";
 import { CodedError } from "../../shared/errors.js";
 import { isSymbolicLink } from "../../shared/path-kind.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { AGENT_NAME_PATTERN, type AgentDefinition, type CatalogEntry, MAX_DEFINITION_BYTES, parseDefinition, TASK_AGENT } from "../jobs/index.js";
+import { archiveTranscript } from "./archive.js";
 import { archivedTranscripts, continuityText } from "./continuity.js";
 import type { PersonaRow, PersonaScope } from "./schemas.js";
 
@@ -20,11 +22,27 @@ export const MAX_PERSONA_BYTES = MAX_DEFINITION_BYTES;
 const NAME = new RegExp(AGENT_NAME_PATTERN);
 /** Names a persona cannot take: the bundled agents'. */
 const RESERVED = new Set([TASK_AGENT.name]);
+const SYMBOLIC_LINK_ERROR = "its folder is a symbolic link (refused)";
+const MEMORY_ERROR = "its memory file cannot be read";
 
 interface Found {
 	name: string;
 	scope: PersonaScope;
 	root: string;
+}
+
+/** A scope's folder of personas and the names in it (undefined: it cannot be listed). */
+interface Listing {
+	scope: PersonaScope;
+	folder: string;
+	names: string[] | undefined;
+}
+
+/** persona.md as read: its text, and its definition or why it is not one. */
+interface DefinitionFile {
+	text: string;
+	definition?: AgentDefinition;
+	error?: string;
 }
 
 /** The template of a new persona: the fields a user fills in, and a hint where the prompt goes. */
@@ -33,6 +51,11 @@ export function personaTemplate(name: string): string {
 }
 
 export class PersonaStore {
+	/** persona.md files read and parsed, kept while unchanged (the catalog is asked for often). */
+	private readonly definitions = new FileCache<DefinitionFile>({ maxEntries: 64 });
+	/** Archives being written, by persona root: what reads or removes its sessions waits for them first. */
+	private readonly archiving = new Map<string, Promise<void>>();
+
 	constructor(
 		private readonly options: {
 			agentDir: string;
@@ -40,37 +63,30 @@ export class PersonaStore {
 			trusted(cwd: string): boolean;
 			/** The core tools a persona's `tools` may name. */
 			knownTools: readonly string[];
+			/** The service is stopping: a run's transcript is then archived at once (see archive.ts). */
+			stopping?(): boolean;
 		},
 	) {}
 
 	/** Every persona visible from `cwd`: the project's (trusted only) first, then the user's. */
-	list(cwd: string): PersonaRow[] {
-		const seen = new Set<string>();
+	async list(cwd: string): Promise<PersonaRow[]> {
+		const listings = await Promise.all(
+			this.scopes(cwd).map(async (scope): Promise<Listing> => ({ ...scope, names: await readdir(scope.folder).catch(() => undefined) })),
+		);
 		const rows: PersonaRow[] = [];
-		for (const { scope, folder } of this.scopes(cwd)) {
-			let names: string[];
-			try {
-				names = readdirSync(folder).sort();
-			} catch {
-				continue;
-			}
-			for (const name of names) {
-				if (!NAME.test(name) || seen.has(name)) continue;
-				seen.add(name);
-				rows.push(this.row({ name, scope, root: join(folder, name) }));
-			}
-		}
+		for (const found of visible(listings)) rows.push(await this.row(found));
 		return rows;
 	}
 
 	/** One persona's row and its persona.md text (empty when removed). */
-	get(name: string, cwd: string): PersonaRow & { content: string } {
+	async get(name: string, cwd: string): Promise<PersonaRow & { content: string }> {
 		const found = this.find(name, cwd);
-		return { ...this.row(found), content: this.readDefinitionText(found) ?? "" };
+		const row = await this.row(found);
+		return { ...row, content: (await this.definitionLater(found))?.text ?? "" };
 	}
 
 	/** Creates a persona in the user scope from `content` (default: the template). */
-	create(name: string, content: string | undefined, cwd: string): PersonaRow {
+	async create(name: string, content: string | undefined, cwd: string): Promise<PersonaRow> {
 		checkName(name);
 		if (RESERVED.has(name)) throw new CodedError("invalid_command", `${name} is the name of a bundled agent: choose another persona name`);
 		const text = content ?? personaTemplate(name);
@@ -95,26 +111,27 @@ export class PersonaStore {
 	}
 
 	/** Replaces a persona's definition; its name cannot change. */
-	edit(name: string, content: string, cwd: string): PersonaRow {
+	async edit(name: string, content: string, cwd: string): Promise<PersonaRow> {
 		const found = this.find(name, cwd);
-		if (this.readDefinitionText(found) === undefined) throw new CodedError("not_found", `Persona ${name} has no ${PERSONA_FILE} (it was removed): create it again with persona_create after persona_purge`);
+		if ((await this.definitionLater(found)) === undefined) throw new CodedError("not_found", `Persona ${name} has no ${PERSONA_FILE} (it was removed): create it again with persona_create after persona_purge`);
 		this.checkContent(name, content);
 		writeFileAtomic(join(found.root, PERSONA_FILE), content);
 		return this.row(found);
 	}
 
 	/** Deletes the definition only: its memory and sessions stay (persona_purge removes them). */
-	remove(name: string, cwd: string): void {
+	async remove(name: string, cwd: string): Promise<void> {
 		const found = this.find(name, cwd);
-		if (this.readDefinitionText(found) === undefined) throw new CodedError("not_found", `Persona ${name} has no ${PERSONA_FILE} to remove`);
-		rmSync(join(found.root, PERSONA_FILE), { force: true });
+		if ((await this.definitionLater(found)) === undefined) throw new CodedError("not_found", `Persona ${name} has no ${PERSONA_FILE} to remove`);
+		await rm(join(found.root, PERSONA_FILE), { force: true });
 	}
 
-	/** Deletes the persona's whole root: definition, memory and sessions. */
-	purge(name: string, cwd: string): void {
+	/** Deletes the persona's whole root: definition, memory and sessions (asynchronously: it may hold many). */
+	async purge(name: string, cwd: string): Promise<void> {
 		const found = this.find(name, cwd);
+		await this.archived(found.root);
 		try {
-			rmSync(found.root, { recursive: true });
+			await rm(found.root, { recursive: true });
 		} catch (error) {
 			throw new CodedError("io_error", `Persona ${name} could not be removed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
 		}
@@ -125,37 +142,44 @@ export class PersonaStore {
 		if (!NAME.test(name)) return undefined;
 		const found = this.locate(name, cwd);
 		if (!found) return undefined;
-		const row = this.row(found);
-		if (!row.defined && row.error === undefined) throw new CodedError("not_found", `Persona ${name} has no ${PERSONA_FILE} (it was removed): persona_create it again after persona_purge`);
-		if (row.error !== undefined) throw new CodedError("invalid_command", `Persona ${name} cannot be run: ${row.error}`);
-		return { definition: this.definitionOf(found)!, root: found.root };
+		const state = this.stateNow(found);
+		if (!state.defined && state.error === undefined) throw new CodedError("not_found", `Persona ${name} has no ${PERSONA_FILE} (it was removed): persona_create it again after persona_purge`);
+		if (state.error !== undefined) throw new CodedError("invalid_command", `Persona ${name} cannot be run: ${state.error}`);
+		return { definition: state.definition!, root: found.root };
 	}
 
-	/** Personas as catalog rows (for job_list's agents). */
+	/** Personas as catalog rows (for job_list's agents): synchronous, reading only the files that changed. */
 	catalog(cwd: string): CatalogEntry[] {
-		return this.list(cwd)
-			.filter((row) => row.defined)
-			.map((row): CatalogEntry => {
-				if (row.error !== undefined) return { name: row.name, source: "persona", file: `${row.name}/${PERSONA_FILE}`, error: row.error };
-				return { ...this.definitionOf(this.locate(row.name, cwd)!)!, source: "persona" };
-			});
+		const listings = this.scopes(cwd).map((scope): Listing => ({ ...scope, names: namesIn(scope.folder) }));
+		return visible(listings).flatMap((found): CatalogEntry[] => {
+			const state = this.stateNow(found);
+			if (!state.defined) return [];
+			if (state.error !== undefined) return [{ name: found.name, source: "persona", file: `${found.name}/${PERSONA_FILE}`, error: state.error }];
+			return [{ ...state.definition!, source: "persona" }];
+		});
 	}
 
-	continuity(root: string): string | undefined {
+	/** What the persona's newest runs said, once the archives still being written under `root` are there. */
+	async continuity(root: string): Promise<string | undefined> {
+		await this.archived(root);
 		return continuityText(root);
 	}
 
 	/** Copies a finished run's transcript into `<root>/sessions/`, named so that names sort by time. */
-	archive(root: string, jobId: string, sessionFile: string | undefined): void {
+	async archive(root: string, jobId: string, sessionFile: string | undefined): Promise<void> {
 		if (!sessionFile || isSymbolicLink(root)) return;
-		let text: string;
-		try {
-			text = readFileSync(sessionFile, "utf8");
-		} catch {
-			return; // nothing was recorded
-		}
 		const stamp = new Date().toISOString().replace(/[:.]/g, "-");
-		writeFileAtomic(join(root, "sessions", `${stamp}_${jobId}.jsonl`), text);
+		const copying = archiveTranscript(sessionFile, join(root, "sessions", `${stamp}_${jobId}.jsonl`), { now: this.options.stopping?.() });
+		const done: Promise<void> = Promise.allSettled([this.archiving.get(root), copying]).then(() => {
+			if (this.archiving.get(root) === done) this.archiving.delete(root);
+		});
+		this.archiving.set(root, done);
+		await copying;
+	}
+
+	/** Waits until the archives being written under `root` are written (or have failed). */
+	private async archived(root: string): Promise<void> {
+		await this.archiving.get(root);
 	}
 
 	private scopes(cwd: string): Array<{ scope: PersonaScope; folder: string }> {
@@ -182,45 +206,80 @@ export class PersonaStore {
 		return found;
 	}
 
-	private row(found: Found): PersonaRow {
+	/** A persona's row, read asynchronously: its definition, memory entries and archived sessions. */
+	private async row(found: Found): Promise<PersonaRow> {
 		const row: PersonaRow = { name: found.name, scope: found.scope, defined: false, memoryEntries: 0, sessionCount: 0 };
-		if (isSymbolicLink(found.root)) return { ...row, error: "its folder is a symbolic link (refused)" };
-		row.sessionCount = archivedTranscripts(found.root).length;
+		if (isSymbolicLink(found.root)) return { ...row, error: SYMBOLIC_LINK_ERROR };
+		await this.archived(found.root);
+		row.sessionCount = (await archivedTranscripts(found.root)).length;
 		try {
-			row.memoryEntries = new LocalMemoryStore(personaStorePath(found.root)).read().entries.length;
+			row.memoryEntries = (await new LocalMemoryStore(personaStorePath(found.root)).read()).entries.length;
 		} catch {
-			row.error = "its memory file cannot be read";
+			row.error = MEMORY_ERROR;
 		}
-		const text = this.readDefinitionText(found);
-		if (text === undefined) return row;
+		const file = await this.definitionLater(found);
+		if (file === undefined) return row;
 		row.defined = true;
-		try {
-			const definition = this.parse(found.name, text);
-			row.description = definition.description;
-			if (definition.model) row.model = definition.model;
-		} catch (error) {
-			row.error = (error as Error).message;
+		if (file.error !== undefined) row.error = file.error;
+		else {
+			row.description = file.definition!.description;
+			if (file.definition!.model) row.model = file.definition!.model;
 		}
 		return row;
 	}
 
-	private definitionOf(found: Found): AgentDefinition | undefined {
-		const text = this.readDefinitionText(found);
-		return text === undefined ? undefined : this.parse(found.name, text);
+	/**
+	 * Whether a persona can run, told synchronously (for the catalog and `resolve`) without reading unchanged
+	 * files again: defined or not, its definition, and why it cannot run (as its row says).
+	 */
+	private stateNow(found: Found): { defined: boolean; definition?: AgentDefinition; error?: string } {
+		if (isSymbolicLink(found.root)) return { defined: false, error: SYMBOLIC_LINK_ERROR };
+		const memoryError = new LocalMemoryStore(personaStorePath(found.root)).readableNow() ? undefined : MEMORY_ERROR;
+		const file = this.definitionNow(found);
+		if (file === undefined) return { defined: false, error: memoryError };
+		return { defined: true, definition: file.definition, error: file.error ?? memoryError };
 	}
 
-	/** persona.md's text; undefined when it does not exist. Throws for anything but a regular file of at most 256 KiB. */
-	private readDefinitionText(found: Found): string | undefined {
+	/** persona.md, read synchronously unless unchanged since it was last read; undefined when it does not exist. */
+	private definitionNow(found: Found): DefinitionFile | undefined {
 		const path = join(found.root, PERSONA_FILE);
 		let stat;
 		try {
-			stat = lstatSync(path);
+			stat = lstatSync(path, { bigint: true });
 		} catch {
 			return undefined;
 		}
-		if (!stat.isFile()) return `---\nname: ${found.name}\n---\n`; // parsed into a clear error below
-		if (stat.size > MAX_PERSONA_BYTES) return `---\n# larger than ${MAX_PERSONA_BYTES / 1024} KiB\n---\n`;
-		return readFileSync(path, "utf8");
+		return this.known(found, path, stat) ?? this.remember(found, path, stat, readFileSync(path, "utf8"));
+	}
+
+	/** persona.md, read asynchronously unless unchanged since it was last read; undefined when it does not exist. */
+	private async definitionLater(found: Found): Promise<DefinitionFile | undefined> {
+		const path = join(found.root, PERSONA_FILE);
+		const stat = await lstat(path, { bigint: true }).catch(() => undefined);
+		if (stat === undefined) return undefined;
+		return this.known(found, path, stat) ?? this.remember(found, path, stat, await readFile(path, "utf8"));
+	}
+
+	/**
+	 * What the file's metadata alone tells: anything but a regular file of at most 256 KiB is a clear error
+	 * (parsed from a stand-in text); an unchanged file is what was read before. Undefined: it must be read.
+	 */
+	private known(found: Found, path: string, stat: BigIntStats): DefinitionFile | undefined {
+		if (!stat.isFile()) return this.parsed(found.name, `---\nname: ${found.name}\n---\n`);
+		if (stat.size > MAX_PERSONA_BYTES) return this.parsed(found.name, `---\n# larger than ${MAX_PERSONA_BYTES / 1024} KiB\n---\n`);
+		return this.definitions.get(path, stat);
+	}
+
+	private remember(found: Found, path: string, stat: BigIntStats, text: string): DefinitionFile {
+		return this.definitions.set(path, stat, this.parsed(found.name, text));
+	}
+
+	private parsed(name: string, text: string): DefinitionFile {
+		try {
+			return { text, definition: this.parse(name, text) };
+		} catch (error) {
+			return { text, error: (error as Error).message };
+		}
 	}
 
 	private parse(name: string, text: string): AgentDefinition {
@@ -238,6 +297,28 @@ export class PersonaStore {
 		} catch (error) {
 			throw new CodedError("invalid_command", `Invalid ${PERSONA_FILE} for ${name}: ${(error as Error).message}`);
 		}
+	}
+}
+
+/** The personas of the listings, each name once: the first scope that has it wins. */
+function visible(listings: Listing[]): Found[] {
+	const seen = new Set<string>();
+	const found: Found[] = [];
+	for (const { scope, folder, names } of listings) {
+		for (const name of [...(names ?? [])].sort()) {
+			if (!NAME.test(name) || seen.has(name)) continue;
+			seen.add(name);
+			found.push({ name, scope, root: join(folder, name) });
+		}
+	}
+	return found;
+}
+
+function namesIn(folder: string): string[] | undefined {
+	try {
+		return readdirSync(folder);
+	} catch {
+		return undefined;
 	}
 }
 

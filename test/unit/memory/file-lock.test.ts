@@ -47,5 +47,5 @@ test("processes learning while a dead owner's lock keeps reappearing lose no ent
 	rmSync(`${path}.lock`, { force: true });
 	const store = new LocalMemoryStore(path);
 	assert.ok(planted >= 3, `stale locks planted: ${planted} (the takeover happened repeatedly)`);
-	for (const name of names) assert.equal(store.list(name).length, 25, `no entry of ${name} lost`);
+	for (const name of names) assert.equal((await store.list(name)).length, 25, `no entry of ${name} lost`);
 });

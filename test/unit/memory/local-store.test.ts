@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { type ChildProcessByStdio, spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, statSync, truncateSync, writeFileSync } from "node:fs";
+import { open } from "node:fs/promises";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { test } from "node:test";
-import { LocalMemoryStore, MAX_ENTRIES, personaStorePath, projectStorePath } from "../../../src/features/memory/local-store.js";
+import { LocalMemoryStore, MAX_ENTRIES, MAX_STORE_BYTES, personaStorePath, projectStorePath } from "../../../src/features/memory/local-store.js";
 import { createLocalMemoryTool } from "../../../src/features/memory/local-tool.js";
 import { projectAnchor, projectDigest, projectLabel } from "../../../src/features/memory/project-identity.js";
+import { turnsWhile } from "../../support/event-loop.js";
 import { REPO_ROOT, tempDir } from "../../support/skiff-process.js";
 
 test("namespaces: one per repository root (or directory), personas in their own root", () => {
@@ -42,7 +44,7 @@ test("learn, recall, list and forget through the tool, with bounds and redaction
 	assert.match(await tool.execute({ op: "recall", query: "lease" }, undefined), /No memory entries match/, "terms match at word starts");
 	const listed = await tool.execute({ op: "list", tag: "OPS" }, undefined);
 	assert.equal(listed.split("\n").length, 2);
-	const id = store.list()[0]!.id;
+	const id = (await store.list())[0]!.id;
 	assert.equal(await tool.execute({ op: "forget", id }, undefined), `Forgot memory entry ${id}.`);
 	assert.equal(await tool.execute({ op: "forget", id }, undefined), `No memory entry with id ${id}.`);
 	await assert.rejects(tool.execute({ op: "learn", content: "  " }, undefined), /content is required/);
@@ -60,12 +62,12 @@ test("limits: 20 tags, 100 entries evicting the oldest but never the one just le
 	const { entry } = await store.learn("tagged", Array.from({ length: 30 }, (_, i) => `tag${i}`), "s");
 	assert.equal(entry.tags.length, 20);
 	for (let i = 0; i < MAX_ENTRIES + 9; i++) await store.learn(`note ${i} common`, [], "s");
-	assert.equal(store.list().length, MAX_ENTRIES);
-	assert.ok(!store.list().some((e) => e.content === "tagged"), "the oldest was evicted");
+	assert.equal((await store.list()).length, MAX_ENTRIES);
+	assert.ok(!(await store.list()).some((e) => e.content === "tagged"), "the oldest was evicted");
 	clock = 0; // a clock that went backwards: the new entry is the "oldest" but must survive
 	const late = await store.learn("learned with a skewed clock", [], "s");
-	assert.ok(store.list().some((e) => e.id === late.entry.id));
-	assert.equal(store.list().length, MAX_ENTRIES);
+	assert.ok((await store.list()).some((e) => e.id === late.entry.id));
+	assert.equal((await store.list()).length, MAX_ENTRIES);
 	assert.equal((await store.recall("common")).length, 10);
 	assert.equal((await store.recall("common", 500)).length, 50);
 	assert.equal((await store.recall("common", 0)).length, 1);
@@ -80,7 +82,7 @@ test("unreadable lines are kept, not dropped", async () => {
 	await store.learn("new one", [], "s");
 	const text = readFileSync(path, "utf8");
 	assert.match(text, /not json/);
-	assert.equal(store.list().length, 2);
+	assert.equal((await store.list()).length, 2);
 });
 
 /** A process that learns `count` notes into the store at `path`, printing one line after each. */
@@ -119,8 +121,8 @@ test("two processes writing the same store at once lose nothing", async () => {
 	const writers = [runWriter(path, "alpha", 40, script), runWriter(path, "beta", 40, script)];
 	await Promise.all(writers.map((w) => learned(w, 40)));
 	const store = new LocalMemoryStore(path);
-	assert.equal(store.list("alpha").length, 40);
-	assert.equal(store.list("beta").length, 40);
+	assert.equal((await store.list("alpha")).length, 40);
+	assert.equal((await store.list("beta")).length, 40);
 });
 
 test("a crash in the middle of writing leaves a readable store, and the next write proceeds", async () => {
@@ -139,21 +141,91 @@ test("a crash in the middle of writing leaves a readable store, and the next wri
 		for (const line of text.split("\n").filter(Boolean)) assert.doesNotThrow(() => JSON.parse(line), "every line is whole");
 	}
 	const store = new LocalMemoryStore(path);
-	const before = store.list().length;
+	const before = (await store.list()).length;
 	assert.ok(before > 0);
 	await store.learn("after the crashes", [], "s"); // a lock left by the killed writer does not block this
-	assert.ok(store.list().some((e) => e.content === "after the crashes"));
+	assert.ok((await store.list()).some((e) => e.content === "after the crashes"));
 });
 
 test("inspector helpers: search without recall's cap of 50, forgetMany in one write", async () => {
 	const store = new LocalMemoryStore(join(tempDir(), "memory", "entries.jsonl"));
 	const ids: string[] = [];
 	for (let i = 0; i < 60; i++) ids.push((await store.learn(`note number ${i} about search`, [], "s")).entry.id);
-	assert.equal(store.search("search", 100).length, 60);
+	assert.equal((await store.search("search", 100)).length, 60);
 	assert.equal((await store.recall("search", 100)).length, 50, "recall stays capped");
-	assert.deepEqual(store.search("   ", 10), []);
+	assert.deepEqual(await store.search("   ", 10), []);
 	const result = await store.forgetMany([ids[0]!, ids[1]!, "absent", ids[0]!]);
 	assert.deepEqual(result.forgotten.sort(), [ids[0]!, ids[1]!].sort());
 	assert.deepEqual(result.missing, ["absent"]);
-	assert.equal(store.list().length, 58);
+	assert.equal((await store.list()).length, 58);
+});
+
+test("a store file larger than MAX_STORE_BYTES is refused, naming the file and the bound, and never parsed", async () => {
+	const path = join(tempDir(), "entries.jsonl");
+	writeFileSync(path, "");
+	truncateSync(path, MAX_STORE_BYTES + 1); // sparse: no disk used
+	const store = new LocalMemoryStore(path);
+	const refusal = { message: `memory store is too large to read: ${path} holds ${MAX_STORE_BYTES + 1} bytes, more than the 16 MiB limit` };
+	await assert.rejects(store.read(), refusal);
+	await assert.rejects(store.list(), refusal);
+	await assert.rejects(store.recall("anything"), refusal);
+	await assert.rejects(store.learn("new", [], "s"), refusal, "a change refuses it too, and writes nothing");
+	await assert.rejects(store.forget("x"), refusal);
+	assert.equal(statSync(path).size, MAX_STORE_BYTES + 1);
+	assert.equal(store.readableNow(), false);
+	assert.equal(new LocalMemoryStore(join(tempDir(), "missing.jsonl")).readableNow(), true, "a missing store is an empty one");
+	const folder = join(tempDir(), "entries.jsonl");
+	mkdirSync(folder);
+	assert.equal(new LocalMemoryStore(folder).readableNow(), false);
+	await assert.rejects(new LocalMemoryStore(folder).read(), /^Error: memory store cannot be read: EISDIR$/);
+});
+
+test("learn keeps the file within MAX_STORE_BYTES: the oldest entries go sooner, the lines that are not entries stay", async () => {
+	const path = join(tempDir(), "entries.jsonl");
+	const junk = "j".repeat(MAX_STORE_BYTES - 2.5 * 1024 * 1024 - 1);
+	writeFileSync(path, `${junk}\n`);
+	let clock = 1;
+	const store = new LocalMemoryStore(path, () => clock++);
+	for (const letter of ["a", "b", "c"]) await store.learn(letter.repeat(1024 * 1024), [], "s");
+	assert.deepEqual((await store.list()).map((e) => e.content[0]), ["c", "b"], "the oldest made room");
+	assert.ok(statSync(path).size <= MAX_STORE_BYTES);
+	assert.equal((await store.read()).unreadable.length, 1);
+	writeFileSync(path, `${junk}${"j".repeat(2 * 1024 * 1024)}\n`);
+	await assert.rejects(store.learn("d".repeat(1024 * 1024), [], "s"), new RegExp(`^Error: memory entry does not fit: the store .*entries\\.jsonl would grow past the 16 MiB limit$`));
+	assert.equal(statSync(path).size, MAX_STORE_BYTES - 0.5 * 1024 * 1024, "nothing was written");
+});
+
+test("reads are asynchronous, and an unchanged store file is not read again", async () => {
+	const path = join(tempDir(), "entries.jsonl");
+	const store = new LocalMemoryStore(path);
+	for (let i = 0; i < 50; i++) await store.learn(`note ${i} ${"z".repeat(100_000)}`, ["bulk"], "s");
+	const probe = await open(path, "r");
+	const prototype = Object.getPrototypeOf(probe) as { readFile: (...args: unknown[]) => Promise<unknown> };
+	await probe.close();
+	const readFile = prototype.readFile;
+	let reads = 0;
+	prototype.readFile = function (this: unknown, ...args: unknown[]) {
+		reads++;
+		return readFile.apply(this, args);
+	};
+	try {
+		const first = await turnsWhile(store.read());
+		assert.ok(first.turns > 0, "the event loop turned while the store was read");
+		assert.equal(first.value.entries.length, 50);
+		assert.equal(reads, 1);
+		assert.equal((await store.list("bulk")).length, 50);
+		assert.equal((await store.recall("note 7")).length, 10);
+		assert.equal(new LocalMemoryStore(path).readableNow(), true);
+		assert.equal(reads, 1, "an unchanged file is parsed once, whichever store object asks");
+		(await store.read()).entries.length = 0;
+		assert.equal((await store.read()).entries.length, 50, "callers get copies");
+		appendFileSync(path, `${JSON.stringify({ id: "other-process", content: "written elsewhere", ts: 1, session: "x" })}\n`);
+		assert.ok((await store.list()).some((e) => e.id === "other-process"), "a changed file is read again");
+		assert.equal(reads, 2);
+		await store.forget("other-process");
+		assert.equal((await store.list()).length, 50);
+		assert.equal(reads, 4, "a change reads the file under its lock, then the next read reads what it wrote");
+	} finally {
+		prototype.readFile = readFile;
+	}
 });
