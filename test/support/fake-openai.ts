@@ -12,6 +12,9 @@
  *                         (several RUN/CALL lines make parallel tool calls, in line order; a REPLY is streamed
  *                         before them, as models do when they announce what they are about to do)
  *   AFTER_TOOL <text>     the reply once the tool results are back (default: `Tool result received: <output>`)
+ *   LOOP_CALL <tool> <json>  call this tool with these arguments in EVERY reply, tool results or not: a model
+ *                         that never stops calling tools (several lines make parallel calls; nothing else is
+ *                         streamed), so only a bound of the service ends the run
  *   BENCH <n> [<chars>]   stream n text deltas of <chars> characters ("xxx…", default 1), one SSE event each,
  *                         as fast as the socket takes them
  *   PAUSE <ms>            wait this long after the first delta
@@ -22,7 +25,7 @@
  * Without directives the reply is `ok: <first 80 characters of the message>`. When the last message is a tool
  * result, the reply is the AFTER_TOOL text, or else `Tool result received: <first 200 characters of the output>`
  * (trailing whitespace dropped). THINK, REPLY, RUN, CALL and BENCH apply only to the answer to the user message
- * itself, so a RUN cannot loop; PAUSE and SLOW apply to both.
+ * itself, so a RUN cannot loop; PAUSE and SLOW apply to both; LOOP_CALL, to every reply.
  *
  * What pi (pi-ai's openai-completions provider) reads from the stream:
  * - text: `choices[0].delta.content`;
@@ -93,6 +96,8 @@ interface Script {
 	think?: string;
 	afterTool?: string;
 	toolCalls: ToolCallScript[];
+	/** Calls made in every reply, after tool results too (LOOP_CALL). */
+	loopCalls: ToolCallScript[];
 	bench?: number;
 	/** Characters in each BENCH delta. */
 	benchChars: number;
@@ -101,7 +106,7 @@ interface Script {
 	error?: { status: number; message: string };
 }
 
-const DIRECTIVE = /^\s*(REPLY_JSON|REPLY|THINK|RUN|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|ERROR)\s+(.*?)\s*$/;
+const DIRECTIVE = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|ERROR)\s+(.*?)\s*$/;
 
 /** Splits `rest` at its first space: `["a", "b c"]` for "a b c", `[rest, undefined]` without a space. */
 function firstWord(rest: string): [string, string | undefined] {
@@ -115,7 +120,7 @@ function nonNegative(text: string): number {
 }
 
 export function parseScript(text: string): Script {
-	const script: Script = { toolCalls: [], benchChars: 1, pauseMs: 0, slowMs: 0 };
+	const script: Script = { toolCalls: [], loopCalls: [], benchChars: 1, pauseMs: 0, slowMs: 0 };
 	for (const line of text.split(/\r?\n/)) {
 		const match = DIRECTIVE.exec(line);
 		if (!match) continue;
@@ -137,9 +142,10 @@ export function parseScript(text: string): Script {
 			case "RUN":
 				script.toolCalls.push({ name: "bash", arguments: JSON.stringify({ command: rest }) });
 				break;
-			case "CALL": {
+			case "CALL":
+			case "LOOP_CALL": {
 				const [name, args] = firstWord(rest);
-				script.toolCalls.push({ name, arguments: args ?? "{}" });
+				(directive === "CALL" ? script.toolCalls : script.loopCalls).push({ name, arguments: args ?? "{}" });
 				break;
 			}
 			case "BENCH": {
@@ -224,6 +230,10 @@ function* toolCallDeltas(calls: ToolCallScript[]): Generator<Delta> {
 }
 
 function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: string): Generator<Delta> {
+	if (script.loopCalls.length > 0) {
+		yield* toolCallDeltas(script.loopCalls);
+		return;
+	}
 	const last = messages[messages.length - 1];
 	if (last?.role === "tool") {
 		const reply = script.afterTool ?? `Tool result received: ${textOf(last.content).slice(0, 200).trimEnd()}`;

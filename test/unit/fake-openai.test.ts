@@ -171,6 +171,21 @@ test("after a tool result the reply reports it (or follows AFTER_TOOL), with no 
 	assert.equal(scripted.text, "all done here");
 });
 
+test("LOOP_CALL calls its tool in every reply, after tool results too", async () => {
+	const loop = 'REPLY ignored\nLOOP_CALL ls {"path": "."}';
+	const toolRound = [
+		{ role: "user", content: loop },
+		{ role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "ls", arguments: '{"path":"."}' } }] },
+		{ role: "tool", tool_call_id: "call_1", content: "a.txt" },
+	];
+	for (const r of [await chat(loop), await chat(toolRound)]) {
+		assert.equal(r.text, "", "nothing but the call");
+		assert.deepEqual(r.finish, ["tool_calls"]);
+		assert.equal(r.toolCalls[0].function.name, "ls");
+		assert.deepEqual(JSON.parse(r.toolCalls.map((c) => c.function.arguments ?? "").join("")), { path: "." });
+	}
+});
+
 test("BENCH streams n one-character deltas, each its own SSE event", async () => {
 	const r = await chat("BENCH 20000");
 	assert.equal(r.textDeltas, 20000);
