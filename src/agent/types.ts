@@ -284,6 +284,29 @@ export interface SessionSettings {
 	followUpMode?: QueueMode;
 	compaction?: { enabled?: boolean; reserveTokens?: number; keepRecentTokens?: number };
 	retry?: { enabled?: boolean; maxRetries?: number; baseDelayMs?: number };
+	/** Skiff's own (pi has no such bound): turns one run may take before it is stopped (see RunStop). */
+	session?: { maxTurnsPerRun?: number };
+}
+
+/** Turns a run may take when no setting says otherwise: generous, yet a model calling tools forever stops. */
+export const DEFAULT_MAX_TURNS_PER_RUN = 500;
+/** The highest turn limit per run a setting may ask for. */
+export const MAX_TURNS_PER_RUN = 10_000;
+
+/**
+ * Why a run was stopped at a turn boundary, before another model call: it took its limit of turns (per run,
+ * `session.maxTurnsPerRun`, or over the session's life, a profile's `maxTurns`), or a feature asked (the goal
+ * it worked toward stopped being active). Followers hear it as `run_stopped`, right before `agent_end`.
+ */
+export const RUN_STOP_REASONS = ["turn_limit", "goal_inactive"] as const;
+export type RunStopReason = (typeof RUN_STOP_REASONS)[number];
+
+export interface RunStop {
+	reason: RunStopReason;
+	/** What happened, for people: shown by clients, and a job's error when it stops a job's child. */
+	message: string;
+	/** The limit reached (`turn_limit`). */
+	limit?: number;
 }
 
 /**
@@ -300,6 +323,8 @@ export interface AgentProfile {
 	/** `provider/id`: the model it starts with (an unknown or unconfigured one fails the open). */
 	model?: string;
 	thinkingLevel?: ThinkingLevel;
+	/** Turns the session may take while open, over all its runs (a job's limit); the per-run bound applies too. */
+	maxTurns?: number;
 }
 
 /** How a session is opened: from a source, with the thinking level, features and settings it starts with. */
@@ -551,6 +576,12 @@ export interface FeatureSession {
 	 * as a follow-up of the active run. The run streams as any other; its failures end it as any other's do.
 	 */
 	startHiddenTurn(context: HiddenContext): Promise<HiddenTurnStart>;
+	/**
+	 * Stops the active run at its next turn boundary (the turn under way, if any, ends first; no model call
+	 * follows), as an abort, telling followers why (`run_stopped`). Nothing when no run is active, or when the run
+	 * ends by itself at that boundary.
+	 */
+	stopRun(stop: RunStop): void;
 	/** Hears every turn's usage once the turn has ended. */
 	onTurnEnd(listener: (usage: TurnUsage) => void): () => void;
 	/** Hears that the active branch changed under the leaf (tree navigation): state must be rebuilt. */

@@ -1,10 +1,11 @@
 /**
  * The settings every agent session takes, in pi's names (so a settings.json shared with pi means the same to
  * both): model defaults, the default thinking level, delivery of queued messages, automatic compaction and
- * retries. Defaults are pi's own, so a missing file changes nothing.
+ * retries. Defaults are pi's own, so a missing file changes nothing. `session.*` keys are Skiff's own (pi has no
+ * bound of a run); their section is one pi does not read.
  */
 import { Type } from "typebox";
-import { type AgentState, type SessionSettings, THINKING_LEVELS } from "../agent/types.js";
+import { type AgentState, DEFAULT_MAX_TURNS_PER_RUN, MAX_TURNS_PER_RUN, type SessionSettings, THINKING_LEVELS } from "../agent/types.js";
 import { defineSetting, type SettingDefinition } from "./definition.js";
 
 const QUEUE_MODES = ["all", "one-at-a-time"] as const;
@@ -61,6 +62,20 @@ export const sessionSettingDefinitions: SettingDefinition[] = [
 		scopes: bothScopes,
 		applies: "live",
 		schema: Type.Enum(QUEUE_MODES, { description: "How queued follow_up messages are sent after a run: all at once, or one per turn.", default: "one-at-a-time" }),
+	}),
+	defineSetting({
+		key: "session.maxTurnsPerRun",
+		category: "session",
+		scopes: bothScopes,
+		applies: "live",
+		schema: Type.Integer({
+			description:
+				"Model turns one run may take (a prompt and everything it leads to, a job's run included): past it the run is stopped " +
+				"before another model call, with the event run_stopped. Bounds a model that calls tools forever.",
+			default: DEFAULT_MAX_TURNS_PER_RUN,
+			minimum: 1,
+			maximum: MAX_TURNS_PER_RUN,
+		}),
 	}),
 	defineSetting({
 		key: "compaction.enabled",

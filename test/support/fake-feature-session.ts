@@ -3,7 +3,7 @@
  * custom entries with a leaf that can be moved, the events features send, hidden turns asked for, and turns
  * that end when a test says so. Typed by the runtime's own interface, so feature tests need no pi.
  */
-import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RuntimeEvent, TurnUsage } from "../../src/agent/types.js";
+import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RunStop, RuntimeEvent, TurnUsage } from "../../src/agent/types.js";
 import { CodedError } from "../../src/shared/errors.js";
 import { preciseNow } from "../../src/shared/precise-clock.js";
 
@@ -14,6 +14,8 @@ interface Entry extends CustomEntryRecord {
 export class FakeFeatureSession implements FeatureSession {
 	readonly events: RuntimeEvent[] = [];
 	readonly hiddenTurns: HiddenContext[] = [];
+	/** The stops asked for while a run was active (an idle session has nothing to stop). */
+	readonly stops: RunStop[] = [];
 	/** Every entry of every branch, by id. */
 	readonly entries = new Map<string, Entry>();
 	leafId: string | null = null;
@@ -67,6 +69,10 @@ export class FakeFeatureSession implements FeatureSession {
 		this.checkCanStartTurn();
 		this.hiddenTurns.push(context);
 		return this.running ? "queued" : "started";
+	}
+
+	stopRun(stop: RunStop): void {
+		if (this.running) this.stops.push(stop);
 	}
 
 	onTurnEnd(listener: (usage: TurnUsage) => void): () => void {

@@ -38,6 +38,7 @@ import { openPiSideChat } from "./side-chat.js";
 import type { SessionRecorder } from "./recorder.js";
 import { SessionTreeView } from "./session-tree.js";
 import { TreeEvents } from "./tree-events.js";
+import { RunBound } from "./run-bound.js";
 import type { PiSessionSettings } from "./session-settings.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
@@ -66,6 +67,8 @@ export class PiAgentHandle implements AgentHandle {
 	private statsSent = "";
 	/** The session as features see it, once asked for (see featureSession). */
 	private features: PiFeatureSession | undefined;
+	/** Stops a run at its turn limits, or when a feature asks (see run-bound.ts). */
+	private readonly bound: RunBound;
 
 	constructor(
 		private readonly env: PiEnvironment,
@@ -74,12 +77,18 @@ export class PiAgentHandle implements AgentHandle {
 		private readonly recorder: SessionRecorder,
 		private readonly turnStart: TurnStartAbort,
 		private readonly settings: PiSessionSettings,
+		/** Turns the session may take while open (its profile's limit), if bounded. */
+		maxTurns?: number,
 	) {
 		this.treeView = new SessionTreeView(manager);
 		this.treeEvents = new TreeEvents(this.treeView, manager, (event) => this.emit(event));
+		this.bound = new RunBound({ agent: session.agent, perRun: () => settings.maxTurnsPerRun, perSession: maxTurns, abort: () => this.abort() });
 		session.subscribe((event) => {
 			if (event.type === "agent_start") this.running = true;
 			else if (event.type === "agent_end") {
+				// Why the run was stopped, if it was, goes out before its end (this listener being pi's first).
+				const stopped = this.bound.ended(event.messages);
+				if (stopped) this.emit({ type: "run_stopped", ...stopped });
 				this.running = false;
 				// A message queued after the run's last look at its queues is still waiting. pi would slip it into
 				// the next prompt unseen. When the run ended well it starts the next run instead, as if it had come in
@@ -561,6 +570,7 @@ export class PiAgentHandle implements AgentHandle {
 						? "the conversation is being compacted"
 						: undefined,
 			navigating: () => this.navigating,
+			stopRun: (stop) => this.bound.request(stop),
 			syncTools,
 		});
 		return this.features;
@@ -568,11 +578,12 @@ export class PiAgentHandle implements AgentHandle {
 
 	dispose(): void {
 		this.features?.close();
+		this.bound.dispose();
 		this.session.dispose();
 	}
 
 	openSideChat(options: SideChatOptions): Promise<SideChatHandle> {
-		return openPiSideChat(this.env, this.session, this.settings.manager, options);
+		return openPiSideChat(this.env, this.session, this.settings, options);
 	}
 }
 

@@ -4,7 +4,7 @@
  */
 import { CodedError } from "../../shared/errors.js";
 import type { AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
-import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RuntimeEvent, TurnUsage } from "../types.js";
+import type { CustomEntryRecord, FeatureSession, HiddenContext, HiddenTurnStart, RunStop, RuntimeEvent, TurnUsage } from "../types.js";
 import { noModelMessage, type PiEnvironment } from "./environment.js";
 import type { SessionRecorder } from "./recorder.js";
 import { preciseNow } from "../../shared/precise-clock.js";
@@ -24,6 +24,8 @@ export interface PiFeatureSessionParts {
 	blocked(): string | undefined;
 	/** The session is moving to another point of its tree (navigate_tree, maybe summarizing first). */
 	navigating(): boolean;
+	/** Stops the run under way at its next turn boundary (see run-bound.ts). */
+	stopRun(stop: RunStop): void;
 	/** Activates the feature tools that apply now (a hidden turn does not pass the turn-start hook). */
 	syncTools(): void;
 }
@@ -103,6 +105,10 @@ export class PiFeatureSession implements FeatureSession {
 				},
 			);
 		});
+	}
+
+	stopRun(stop: RunStop): void {
+		if (!this.closed) this.parts.stopRun(stop);
 	}
 
 	onTurnEnd(listener: (usage: TurnUsage) => void): () => void {

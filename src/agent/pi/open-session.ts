@@ -53,7 +53,7 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 	};
 	syncTools();
 	await session.bindExtensions({});
-	const handle = new PiAgentHandle(env, session, manager, recorder, turnStart, settings);
+	const handle = new PiAgentHandle(env, session, manager, recorder, turnStart, settings, profile?.maxTurns);
 	// Features that keep state in the session rebuild it from the branch just opened.
 	features?.bind?.(handle.featureSession(syncTools), { reopened: source.kind === "file" });
 	return handle;

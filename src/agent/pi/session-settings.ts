@@ -4,7 +4,7 @@
  * changes itself (set_steering_mode, set_model, ... write here as pi's setters do), plus changes applied live.
  */
 import { type AgentSession, SettingsManager } from "@mariozechner/pi-coding-agent";
-import type { SessionSettings } from "../types.js";
+import { DEFAULT_MAX_TURNS_PER_RUN, type SessionSettings } from "../types.js";
 
 /** pi's settings storage, in memory; a session has no project scope of its own (Skiff merged it already). */
 class InMemoryStorage {
@@ -23,10 +23,18 @@ class InMemoryStorage {
 export class PiSessionSettings {
 	readonly manager: SettingsManager;
 	private readonly storage: InMemoryStorage;
+	/** Skiff's own bound of a run (pi knows no such setting: it is kept here, not handed to pi). */
+	maxTurnsPerRun = DEFAULT_MAX_TURNS_PER_RUN;
 
 	constructor(settings: SessionSettings) {
-		this.storage = new InMemoryStorage(JSON.stringify(settings));
+		const { session, ...pis } = settings;
+		this.take(session);
+		this.storage = new InMemoryStorage(JSON.stringify(pis));
 		this.manager = SettingsManager.fromStorage(this.storage);
+	}
+
+	private take(session: SessionSettings["session"]): void {
+		if (session?.maxTurnsPerRun !== undefined) this.maxTurnsPerRun = session.maxTurnsPerRun;
 	}
 
 	/**
@@ -34,8 +42,10 @@ export class PiSessionSettings {
 	 * them, so re-reading is enough for those; the agent keeps its own copy of the queue modes, set here too.
 	 */
 	async apply(session: AgentSession, changes: SessionSettings): Promise<void> {
+		const { session: own, ...pis } = changes;
+		this.take(own);
 		await this.manager.flush();
-		this.storage.withLock("global", (current) => JSON.stringify(merged(JSON.parse(current ?? "{}") as Record<string, unknown>, changes)));
+		this.storage.withLock("global", (current) => JSON.stringify(merged(JSON.parse(current ?? "{}") as Record<string, unknown>, pis)));
 		await this.manager.reload();
 		if (changes.steeringMode !== undefined) session.setSteeringMode(changes.steeringMode);
 		if (changes.followUpMode !== undefined) session.setFollowUpMode(changes.followUpMode);
@@ -43,7 +53,7 @@ export class PiSessionSettings {
 }
 
 /** `base` with `changes` over it, one level of nested objects (compaction, retry) merged key by key. */
-function merged(base: Record<string, unknown>, changes: SessionSettings): Record<string, unknown> {
+function merged(base: Record<string, unknown>, changes: Omit<SessionSettings, "session">): Record<string, unknown> {
 	const result = { ...base };
 	for (const [key, value] of Object.entries(changes)) {
 		const current = result[key];

@@ -3,12 +3,14 @@
  * the main conversation, so the side agent knows what was said while nothing it says reaches the main
  * session or any file. It gets pi's read-only tools only, plus the tools the feature gives it.
  */
-import { type AgentSession, SessionManager, type SettingsManager } from "@mariozechner/pi-coding-agent";
+import { type AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
 import type { JsonObject, RuntimeEvent, SideChatHandle, SideChatOptions, ThinkingLevel } from "../types.js";
 import { noModelMessage, type PiEnvironment } from "./environment.js";
 import { createPiSession } from "./create-session.js";
+import { RunBound } from "./run-bound.js";
+import type { PiSessionSettings } from "./session-settings.js";
 
 /** pi's tools that only read: `grep` and `find` join them when the environment offers them (rg, fd installed). */
 const READ_ONLY_TOOLS = ["read", "grep", "find", "ls"];
@@ -20,7 +22,7 @@ const ALWAYS_AVAILABLE = new Set(["read", "ls"]);
  * awaited, so the fork is the conversation at the call. The side session shares the main one's settings
  * manager (compaction and retry as the session has them; a side chat never writes settings).
  */
-export async function openPiSideChat(env: PiEnvironment, main: AgentSession, settingsManager: SettingsManager, options: SideChatOptions): Promise<SideChatHandle> {
+export async function openPiSideChat(env: PiEnvironment, main: AgentSession, settings: PiSessionSettings, options: SideChatOptions): Promise<SideChatHandle> {
 	const cwd = main.sessionManager.getCwd();
 	const manager = SessionManager.inMemory(cwd);
 	// Copies, so that nothing the side session does can touch the main session's message objects. pi restores a
@@ -29,7 +31,7 @@ export async function openPiSideChat(env: PiEnvironment, main: AgentSession, set
 	for (const message of main.messages) manager.appendMessage(structuredClone(message) as Parameters<SessionManager["appendMessage"]>[0]);
 	const session = await createPiSession(env, {
 		sessionManager: manager,
-		settingsManager,
+		settingsManager: settings.manager,
 		model: main.model,
 		thinkingLevel: main.thinkingLevel,
 		tools: [...READ_ONLY_TOOLS.filter((t) => ALWAYS_AVAILABLE.has(t) || env.tools.includes(t)), ...options.tools.map((t) => t.name)],
@@ -40,7 +42,7 @@ export async function openPiSideChat(env: PiEnvironment, main: AgentSession, set
 		},
 	});
 	await session.bindExtensions({});
-	return new PiSideChat(env, session);
+	return new PiSideChat(env, session, () => settings.maxTurnsPerRun);
 }
 
 class PiSideChat implements SideChatHandle {
@@ -51,18 +53,26 @@ class PiSideChat implements SideChatHandle {
 	private prompts = 0;
 	private readonly own: JsonObject[] = [];
 	private disposed = false;
+	private readonly bound: RunBound;
+	/** Listeners of the events this adapter adds to pi's (`run_stopped`). */
+	private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 
 	constructor(
 		private readonly env: PiEnvironment,
 		private readonly session: AgentSession,
+		maxTurnsPerRun: () => number,
 	) {
+		this.bound = new RunBound({ agent: session.agent, perRun: maxTurnsPerRun, abort: () => this.abort() });
 		// Subscribed before anyone else, so the flags and messages are current when listeners see the event.
 		session.subscribe((event) => {
 			if (event.type === "agent_start") {
 				this.running = true;
 				this.starting = undefined;
-			} else if (event.type === "agent_end") this.running = false;
-			else if (event.type === "message_end") this.own.push(event.message as unknown as JsonObject);
+			} else if (event.type === "agent_end") {
+				const stopped = this.bound.ended(event.messages);
+				if (stopped) for (const listener of this.listeners) listener({ type: "run_stopped", ...stopped });
+				this.running = false;
+			} else if (event.type === "message_end") this.own.push(event.message as unknown as JsonObject);
 		});
 	}
 
@@ -132,12 +142,18 @@ class PiSideChat implements SideChatHandle {
 	}
 
 	subscribe(listener: (event: RuntimeEvent) => void): () => void {
-		return this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
+		const off = this.session.subscribe((event) => listener(event as unknown as RuntimeEvent));
+		this.listeners.add(listener);
+		return () => {
+			off();
+			this.listeners.delete(listener);
+		};
 	}
 
 	dispose(): void {
 		if (this.disposed) return;
 		this.disposed = true;
+		this.bound.dispose();
 		this.session.abortRetry();
 		this.session.agent.abort(); // pi's dispose only disconnects: the model request must stop too
 		this.session.dispose();

@@ -3,6 +3,7 @@
  * otherwise ignores it); the state is the journal of the active branch replayed, so resume, fork, clone and
  * tree navigation restore it. While the goal is active the model gets it as hidden context before each prompt
  * and has the `goal` tool; each turn's usage is charged to it, and it pauses itself when its budget is spent.
+ * When it stops being active by its budget or a command, the run under way stops at its next turn boundary.
  * Activating it starts exactly one hidden continuation turn. A session opened again from its file pauses an
  * active goal (`resume_safety`), so nothing works toward it unattended after a restart.
  */
@@ -20,6 +21,9 @@ import { createGoalTool } from "./tool.js";
 /** The custom entry type of journal events. */
 export const GOAL_ENTRY_TYPE = "skiff.goal";
 
+/** Who asks for a change: a command (the user), or the agent with its goal tool. */
+type GoalActor = "user" | "agent";
+
 /** A mutation's answer: the state after it, and the continuation turn it started, if asked to. */
 export interface GoalResult extends GoalView {
 	continuation?: HiddenTurnStart;
@@ -34,7 +38,8 @@ export class GoalSession implements SessionFeatures {
 	private leftActiveAt: number | undefined;
 
 	constructor(private readonly newId: () => string = () => `goal-${randomUUID().replace(/-/g, "").slice(0, 12)}`) {
-		this.tools = [createGoalTool(this)];
+		// The agent pausing or completing the goal with its tool ends its run itself (see stopsRun).
+		this.tools = [createGoalTool({ view: () => this.view(), pause: () => this.pause("manual", "agent"), complete: () => this.complete("agent") })];
 	}
 
 	/** The session this goal lives in, once it is open. */
@@ -120,12 +125,12 @@ export class GoalSession implements SessionFeatures {
 		return this.continueIf(options.activate);
 	}
 
-	pause(reason: PauseReason = "manual"): GoalView {
-		return this.asked({ kind: "paused", reason }, "paused");
+	pause(reason: PauseReason = "manual", by: GoalActor = "user"): GoalView {
+		return this.asked({ kind: "paused", reason }, "paused", by);
 	}
 
-	complete(): GoalView {
-		return this.asked({ kind: "completed" }, "completed");
+	complete(by: GoalActor = "user"): GoalView {
+		return this.asked({ kind: "completed" }, "completed", by);
 	}
 
 	drop(): GoalView {
@@ -140,11 +145,11 @@ export class GoalSession implements SessionFeatures {
 		return this.asked({ kind: "unpinned", index }, "unpinned");
 	}
 
-	/** A change a command or the tool asks for: checked, then refused while the session moves in its tree. */
-	private asked(change: GoalChange, operation: GoalOperation): GoalView {
+	/** A change a command (`user`) or the tool (`agent`) asks for: checked, then refused while the session moves in its tree. */
+	private asked(change: GoalChange, operation: GoalOperation, by: GoalActor = "user"): GoalView {
 		this.check(change);
 		this.session!.checkCanRecord();
-		this.record(change, operation);
+		this.record(change, operation, { stopsRun: by === "user" });
 		return this.view();
 	}
 
@@ -166,16 +171,21 @@ export class GoalSession implements SessionFeatures {
 	 * Validates a change against the state, records it, then applies it and tells the followers (`later`: in a
 	 * moment, once they are connected to a session just opened). A refused change records nothing; so does one
 	 * the disk refuses, unless it is one the service itself decided (`keep`: usage, a pause), which the session
-	 * keeps and writes with its next write.
+	 * keeps and writes with its next write. `stopsRun`: when the change ends the goal's being active, the run under
+	 * way (which worked toward it: the goal was its hidden context) stops at its next turn boundary; without
+	 * this a spent budget paused the goal while a model calling tools went on for as long as it liked (issue 20).
 	 */
-	private record(change: GoalChange, operation: GoalOperation | "usage", options: { later?: boolean; keep?: boolean } = {}): void {
+	private record(change: GoalChange, operation: GoalOperation | "usage", options: { later?: boolean; keep?: boolean; stopsRun?: boolean } = {}): void {
 		const session = this.writable();
 		const event = this.nextEvent(change);
 		const before = this.replay.state.goal;
 		const state = applyGoalEvent(this.replay.state, event);
 		session.appendCustomEntry(GOAL_ENTRY_TYPE, { version: GOAL_RECORD_VERSION, event }, { keep: options.keep });
 		this.replay = { state, events: [...this.replay.events, event] };
-		if (before?.lifecycle === "active" && state.goal?.lifecycle !== "active") this.leftActiveAt = preciseNow();
+		if (before?.lifecycle === "active" && state.goal?.lifecycle !== "active") {
+			this.leftActiveAt = preciseNow();
+			if (options.stopsRun) session.stopRun({ reason: "goal_inactive", message: whyStopped(state.goal!) });
+		}
 		const announce = () => {
 			if (change.kind === "usage") {
 				const goal = state.goal!;
@@ -214,7 +224,7 @@ export class GoalSession implements SessionFeatures {
 
 	private pauseIfSpent(options: { later?: boolean } = {}): void {
 		const goal = this.activeGoal;
-		if (goal && budgetSpent(goal)) this.record({ kind: "paused", reason: "budget_exhausted" }, "paused", { ...options, keep: true });
+		if (goal && budgetSpent(goal)) this.record({ kind: "paused", reason: "budget_exhausted" }, "paused", { ...options, keep: true, stopsRun: true });
 	}
 
 	/** The active branch changed: its journal applies, and followers hear of it when the state differs. */
@@ -243,4 +253,13 @@ export class GoalSession implements SessionFeatures {
 		}
 		return this.session;
 	}
+}
+
+/** Why the run working toward the goal was stopped, for people (the goal is no longer active). */
+function whyStopped(goal: Goal): string {
+	if (goal.pauseReason === "budget_exhausted") {
+		return `The session goal paused: its token budget is spent (${goal.usage.tokens} of ${goal.tokenBudget} tokens used); resume it with a new budget to go on`;
+	}
+	if (goal.lifecycle === "paused") return "The session goal was paused";
+	return `The session goal was ${goal.lifecycle === "completed" ? "marked completed" : "dropped"}`;
 }

@@ -313,6 +313,8 @@ export class JobService {
 			const profile: AgentProfile = {
 				systemPrompt,
 				tools,
+				// The runtime stops the child at this limit, over all its runs, before another model call (run-bound.ts).
+				maxTurns: definition.maxTurns ?? limits.maxTurns,
 				...(definition.tools ? { coreTools: definition.tools } : {}),
 				...(definition.model ? { model: definition.model } : {}),
 				...(definition.thinking ? { thinkingLevel: definition.thinking } : {}),
@@ -355,18 +357,16 @@ export class JobService {
 			case "turn_start":
 				delete activity.waiting;
 				break;
-			case "turn_end": {
+			case "turn_end":
 				activity.turns++;
 				activity.tokens += tokensOf(event.message);
-				const maxTurns = run.definition.maxTurns ?? this.options.limits().maxTurns;
 				if (run.yielded !== undefined) void run.session?.handle.abort().catch(() => undefined); // yield ends the run
-				else if (activity.turns >= maxTurns && !run.limitHit) {
-					run.limitHit = `It reached its limit of ${maxTurns} turn${maxTurns === 1 ? "" : "s"}`;
-					void run.session?.handle.abort().catch(() => undefined);
-				}
 				this.announce(run.job);
 				break;
-			}
+			case "run_stopped":
+				// The runtime stopped the child at a turn limit (the job's own, or the per-run one): the job fails, saying which.
+				run.limitHit ??= String(event.message);
+				break;
 			case "agent_end":
 				this.runEnded(run);
 				break;

@@ -3,6 +3,7 @@
  * with deltas only, plus the runtime's own (model changes, recording failures, unloading).
  */
 import { Type } from "typebox";
+import { RUN_STOP_REASONS } from "../../agent/types.js";
 import { defineEvent } from "../event.js";
 import { BashExecutionMessageSchema, ImageBlockSchema, MessageSchema, TextBlockSchema, ToolCallBlockSchema } from "../schemas/messages.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
@@ -46,6 +47,7 @@ const UnloadReason = Type.Enum(["closed", "evicted", "shutdown"]);
  */
 export const RUN_EVENT_TYPES = [
 	"agent_start",
+	"run_stopped",
 	"agent_end",
 	"turn_start",
 	"turn_end",
@@ -63,6 +65,19 @@ export const RUN_EVENT_TYPES = [
 
 export const coreEvents = [
 	defineEvent("agent_start", "A run started (after a `prompt`).", {}),
+	defineEvent(
+		"run_stopped",
+		"The run was stopped at a turn boundary, before another model call, and ends now (`agent_end` follows; its last " +
+			"reply is recorded as aborted): `turn_limit`, it took its limit of turns (`session.maxTurnsPerRun` per run, or a " +
+			"job's own limit), or `goal_inactive`, the session goal it worked toward stopped being active (its token budget " +
+			"was spent, or a command paused, completed or dropped it).",
+		{
+			reason: Type.Enum(RUN_STOP_REASONS),
+			message: Type.String({ description: "What happened, to show as it is." }),
+			turns: Type.Integer({ minimum: 0, description: "Turns the run had taken." }),
+			limit: Type.Optional(Type.Integer({ minimum: 1, description: "The limit reached (`turn_limit`)." })),
+		},
+	),
 	defineEvent("agent_end", "The run ended (finished, failed or aborted); the session is idle.", {
 		messageCount: Type.Integer({ description: "How many messages the run added (not the transcript's length)." }),
 	}),

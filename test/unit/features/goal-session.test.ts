@@ -157,6 +157,41 @@ test("usage is charged after each turn while active; a spent budget pauses the g
 	assert.equal(goal.state.goal!.lifecycle, "active");
 });
 
+test("the run under way stops when the goal stops being active by its budget or a command, not when the agent pauses or completes it", async () => {
+	const { goal, session } = open();
+	session.running = true;
+	await goal.create({ objective: "Loop", tokenBudget: 100 });
+	session.endTurn(60, 1);
+	assert.equal(session.stops.length, 0, "within its budget the run goes on");
+	session.endTurn(45, 1);
+	assert.deepEqual(session.stops.map((s) => s.reason), ["goal_inactive"]);
+	assert.match(session.stops[0]!.message, /token budget is spent \(105 of 100 tokens used\)/);
+
+	for (const [action, pattern] of [
+		[() => goal.pause(), /was paused/],
+		[() => goal.complete(), /marked completed/],
+		[() => goal.drop(), /dropped/],
+	] as const) {
+		session.stops.length = 0;
+		if (goal.state.goal!.lifecycle === "paused") await goal.resume({ tokenBudget: 100_000 });
+		else await goal.create({ objective: "Again" });
+		action();
+		assert.equal(session.stops.length, 1, String(pattern));
+		assert.match(session.stops[0]!.message, pattern);
+	}
+
+	session.stops.length = 0;
+	await goal.create({ objective: "The agent's own" });
+	const tool = goal.tools[0]!;
+	await tool.execute({ op: "pause" }, undefined);
+	await goal.resume();
+	await tool.execute({ op: "complete" }, undefined);
+	assert.equal(session.stops.length, 0, "the agent ends its run itself");
+	await goal.create({ objective: "Pins" });
+	goal.pin("a note");
+	assert.equal(session.stops.length, 0, "a change that keeps it active stops nothing");
+});
+
 test("the turn in which the goal stopped being active is still charged to it, later turns are not", async () => {
 	const { goal, session } = open();
 	await goal.create({ objective: "Complete me" });
