@@ -1090,6 +1090,23 @@ export interface RecordingRestoredEvent {
 	[key: string]: unknown;
 }
 
+export interface RunStoppedEvent {
+	type: "run_stopped";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	/** A turn limit, or the goal the run worked toward is no longer active. */
+	reason: "turn_limit" | "goal_inactive";
+	/** What happened, to show as it is. */
+	message: string;
+	/** Turns the run had taken. */
+	turns: number;
+	/** The limit reached (`turn_limit`). */
+	limit?: number;
+	[key: string]: unknown;
+}
+
 export interface SessionInfoChangedEvent {
 	type: "session_info_changed";
 	/** The session the event belongs to. */
@@ -1175,6 +1192,17 @@ export interface ToolOutput {
 /** A tab's run event: the main transcript's event of the same `type`, without `sessionId` and `seq` (those are the wrapping `side_chat_event`'s). */
 export type SideChatRunEvent = {
 	type: "agent_start";
+	[key: string]: unknown;
+} | {
+	type: "run_stopped";
+	/** A turn limit, or the goal the run worked toward is no longer active. */
+	reason: "turn_limit" | "goal_inactive";
+	/** What happened, to show as it is. */
+	message: string;
+	/** Turns the run had taken. */
+	turns: number;
+	/** The limit reached (`turn_limit`). */
+	limit?: number;
 	[key: string]: unknown;
 } | {
 	type: "agent_end";
@@ -2445,6 +2473,7 @@ export type SkiffEvent =
 	| QueueUpdateEvent
 	| RecordingFailedEvent
 	| RecordingRestoredEvent
+	| RunStoppedEvent
 	| SessionInfoChangedEvent
 	| SessionReloadedEvent
 	| SessionStatsEvent

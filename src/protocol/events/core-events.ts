@@ -72,7 +72,7 @@ export const coreEvents = [
 			"job's own limit), or `goal_inactive`, the session goal it worked toward stopped being active (its token budget " +
 			"was spent, or a command paused, completed or dropped it).",
 		{
-			reason: Type.Enum(RUN_STOP_REASONS),
+			reason: Type.Enum(RUN_STOP_REASONS, { description: "A turn limit, or the goal the run worked toward is no longer active." }),
 			message: Type.String({ description: "What happened, to show as it is." }),
 			turns: Type.Integer({ minimum: 0, description: "Turns the run had taken." }),
 			limit: Type.Optional(Type.Integer({ minimum: 1, description: "The limit reached (`turn_limit`)." })),

@@ -444,6 +444,8 @@ export class Controller extends PageStore<ViewState> {
 			if (stopReason === "error") this.toast(`run failed: ${errorMessage ?? "unknown error"}`);
 			if (current) this.announce(stopReason === "error" ? `The run failed: ${errorMessage ?? "unknown error"}` : stopReason === "aborted" ? "Stopped." : `Reply: ${spokenText(contentText(event.message.content))}`);
 		}
+		// After the aborted reply's "Stopped.": why (a turn limit, the goal), as the transcript now shows it too.
+		if (event.type === "run_stopped" && current) this.announce(`The run was stopped: ${event.message}`);
 		if (event.type === "agent_end") this.giveBackDropped(transcript);
 		if (current && this.state.session) {
 			if (event.type === "agent_start" || event.type === "agent_end") {

@@ -121,6 +121,7 @@ export class GuestSession extends PageStore<GuestViewState> {
 			const { stopReason, errorMessage } = event.message;
 			this.announce(stopReason === "error" ? `The run failed: ${errorMessage ?? "unknown error"}` : stopReason === "aborted" ? "Stopped." : "The agent replied.");
 		}
+		if (event.type === "run_stopped") this.announce(`The run was stopped: ${event.message}`);
 		this.schedule();
 	}
 }

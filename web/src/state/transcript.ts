@@ -36,6 +36,8 @@ export class Transcript {
 	private untaken: string[] = [];
 	/** Texts the last run ended without taking: the service dropped them, and the page gives them back. */
 	private dropped: string[] = [];
+	/** Why a run was stopped (`run_stopped`), by the aborted reply it ended with: "Stopped." alone would not say. */
+	private readonly stops = new WeakMap<Message, string>();
 	lastSeq = 0;
 	/** Bumped on every change, so views can skip work when nothing changed. */
 	version = 0;
@@ -86,6 +88,16 @@ export class Transcript {
 					this.untaken = [];
 				}
 				break;
+			case "run_stopped": {
+				// Sent once the run's last reply (recorded as aborted) has ended, right before agent_end.
+				for (let i = this.messages.length - 1; i >= 0; i--) {
+					const reply = this.messages[i]!;
+					if (reply.role !== "assistant") continue;
+					if (reply.stopReason === "aborted") this.stops.set(reply, event.message);
+					break;
+				}
+				break;
+			}
 			case "queue_update": {
 				const before = [...this.queued.steering, ...this.queued.followUp];
 				for (const text of [...event.steering, ...event.followUp]) {
@@ -131,6 +143,11 @@ export class Transcript {
 				this.version--; // nothing shown changed
 		}
 		return true;
+	}
+
+	/** Why the run that ended with this (aborted) reply was stopped, when the service said so while the page looked. */
+	stopReason(message: Message): string | undefined {
+		return this.stops.get(message);
 	}
 
 	/** A queued message this page withdrew (queue_cancel) and gave back itself: not given back again at the run's end. */

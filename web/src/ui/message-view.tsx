@@ -56,12 +56,19 @@ export interface MessageProps {
 	onFork?: () => void;
 	/** Changes whenever the message's tool results may have changed. */
 	version: number;
+	/** Why the run was stopped, for an aborted reply the service stopped (a turn limit, the goal). */
+	stopReason?: string;
 }
 
 /** Re-renders only when its message (or its tool results) changed: long transcripts stay cheap. */
 export class MessageView extends Component<MessageProps> {
 	override shouldComponentUpdate(next: MessageProps): boolean {
-		return next.message !== this.props.message || next.streaming === true || (this.hasTools() && next.version !== this.props.version);
+		return (
+			next.message !== this.props.message ||
+			next.streaming === true ||
+			next.stopReason !== this.props.stopReason ||
+			(this.hasTools() && next.version !== this.props.version)
+		);
 	}
 
 	private hasTools(): boolean {
@@ -70,7 +77,7 @@ export class MessageView extends Component<MessageProps> {
 	}
 
 	override render() {
-		const { message, results, live, streaming, onFork } = this.props;
+		const { message, results, live, streaming, onFork, stopReason } = this.props;
 		if (message.display === false) return null;
 		switch (message.role) {
 			case "user": {
@@ -105,7 +112,7 @@ export class MessageView extends Component<MessageProps> {
 							if (block.type === "toolCall") return <ToolCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
 							return null;
 						})}
-						{message.stopReason === "aborted" && <div class="note">Stopped.</div>}
+						{message.stopReason === "aborted" && <div class="note">{stopReason ? `Stopped: ${stopReason}.` : "Stopped."}</div>}
 						{message.stopReason === "error" && <div class="note error">Run failed: {redact(message.errorMessage ?? "unknown error")}</div>}
 					</div>
 				);

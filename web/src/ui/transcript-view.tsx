@@ -114,6 +114,7 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 								results={results}
 								live={transcript.toolOutputs}
 								version={version}
+								stopReason={message.role === "assistant" ? transcript.stopReason(message) : undefined}
 								onFork={index === undefined || !onFork ? undefined : () => onFork(index)}
 							/>
 						);
