@@ -112,9 +112,13 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.deepEqual((await run({ type: "todo_op", op: "done", task: "schema" })).data.completed.map((t: { content: string }) => t.content), ["schema"]);
 	assert.equal((await run({ type: "todo_op", op: "add_dependency", task: "schema", dependsOn: ["parser"] })).code, "conflict", "a cycle");
 	await run({ type: "todo_set", phases: [{ name: "Ship", tasks: [{ content: "release" }] }] });
-	// The goal: an activation whose turn uses the goal tool and spends the budget, then every command.
+	// The goal: an activation whose turn uses the goal tool and spends the budget, which stops the run (the
+	// model would call the tool forever: run_stopped), then every command.
 	idle = untilIdle();
-	assert.equal((await run({ type: "goal_create", objective: 'Contract goal\nCALL goal {"op":"get"}\nAFTER_TOOL Read.', tokenBudget: 5, activate: true })).data.continuation, "started");
+	assert.equal((await run({ type: "goal_create", objective: 'Contract goal\nLOOP_CALL goal {"op":"get"}', tokenBudget: 5, activate: true })).data.continuation, "started");
+	await idle;
+	idle = untilIdle();
+	await run({ type: "prompt", message: "REPLY after the goal" });
 	await idle;
 	assert.equal((await run({ type: "goal_resume" })).code, "conflict", "the budget is spent");
 	await run({ type: "goal_resume", tokenBudget: 1_000_000 });
@@ -242,7 +246,7 @@ test("a full run: every response and event fits the published schemas", async ()
 	assert.ok(client.responses.length >= 30 && client.events.length >= 50, "the checks saw a full run");
 	assert.equal(resultChecks.get("get_state")!.Check({}), false, "the checks are not vacuous");
 	const seen = new Set(client.events.map((e) => e.type));
-	for (const type of ["agent_start", "agent_end", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed", "side_chat_event", "side_chat_updated", "job_updated", "todo_updated", "goal_updated", "goal_usage", "workflow_updated"]) {
+	for (const type of ["agent_start", "agent_end", "run_stopped", "message_update", "tool_execution_start", "tool_execution_end", "model_changed", "thinking_level_changed", "session_info_changed", "queue_update", "session_unloaded", "bash_execution_start", "bash_execution_update", "bash_execution_end", "session_reloaded", "tree_changed", "session_stats", "compaction_start", "compaction_end", "settings_changed", "side_chat_event", "side_chat_updated", "job_updated", "todo_updated", "goal_updated", "goal_usage", "workflow_updated"]) {
 		assert.ok(seen.has(type), `the run produced ${type}`);
 	}
 	const modelChanged = watcher.events.find((e) => e.type === "model_changed");
