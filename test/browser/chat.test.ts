@@ -6,6 +6,7 @@ import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import { type ChatPage, openChatPage, settled } from "../support/browser.js";
 import { type SkiffProcess, tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
 
 let chat: ChatPage;
 let page: Page;
@@ -115,6 +116,26 @@ test("during a run the Abort button shows and stops it; Enter and the button ste
 	const runCommands = sentTypes().slice(before).filter((t) => t === "prompt" || t === "steer" || t === "abort");
 	assert.deepEqual(runCommands, ["prompt", "steer", "abort"]);
 	assert.equal(await page.locator("button.send").textContent(), "Send");
+});
+
+test("a run the service stops at its turn limit says why under its stopped reply", async () => {
+	// The limit is lowered from another client, as settings_apply does it for every loaded session.
+	const admin = await TestClient.connect(skiff.wsUrl);
+	const limit = async (value: number) => {
+		const { draftId } = await admin.ok({ type: "settings_open_draft", scope: "global" });
+		await admin.ok({ type: "settings_set", draftId, key: "session.maxTurnsPerRun", value });
+		await admin.ok({ type: "settings_apply", draftId });
+	};
+	await limit(2);
+	try {
+		await send('LOOP_CALL ls {"path": "."}');
+		await idle();
+		const note = page.locator(".msg.assistant .note").last();
+		assert.match((await note.textContent())!, /^Stopped: The run took 2 turns, its limit per run \(session\.maxTurnsPerRun\)/);
+	} finally {
+		await limit(500);
+		admin.close();
+	}
 });
 
 test("sessions: new, switch back, fork, close and resume from disk", async () => {
