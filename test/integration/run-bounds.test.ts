@@ -1,9 +1,10 @@
 /**
  * Runs that stop (issue 20, item 13), against the real service and a fake model that calls a tool in every
- * reply (LOOP_CALL): a goal whose token budget is spent stops the run working toward it; every run stops at
- * `session.maxTurnsPerRun` turns, which validates its range and applies live; a job's child stops at its own
- * turn limit, or at the per-run one, and the job fails saying which. Each stop is a `run_stopped` event just
- * before `agent_end`, the run's last reply is recorded as aborted, and the session takes the next prompt.
+ * reply (LOOP_CALL): a goal whose token budget is spent stops the run working toward it; every run (a side
+ * chat's too) stops at `session.maxTurnsPerRun` turns, which validates its range and applies live; a job's
+ * child stops at its own turn limit, or at the per-run one, and the job fails saying which. Each stop is a
+ * `run_stopped` event just before `agent_end`, the run's last reply is recorded as aborted, and the session
+ * takes the next prompt.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -139,6 +140,19 @@ test("a run whose model calls a tool forever stops at session.maxTurnsPerRun, ap
 			assert.ok(!next.some((e) => e.type === "run_stopped"));
 			assert.equal(next.filter((e) => e.type === "turn_end").length, 1);
 		}
+
+		// A side chat's run, forked from a conversation, is bounded the same way and says so in its tab's events.
+		const sessionId = await client.newSession();
+		await client.turn(sessionId, "SIDE-BASE\nREPLY ready");
+		await client.ok({ type: "side_chat_new", sessionId, name: "side" });
+		const from = client.events.length;
+		await client.ok({ type: "side_chat_prompt", sessionId, name: "side", message: loop("SIDE-LOOP") });
+		const ended = (e: Event) => e.type === "side_chat_event" && e.sessionId === sessionId && e.event.type === "agent_end";
+		await client.waitForEvent(ended, 60_000, from);
+		const tab = client.events.slice(from).filter((e) => e.type === "side_chat_event" && e.sessionId === sessionId).map((e) => e.event);
+		const stop = tab.find((e) => e.type === "run_stopped");
+		assert.deepEqual([stop?.reason, stop?.turns, tab.at(-2)?.type], ["turn_limit", 3, "run_stopped"]);
+		assert.equal(requestsFor("SIDE-BASE"), 1 + 3, "the main turn, then three of the side chat's");
 	} finally {
 		await setTurnLimit(client, 500);
 	}

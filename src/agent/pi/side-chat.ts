@@ -1,7 +1,8 @@
 /**
  * Side chats on pi's SDK: a second AgentSession over an in-memory session manager that starts with a copy of
  * the main conversation, so the side agent knows what was said while nothing it says reaches the main
- * session or any file. It gets pi's read-only tools only, plus the tools the feature gives it.
+ * session or any file. It gets pi's read-only tools only, plus the tools the feature gives it; its runs are
+ * bounded as the session's are (run-bound.ts: `session.maxTurnsPerRun`, reported as `run_stopped`).
  */
 import { type AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { CodedError } from "../../shared/errors.js";
