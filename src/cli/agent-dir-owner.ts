@@ -55,7 +55,7 @@ export class AgentDirInUseError extends Error {
 		readonly owner: OwnerRecord,
 	) {
 		const how = owner.mode === "rpc" ? "--mode rpc" : owner.url ? `listening on ${owner.url}` : "starting its listener";
-		// Where neither record nor system offers an identity mark, a pid reused by another program after a
+		// Without an identity mark (in the record, or on this system) a pid reused by another program after a
 		// crash looks like the owner: say how to get past that.
 		const unverified = owner.mark === undefined || ownProcessMark() === undefined;
 		const hint = unverified ? ` (if no skiff runs as pid ${owner.pid}, remove ${join(agentDir, OWNER_FILE)})` : "";
@@ -145,6 +145,9 @@ function readStored(path: string): Stored | undefined {
 	return { text, record: parseRecord(text) };
 }
 
+/** A URL the refusal may print: no control characters, so a damaged or forged record cannot write to the terminal. */
+const PRINTABLE_URL = /^[\x21-\x7e]{1,300}$/;
+
 /** The record in `text`, or undefined when it is not one (never written by skiff: a leftover, stale). */
 function parseRecord(text: string): OwnerRecord | undefined {
 	try {
@@ -154,9 +157,10 @@ function parseRecord(text: string): OwnerRecord | undefined {
 			value.pid! > 0 &&
 			typeof value.nonce === "string" &&
 			(value.mode === "listener" || value.mode === "rpc") &&
-			(value.mark === undefined || typeof value.mark === "string") &&
-			(value.url === undefined || typeof value.url === "string");
-		return valid ? (value as OwnerRecord) : undefined;
+			(value.mark === undefined || typeof value.mark === "string");
+		if (!valid) return undefined;
+		if (typeof value.url !== "string" || !PRINTABLE_URL.test(value.url)) delete value.url;
+		return value as OwnerRecord;
 	} catch {
 		return undefined;
 	}

@@ -83,3 +83,13 @@ test("an agent directory where the record cannot be written is a clear error nam
 		return true;
 	});
 });
+
+test("a record's address with control characters is not printed", async () => {
+	const dir = tempDir();
+	writeFileSync(join(dir, OWNER_FILE), record({ pid: process.ppid, url: "http://127.0.0.1:1\u001b[2J\u001b]0;owned\u0007" }));
+	await assert.rejects(claimAgentDir(dir, "listener"), (error: Error) => {
+		assert.match(error.message, new RegExp(`^another skiff \\(pid ${process.ppid}, starting its listener\\) uses`));
+		assert.doesNotMatch(error.message, /[\u0000-\u001f]/);
+		return true;
+	});
+});
