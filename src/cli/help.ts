@@ -49,6 +49,8 @@ Environment:
   SKIFF_AGENT_DIR      Agent directory (default ~/.skiff/agent): auth.json, models.json, settings.json,
                        sessions/ (pi v3 JSONL files). pi's is ~/.pi/agent (PI_CODING_AGENT_DIR): point
                        both at one directory to share credentials, models and sessions with pi.
+                       One skiff (listener or --mode rpc) at a time per directory: a second exits 1,
+                       naming the first (its pid and address, from <agent-dir>/skiff.lock).
   SKIFF_WEB_DEV_DIR    Serve /web from <dir>/index.html instead of the embedded page.
   Provider keys        ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, ... as pi reads them.
 

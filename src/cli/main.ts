@@ -13,6 +13,7 @@ import { readTokenFile, tokenFileWarnings } from "../listener/token-file.js";
 import type { WebPageSource } from "../listener/web-route.js";
 import { redactSecrets } from "../shared/redact.js";
 import { type Service, startService } from "../service.js";
+import { claimAgentDir } from "./agent-dir-owner.js";
 import { type CliOptions, parseCliArgs, UsageError } from "./args.js";
 import { HELP_TEXT } from "./help.js";
 import { runRpcMode } from "./rpc-mode.js";
@@ -31,7 +32,11 @@ async function main(argv: string[]): Promise<void> {
 		process.stdout.write(`skiff ${packageVersion()}\n`);
 		return;
 	}
-	if (options.mode === "rpc") return runRpcMode(options, agentDirectory(), workingDirectory(options));
+	if (options.mode === "rpc") {
+		const agentDir = agentDirectory();
+		await claimAgentDir(agentDir, "rpc"); // released on exit
+		return runRpcMode(options, agentDir, workingDirectory(options));
+	}
 	if (options.listen === undefined) {
 		throw new UsageError(
 			"skiff runs as a service: pass --listen <host:port>, for example --listen 127.0.0.1:8787, or --mode rpc to talk over standard input and output (see --help)",
@@ -60,8 +65,11 @@ async function main(argv: string[]): Promise<void> {
 
 	const agentDir = agentDirectory();
 	const cwd = workingDirectory(options);
+	// Before the listener binds: a process refused the directory never prints a "listening" line. Released on exit.
+	const owner = await claimAgentDir(agentDir, "listener");
 	const announce = (port: number) => {
 		const url = `http://${formatHostPort(address.host, port)}`;
+		owner.listening(url);
 		process.stdout.write(`${bannerLine(url, policy)}\n`);
 		process.stdout.write(`Web UI: ${url}/web\n`);
 	};

@@ -185,6 +185,9 @@ test("after the connection drops mid-run, the client resumes by seq: the reply a
 
 test("after the listener restarts, the epoch changed: the client announces a resync and the reload has the transcript", { timeout: 90_000 }, async () => {
 	const listen = `127.0.0.1:${await portForRestart()}`;
+	// Its own agent directory: the file's service runs on the shared one, and one agent directory serves one skiff.
+	const agentDir = tempDir();
+	writeFakeModelsJson(agentDir, model.url);
 	const cwd = tempDir();
 	const args = ["--model", "fake/fake-model", "--session-id", "client-restart"];
 	let service = await startSkiff({ agentDir, cwd, listen, args });

@@ -42,6 +42,13 @@ after(async () => {
 	await model?.close();
 });
 
+/** An agent directory with the fake model, for a second service: one agent directory serves one skiff at a time. */
+function ownAgentDir(): string {
+	const dir = tempDir();
+	writeFakeModelsJson(dir, model.url);
+	return dir;
+}
+
 /** A command's data, checked against its result schema. */
 async function ok(command: Record<string, unknown>): Promise<any> {
 	const data = await host.ok(command);
@@ -153,7 +160,7 @@ test("a guest joining mid-run gets the partial reply in its snapshot, then follo
 });
 
 test("a wildcard bind needs an origin for links: the error names the flag; baseUrl gives one", async () => {
-	const wildcard = await startSkiff({ agentDir, cwd: tempDir(), listen: "0.0.0.0:0", args: ["--model", "fake/fake-model", "--listen-allow-insecure-remote"] });
+	const wildcard = await startSkiff({ agentDir: ownAgentDir(), cwd: tempDir(), listen: "0.0.0.0:0", args: ["--model", "fake/fake-model", "--listen-allow-insecure-remote"] });
 	try {
 		const client = await TestClient.connect(`ws://127.0.0.1:${new URL(wildcard.url).port}/ws`);
 		const refused = await client.request({ type: "collab_start" });
@@ -168,7 +175,7 @@ test("a wildcard bind needs an origin for links: the error names the flag; baseU
 });
 
 test("--mode rpc has no listener: the collab commands say so", async () => {
-	const rpc = startRpcProcess({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+	const rpc = startRpcProcess({ agentDir: ownAgentDir(), cwd: tempDir(), args: ["--model", "fake/fake-model"] });
 	try {
 		for (const type of ["collab_start", "collab_status"]) {
 			const response = await rpc.request({ type });

@@ -36,6 +36,8 @@ export function startRpcProcess(options: { agentDir: string; cwd: string; args?:
 		env: cleanEnv({ SKIFF_AGENT_DIR: options.agentDir, ...options.env }),
 		stdio: ["pipe", "pipe", "pipe"],
 	});
+	// Writing to a process that has exited (a refused start) fails with EPIPE: its exit is what a test checks.
+	child.stdin.on("error", () => undefined);
 	let stdout = "";
 	let stderr = "";
 	let pending = "";

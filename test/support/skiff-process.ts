@@ -50,7 +50,19 @@ export function runSkiff(args: string[], env: Record<string, string> = {}, bin =
 	});
 }
 
-export function startSkiff(options: StartOptions): Promise<SkiffProcess> {
+/** How a start ended: listening (the banner), or exited before it (e.g. refused), with everything it wrote. */
+export type StartOutcome = { listening: SkiffProcess } | { exited: { code: number | null; stdout: string; stderr: string } };
+
+/** Starts skiff; throws when it exits before its listening banner (see {@link launchSkiff} for either outcome). */
+export async function startSkiff(options: StartOptions): Promise<SkiffProcess> {
+	const outcome = await launchSkiff(options);
+	if ("listening" in outcome) return outcome.listening;
+	const { code, stdout, stderr } = outcome.exited;
+	throw new Error(`skiff exited (${code}) before listening.\nstdout: ${stdout}\nstderr: ${stderr}`);
+}
+
+/** Starts skiff and resolves once it listens or has exited, whichever comes first. */
+export function launchSkiff(options: StartOptions): Promise<StartOutcome> {
 	const args = ["--listen", options.listen ?? "127.0.0.1:0", ...(options.args ?? [])];
 	if (options.cwd) args.push("--cwd", options.cwd);
 	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, ...args], {
@@ -74,31 +86,34 @@ export function startSkiff(options: StartOptions): Promise<SkiffProcess> {
 			child.stdout!.off("data", onData);
 			const url = match[1]!;
 			resolve({
-				url,
-				wsUrl: `${url.replace(/^http/, "ws")}/ws`,
-				banner: match[0],
-				child,
-				stdout: () => stdout,
-				stderr: () => stderr,
-				ready: new Promise<void>((ready) => {
-					const check = () => {
-						if (!/^Ready\b/m.test(stdout)) return;
-						child.stdout!.off("data", check);
-						ready();
-					};
-					child.stdout!.on("data", check);
-					check();
-				}),
-				stop: (signal = "SIGTERM") => {
-					if (child.exitCode === null) child.kill(signal);
-					return exited;
+				listening: {
+					url,
+					wsUrl: `${url.replace(/^http/, "ws")}/ws`,
+					banner: match[0],
+					child,
+					stdout: () => stdout,
+					stderr: () => stderr,
+					ready: new Promise<void>((ready) => {
+						const check = () => {
+							if (!/^Ready\b/m.test(stdout)) return;
+							child.stdout!.off("data", check);
+							ready();
+						};
+						child.stdout!.on("data", check);
+						check();
+					}),
+					stop: (signal = "SIGTERM") => {
+						if (child.exitCode === null) child.kill(signal);
+						return exited;
+					},
 				},
 			});
 		};
 		child.stdout!.on("data", onData);
-		child.on("exit", (code) => {
+		// "close", not "exit": by then everything the process wrote has been read.
+		child.on("close", (code) => {
 			clearTimeout(timer);
-			reject(new Error(`skiff exited (${code}) before listening.\nstdout: ${stdout}\nstderr: ${stderr}`));
+			resolve({ exited: { code, stdout, stderr } });
 		});
 	});
 }

@@ -9,8 +9,10 @@
  * it the lock is judged again: it is removed only if it is still the very lock (same nonce) judged stale.
  */
 import { randomBytes } from "node:crypto";
-import { closeSync, linkSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
+import { readFileSync, rmSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
+import { createWholeExclusively } from "../../shared/exclusive-file.js";
+import { processRuns } from "../../shared/process-liveness.js";
 
 /** How long to keep trying before giving up, and when a lock is considered abandoned. */
 export const LOCK_WAIT_MS = 10_000;
@@ -23,7 +25,7 @@ export async function withFileLock<T>(target: string, action: () => T | Promise<
 	const lockPath = `${target}.lock`;
 	const identity = `${process.pid} ${randomBytes(8).toString("hex")}\n`;
 	const deadline = Date.now() + LOCK_WAIT_MS;
-	while (!tryCreate(lockPath, identity)) {
+	while (!createWholeExclusively(lockPath, identity)) {
 		const judged = staleLock(lockPath);
 		if (judged !== undefined && takeOver(lockPath, judged)) continue;
 		if (Date.now() > deadline) throw new Error("memory store is locked by another process; try again");
@@ -37,26 +39,6 @@ export async function withFileLock<T>(target: string, action: () => T | Promise<
 	}
 }
 
-/** Creates `path` holding `content`, atomically and only if it does not exist. */
-function tryCreate(path: string, content: string): boolean {
-	const temp = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
-	const fd = openSync(temp, "wx", 0o600);
-	try {
-		writeSync(fd, content);
-	} finally {
-		closeSync(fd);
-	}
-	try {
-		linkSync(temp, path);
-		return true;
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-		return false;
-	} finally {
-		rmSync(temp, { force: true });
-	}
-}
-
 /** The content of the lock at `lockPath` when it is stale (its owner is gone, or it is too old), else undefined. */
 function staleLock(lockPath: string): string | undefined {
 	try {
@@ -65,7 +47,7 @@ function staleLock(lockPath: string): string | undefined {
 		if (age > LOCK_STALE_MS) return content;
 		const pid = Number(content.split(" ")[0]);
 		if (!Number.isInteger(pid) || pid <= 0) return content; // not written by this lock: someone's leftover
-		return processAlive(pid) ? undefined : content;
+		return processRuns(pid) ? undefined : content;
 	} catch {
 		return undefined; // vanished meanwhile: just retry
 	}
@@ -77,7 +59,7 @@ function staleLock(lockPath: string): string | undefined {
  */
 function takeOver(lockPath: string, judged: string): boolean {
 	const guard = `${lockPath}.takeover`;
-	if (!tryCreate(guard, `${process.pid}\n`)) {
+	if (!createWholeExclusively(guard, `${process.pid}\n`)) {
 		if (ageOf(guard) > GUARD_STALE_MS) rmSync(guard, { force: true });
 		return false;
 	}
@@ -102,14 +84,5 @@ function ageOf(path: string): number {
 		return Date.now() - statSync(path).mtimeMs;
 	} catch {
 		return 0;
-	}
-}
-
-function processAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "EPERM";
 	}
 }
