@@ -1,6 +1,6 @@
 /**
  * Who may reach what acts: everything the listener checks before it serves /rpc or /export, or completes a
- * WebSocket upgrade, in the order clients have always met it.
+ * WebSocket upgrade, in this order.
  *   1. An upgrade's shape: an HTTP/1.1 request with a Host (RFC 6455 §4.1). Malformed, not a wrong credential,
  *      so it is not counted against the address.
  *   2. The credentials: the token and browser rules of auth.ts (for /rpc, /ws and /export), or a room's
@@ -8,9 +8,9 @@
  *   3. The throttle (auth-throttle.ts), for a failing attempt only: an address with too many failures of that
  *      kind of credential is answered 429 (Retry-After) instead of its failure, which is then neither logged
  *      nor counted. Otherwise the failure is logged (address, route, reason; never a header's value) and
- *      counted. Checking before throttling costs no secrecy: the answer to a wrong credential is a refusal
- *      either way, and refusing a right one would hand a lock-out to whoever shares the owner's address
- *      (everyone, behind a proxy).
+ *      counted. Checking first means the throttle no longer limits how many guesses are tried (what stops
+ *      guessing is the credential's length and randomness: docs/security.md), but refusing a right one would
+ *      hand a lock-out to whoever shares the owner's address (everyone, behind a proxy).
  * Which routes need admission is the routing's business (routes.ts, upgrade.ts); /web, for one, needs none.
  */
 import type { IncomingMessage } from "node:http";
