@@ -9,7 +9,7 @@ import { join, resolve } from "node:path";
 import { parseAdvertisedOrigin } from "../listener/advertised-origin.js";
 import { formatHostPort, isLoopbackHost, parseListenAddress } from "../listener/bind-address.js";
 import { bannerLine, decideBindPolicy } from "../listener/bind-policy.js";
-import { readTokenFile, tokenFileWarnings } from "../listener/token-file.js";
+import { readTokenFile, tokenFileWarnings, tokenStrengthWarnings } from "../listener/token-file.js";
 import type { WebPageSource } from "../listener/web-route.js";
 import { redactSecrets } from "../shared/redact.js";
 import { type Service, startService } from "../service.js";
@@ -59,8 +59,9 @@ async function main(argv: string[]): Promise<void> {
 	});
 	if (!policy.ok) throw new UsageError(policy.error);
 	for (const warning of policy.warnings) process.stderr.write(`${warning}\n`);
-	if (options.listenTokenFile !== undefined) {
-		for (const warning of tokenFileWarnings(options.listenTokenFile)) process.stderr.write(`warning: ${warning}\n`);
+	if (options.listenTokenFile !== undefined && token !== undefined) {
+		const warnings = [...tokenFileWarnings(options.listenTokenFile), ...tokenStrengthWarnings(options.listenTokenFile, token)];
+		for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
 	}
 
 	const agentDir = agentDirectory();

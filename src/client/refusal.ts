@@ -11,7 +11,10 @@ export type RefusalKind =
 	| "unauthorized"
 	/** HTTP 403: the origin or address is not allowed. */
 	| "forbidden"
-	/** HTTP 429: too many failed authentications from this address; it passes with time. */
+	/**
+	 * HTTP 429: this attempt was refused (a wrong token, or the origin), and so many failed from this address
+	 * that the service stopped saying why. The service admits a valid token even then, so waiting cannot help.
+	 */
 	| "throttled"
 	/** Another HTTP status instead of an upgrade. */
 	| "http_status"
@@ -54,7 +57,8 @@ export function describeHandshake(status: number, body: string, tokenOffered: bo
 	}
 	if (status === 403) return { kind: "forbidden", status, message: `the service refused this client (${said})`, final: true };
 	if (status === 429) {
-		return { kind: "throttled", status, message: `too many failed authentications from this address; try again later (${said})`, final: false };
+		const message = `the service refused this client, and too many failed authentications came from its address (${said})`;
+		return { kind: "throttled", status, message, final: true };
 	}
 	return { kind: "http_status", status, message: `the service answered ${said} instead of opening a WebSocket`, final: false };
 }

@@ -1,20 +1,23 @@
 /**
  * Who may reach what acts: everything the listener checks before it serves /rpc or /export, or completes a
- * WebSocket upgrade, in the order clients have always met it.
+ * WebSocket upgrade, in this order.
  *   1. An upgrade's shape: an HTTP/1.1 request with a Host (RFC 6455 §4.1). Malformed, not a wrong credential,
  *      so it is not counted against the address.
- *   2. The throttle: an address with too many failures is refused (429, Retry-After) before its credentials
- *      are looked at, so guessing gains nothing during the window, whatever it presents.
- *   3. The credentials: the token and browser rules of auth.ts (for /rpc, /ws and /export), or a room's
- *      capability (for a guest). Each failure is logged (address, route, reason; never a header's value) and
- *      counted by the throttle.
+ *   2. The credentials: the token and browser rules of auth.ts (for /rpc, /ws and /export), or a room's
+ *      capability (for a guest). A valid credential is admitted, whatever failed before it from its address.
+ *   3. The throttle (auth-throttle.ts), for a failing attempt only: an address with too many failures of that
+ *      kind of credential is answered 429 (Retry-After) instead of its failure, which is then neither logged
+ *      nor counted. Otherwise the failure is logged (address, route, reason; never a header's value) and
+ *      counted. Checking first means the throttle no longer limits how many guesses are tried (what stops
+ *      guessing is the credential's length and randomness: docs/security.md), but refusing a right one would
+ *      hand a lock-out to whoever shares the owner's address (everyone, behind a proxy).
  * Which routes need admission is the routing's business (routes.ts, upgrade.ts); /web, for one, needs none.
  */
 import type { IncomingMessage } from "node:http";
 import type { CollabRoom, CollabRooms } from "../collab/rooms.js";
 import type { CollabRole } from "../shared/collab-wire.js";
 import { type AuthPolicy, authorizeDownload, authorizeRequest } from "./auth.js";
-import { AuthThrottle } from "./auth-throttle.js";
+import { AuthThrottle, type CredentialKind } from "./auth-throttle.js";
 import { COLLAB_UNAUTHORIZED, readGuestOffer } from "./collab-route.js";
 import { peerAddress } from "./header-watch.js";
 import type { ListenerLimits } from "./limits.js";
@@ -39,6 +42,12 @@ export interface AdmissionOptions {
 	collab?: CollabRooms;
 }
 
+/** How the log names each kind's throttle, and the routes where its failing attempts then get 429. */
+const THROTTLED: Record<CredentialKind, { name: string; routes: string }> = {
+	control: { name: "control-plane", routes: "/ws, /rpc and /export" },
+	guest: { name: "collaboration", routes: "/collab/ws/<roomId>" },
+};
+
 export class Admission {
 	private readonly throttle: AuthThrottle;
 
@@ -51,12 +60,12 @@ export class Admission {
 	request(request: IncomingMessage, route: AdmittedRoute): { ok: true } | Refusal {
 		const { auth } = this.options;
 		const check = () => (route === "/export" ? authorizeDownload(auth, request) : authorizeRequest(auth, request, { websocket: false }));
-		return this.credentials(request, route, check);
+		return this.credentials(request, route, "control", check);
 	}
 
 	/** An upgrade to /ws. */
 	controlSocket(request: IncomingMessage): SocketAdmission {
-		return handshakeRefusal(request) ?? this.credentials(request, "/ws", () => authorizeRequest(this.options.auth, request, { websocket: true }));
+		return handshakeRefusal(request) ?? this.credentials(request, "/ws", "control", () => authorizeRequest(this.options.auth, request, { websocket: true }));
 	}
 
 	/**
@@ -66,7 +75,7 @@ export class Admission {
 	guest(request: IncomingMessage, roomId: string): GuestAdmission {
 		return (
 			handshakeRefusal(request) ??
-			this.credentials(request, "/collab", (): GuestAdmission => {
+			this.credentials(request, "/collab", "guest", (): GuestAdmission => {
 				const offer = readGuestOffer(request);
 				if (!offer.ok) return offer;
 				const admitted = this.options.collab?.authenticate(roomId, offer.capability);
@@ -76,27 +85,30 @@ export class Admission {
 		);
 	}
 
-	/** The throttle, then `check` of the credentials, whose failure is logged and counted. */
-	private credentials<T extends { ok: true }>(request: IncomingMessage, route: string, check: () => T | Refusal): T | Refusal {
+	/** `check` of the credentials; a failure is throttled, or else logged and counted. */
+	private credentials<T extends { ok: true }>(request: IncomingMessage, route: string, kind: CredentialKind, check: () => T | Refusal): T | Refusal {
+		const decision = check();
+		if (decision.ok) return decision;
 		const address = peerAddress(request.socket);
-		const waitMs = this.throttle.retryAfterMs(address);
+		const waitMs = this.throttle.retryAfterMs(kind, address);
 		if (waitMs > 0) {
 			const seconds = Math.ceil(waitMs / 1000);
 			const reason = `too many failed authentication attempts from this address: retry in ${seconds} s`;
 			return { ok: false, status: 429, reason, retryAfterSeconds: seconds };
 		}
-		const decision = check();
-		if (!decision.ok) this.recordFailure(address, route, decision);
+		this.recordFailure(address, route, kind, decision);
 		return decision;
 	}
 
-	private recordFailure(address: string, route: string, refusal: Refusal): void {
+	private recordFailure(address: string, route: string, kind: CredentialKind, refusal: Refusal): void {
 		const { log, limits } = this.options;
 		log(`skiff: authentication failed from ${address} on ${route}: ${refusal.status} ${refusal.reason}`);
-		if (this.throttle.recordFailure(address)) {
+		if (this.throttle.recordFailure(kind, address)) {
+			const { name, routes } = THROTTLED[kind];
 			log(
-				`skiff: ${address} failed authentication ${limits.authFailuresPerWindow} times within ` +
-					`${limits.authWindowMs / 1000} s: /ws, /rpc, /export and /collab answer it 429 until that window ends`,
+				`skiff: ${address} failed ${name} authentication ${limits.authFailuresPerWindow} times within ` +
+					`${limits.authWindowMs / 1000} s (the last on ${route}): its failing attempts on ${routes} get 429 ` +
+					"until that window ends; valid credentials are still admitted",
 			);
 		}
 	}

@@ -51,9 +51,15 @@ export const MAX_PENDING_HEADERS_PER_ADDRESS = 16;
 /** Connections from all addresses waiting for headers; over it, the oldest of the busiest address is closed. */
 export const MAX_PENDING_HEADERS_TOTAL = 64;
 
-/** Failed authentications (400, 401, 403 on /ws and /rpc) one client address may make per window. */
+/**
+ * Failed authentications (400, 401, 403) one client address may make per window with one kind of credential:
+ * the control plane's (/ws, /rpc, /export) or a guest's (/collab/ws/<roomId>).
+ */
 export const AUTH_FAILURES_PER_WINDOW = 30;
-/** The throttle window; an address over the limit gets 429 until its window (from its first failure) ends. */
+/**
+ * The throttle window; an address over the limit has its failing attempts of that kind answered 429 until its
+ * window (from its first failure) ends. Its valid credentials are admitted all along (admission.ts).
+ */
 export const AUTH_WINDOW_MS = 60_000;
 
 /** How long shutdown waits for WebSocket close handshakes before cutting connections. */

@@ -56,3 +56,20 @@ export function tokenFileWarnings(path: string): string[] {
 	}
 	return [];
 }
+
+/**
+ * A token shorter than this gets a warning at start-up. The throttle answers a guesser's failing attempts 429
+ * but still checks each one, so that the owner, who may share the guesser's address (a proxy's), is never
+ * locked out (docs/security.md); it therefore does not limit how many guesses are tried, and only the token's
+ * length and randomness do.
+ */
+export const SHORT_TOKEN_CHARS = 20;
+
+/** Warnings about a token that guessing could find (printed at start-up; the token is still used). */
+export function tokenStrengthWarnings(path: string, token: string): string[] {
+	if (token.length >= SHORT_TOKEN_CHARS) return [];
+	return [
+		`the token in ${path} is shorter than ${SHORT_TOKEN_CHARS} characters: failed attempts are throttled but still ` +
+			"checked, so a short token can be guessed; use a long random one (docs/security.md shows how to make one)",
+	];
+}

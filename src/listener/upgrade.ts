@@ -3,8 +3,8 @@
  * (the socket handed over):
  *   1. routing: /ws, or /collab/ws/<roomId> when there are rooms, by GET; anything else is 404 whatever its
  *      handshake looks like (a path that is no socket is simply not found);
- *   2. admission (admission.ts): the handshake's shape, the throttle, the credentials; a refusal is answered
- *      on the raw socket, before any upgrade;
+ *   2. admission (admission.ts): the handshake's shape, the credentials, the throttle of failing attempts; a
+ *      refusal is answered on the raw socket, before any upgrade;
  *   3. the handshake, by the ws server of that kind of socket, echoing the subprotocol admission chose;
  *   4. completion: the connection is made and tracked (heartbeat, shutdown).
  * Control sockets and guests have a ws server each: guests get smaller frames and their own subprotocol.

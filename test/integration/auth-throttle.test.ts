@@ -1,7 +1,8 @@
 /**
  * Failed authentication is logged without secrets and throttled per client address: after a few failures
- * in a window the address gets 429 until the window ends, whatever it presents; other addresses are not
- * affected. The clock is injected, so the window passes at once.
+ * in a window the address's failing attempts get 429 until the window ends, while the right token is still
+ * admitted from it (issue 20: behind a proxy, the owner shares the guesser's address); other addresses are
+ * not affected. The clock is injected, so the window passes at once.
  */
 import assert from "node:assert/strict";
 import { request } from "node:http";
@@ -52,35 +53,39 @@ async function wsStatus(token: string): Promise<number> {
 	}
 }
 
-test("after a few failures an address gets 429 with Retry-After, even with the right token, until the window ends", async () => {
+// Issue 20 changed the right token's answer while throttled from 429 to admitted: refusing it was a lock-out.
+test("after a few failures an address's failing attempts get 429 with Retry-After until the window ends; the right token still gets in", async () => {
 	for (let i = 0; i < FAILURES; i++) assert.equal((await ping("127.0.0.2", GUESS)).status, 401);
-	const throttled = await ping("127.0.0.2", TOKEN);
+	const throttled = await ping("127.0.0.2", GUESS);
 	assert.equal(throttled.status, 429);
 	assert.equal(throttled.headers["retry-after"], String(WINDOW_MS / 1000));
 	assert.match(throttled.body, /too many failed authentication attempts/);
 	assert.equal((await ping("127.0.0.2")).status, 429);
+	assert.equal((await ping("127.0.0.2", TOKEN)).status, 200, "the owner, from the same address");
 
-	// Another address is not affected, and its success does not lift the throttle.
-	assert.equal((await ping("127.0.0.1", TOKEN)).status, 200);
+	// Another address is not affected, and no success lifts the throttle.
+	assert.equal((await ping("127.0.0.1", GUESS)).status, 401);
 	assert.equal(await wsStatus(TOKEN), 101);
-	assert.equal((await ping("127.0.0.2", TOKEN)).status, 429);
+	assert.equal((await ping("127.0.0.2", GUESS)).status, 429);
 
 	now += WINDOW_MS / 2;
-	const later = await ping("127.0.0.2", TOKEN);
+	const later = await ping("127.0.0.2", GUESS);
 	assert.equal(later.status, 429);
 	assert.equal(later.headers["retry-after"], String(WINDOW_MS / 2000), "Retry-After counts down");
 	now += WINDOW_MS / 2;
-	assert.equal((await ping("127.0.0.2", TOKEN)).status, 200, "the right token works again after the window");
+	assert.equal((await ping("127.0.0.2", GUESS)).status, 401, "a new window starts clean");
 });
 
 test("the throttle covers /ws too, and loopback clients like any other", async () => {
 	now += WINDOW_MS;
 	for (let i = 0; i < FAILURES; i++) assert.equal(await wsStatus(GUESS), 401);
-	assert.equal(await wsStatus(TOKEN), 429);
-	assert.equal((await ping("127.0.0.1", TOKEN)).status, 429);
-	assert.equal((await ping("127.0.0.3", TOKEN)).status, 200);
+	assert.equal(await wsStatus(GUESS), 429);
+	assert.equal(await wsStatus(TOKEN), 101, "the right token still opens a socket");
+	assert.equal((await ping("127.0.0.1", GUESS)).status, 429);
+	assert.equal((await ping("127.0.0.1", TOKEN)).status, 200);
+	assert.equal((await ping("127.0.0.3", GUESS)).status, 401);
 	now += WINDOW_MS;
-	assert.equal(await wsStatus(TOKEN), 101);
+	assert.equal(await wsStatus(GUESS), 401);
 });
 
 test("each failure is logged with address, route and reason, never a credential or header value", async () => {

@@ -46,6 +46,7 @@ test("loopback banners say whether authentication is on", async () => {
 	assert.match(locked.banner, /^Control plane listening on http:\/\/127\.0\.0\.1:\d+ \(loopback, authentication enabled\)$/);
 	assert.doesNotMatch(locked.stdout() + locked.stderr(), /s3cret-token-value/);
 	assert.equal(await locked.stop(), 0);
+	assert.match(locked.stderr(), /warning: the token in \S+ is shorter than 20 characters/, "a short token can be guessed");
 });
 
 test("without any credentials the service starts and a prompt explains how to configure a model", async () => {

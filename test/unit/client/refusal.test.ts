@@ -12,7 +12,10 @@ test("HTTP statuses of a refused upgrade tell a refused token from other refusal
 	assert.equal(describeHandshake(403, "forbidden: cross-origin", false).kind, "forbidden");
 	const throttled = describeHandshake(429, "", true);
 	assert.equal(throttled.kind, "throttled");
-	assert.equal(throttled.final, false, "throttling passes with time");
+	// Issue 20: the service admits a valid token even from a throttled address, so a 429 means this client's own
+	// attempt was refused; retrying it unchanged cannot help.
+	assert.equal(throttled.final, true, "a throttled address's valid tokens are admitted: the refusal is this client's own");
+	assert.match(throttled.message, /refused this client, and too many failed authentications came from its address \(HTTP 429\)/);
 	assert.equal(describeHandshake(502, "x".repeat(5000), false).message.length < 300, true, "a long body is cut");
 });
 

@@ -26,6 +26,8 @@ export interface WireListener {
 	/** `127.0.0.1:<port>`, the Host a same-origin client sends. */
 	readonly host: string;
 	readonly logs: string[];
+	/** The collaboration rooms, when asked for. */
+	readonly rooms?: CollabRooms;
 	close(): Promise<void>;
 }
 
@@ -36,6 +38,7 @@ export async function startWireListener(
 	const streams = new EventStreams({ observe: () => () => undefined });
 	const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands), { runtime, streams });
 	const logs: string[] = [];
+	const rooms = options.collab ? new CollabRooms({ linkOrigin: () => "http://127.0.0.1:1" }) : undefined;
 	const listener = await startListener({
 		host: "127.0.0.1",
 		port: 0,
@@ -45,10 +48,10 @@ export async function startWireListener(
 		limits: options.limits,
 		now: options.now,
 		log: (line) => logs.push(line),
-		collab: options.collab ? new CollabRooms({ linkOrigin: () => "http://127.0.0.1:1" }) : undefined,
+		collab: rooms,
 	});
 	const host = `127.0.0.1:${listener.address.port}`;
-	return { listener, url: `http://${host}`, host, logs, close: () => listener.close() };
+	return { listener, url: `http://${host}`, host, logs, rooms, close: () => listener.close() };
 }
 
 export interface WireAnswer {
@@ -116,4 +119,26 @@ export function request(method: string, path: string, host: string | undefined, 
 export function upgrade(path: string, host: string | undefined, extra = "", method = "GET", version = "1.1"): string {
 	const hostLine = host === undefined ? "" : `Host: ${host}\r\n`;
 	return `${method} ${path} HTTP/${version}\r\n${hostLine}${UPGRADE_HEADERS}${extra}\r\n`;
+}
+
+/** The routes that admit before they serve: /rpc, /export, /ws, and a guest's /collab/ws/<roomId>. */
+export type AdmittedRoute = "rpc" | "export" | "ws" | "guest";
+
+/**
+ * A request to `route` with extra header lines (Host first, unless `host` is undefined): a ping to /rpc, a
+ * download, or an upgrade (a guest's to `roomId`, a room that does not exist unless told otherwise).
+ */
+export function admittedRequest(route: AdmittedRoute, host: string | undefined, extra: string, roomId = UNKNOWN_ROOM): string {
+	if (route === "rpc") return request("POST", "/rpc", host, `Content-Type: application/json\r\n${extra}`, '{"type":"ping"}');
+	if (route === "export") return request("GET", "/export/some-session.jsonl", host, extra);
+	return upgrade(route === "ws" ? "/ws" : `/collab/ws/${roomId}`, host, extra);
+}
+
+/**
+ * Client addresses no case of a test file has used yet, from 127.0.0.1 on (any 127.x.y.z works on Linux),
+ * so that one case's failures are counted against no other's.
+ */
+export function freshAddresses(): () => string {
+	let next = 10;
+	return () => `127.0.${Math.floor(next / 250)}.${(next++ % 250) + 1}`;
 }

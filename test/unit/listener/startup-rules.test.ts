@@ -5,7 +5,7 @@ import { test } from "node:test";
 import { parseAdvertisedOrigin } from "../../../src/listener/advertised-origin.js";
 import { formatHostPort, isLoopbackHost, parseListenAddress } from "../../../src/listener/bind-address.js";
 import { bannerLine, decideBindPolicy } from "../../../src/listener/bind-policy.js";
-import { MAX_TOKEN_FILE_BYTES, readTokenFile, tokenFileWarnings } from "../../../src/listener/token-file.js";
+import { MAX_TOKEN_FILE_BYTES, readTokenFile, SHORT_TOKEN_CHARS, tokenFileWarnings, tokenStrengthWarnings } from "../../../src/listener/token-file.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 test("listen addresses", () => {
@@ -97,4 +97,15 @@ test("token files: trimmed; empty, spaced, oversized, non-file and unsendable to
 	mkdirSync(join(dir, "folder"));
 	assert.throws(() => readTokenFile(join(dir, "folder")), /not a regular file/);
 	assert.throws(() => readTokenFile(join(dir, "absent")), /does not exist/);
+});
+
+// Issue 20: a throttled address's guesses are still checked (so the owner is never locked out), so only the
+// token's own strength bounds guessing, and a short one is worth a warning.
+test("a short token is warned about at start-up, without being echoed", () => {
+	const short = "hunter2-short";
+	const [warning, ...more] = tokenStrengthWarnings("/home/me/.skiff/token", short);
+	assert.match(warning ?? "", /token in \/home\/me\/\.skiff\/token is shorter than 20 characters: .* can be guessed/);
+	assert.deepEqual(more, []);
+	assert.ok(!warning!.includes(short));
+	assert.deepEqual(tokenStrengthWarnings("t", "x".repeat(SHORT_TOKEN_CHARS)), []);
 });
