@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
-import { alive, baseRepository, holdMainMoves, processGroupOf, removeTempRepos, sh } from "../support/git-repo.js";
+import { alive, baseRepository, holdMoves, processGroupOf, removeTempRepos, sh } from "../support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { until } from "../support/until.js";
 import { objective, sessionIn, workflowEvent, writes } from "../support/workflow-client.js";
@@ -59,7 +59,7 @@ function recordOf(agentDir: string, id: string): { status: string; reason?: stri
 
 test("SIGINT to skiff's process group while git fast-forwards the base: the shutdown waits and the integration completes", async () => {
 	const repo = baseRepository();
-	const hook = holdMainMoves(repo);
+	const hook = holdMoves(repo);
 	const agentDir = tempDir();
 	const skiff = await skiffIn(agentDir, repo);
 	try {
@@ -85,7 +85,7 @@ test("SIGINT to skiff's process group while git fast-forwards the base: the shut
 test("SIGKILL to skiff and to git while git fast-forwards the base: the next start puts the base back and names git's lock files", async () => {
 	const repo = baseRepository();
 	const before = sh(repo, "rev-parse", "main").trim();
-	const hook = holdMainMoves(repo);
+	const hook = holdMoves(repo);
 	const agentDir = tempDir();
 	const first = await skiffIn(agentDir, repo);
 	let id: string;
@@ -141,7 +141,7 @@ test("SIGKILL to skiff and to git while git fast-forwards the base: the next sta
 test("SIGTERM twice while git fast-forwards the base (git stopped with skiff): the next start puts the base back, paused", async () => {
 	const repo = baseRepository();
 	const before = sh(repo, "rev-parse", "main").trim();
-	const hook = holdMainMoves(repo);
+	const hook = holdMoves(repo);
 	const agentDir = tempDir();
 	const first = await skiffIn(agentDir, repo);
 	let id: string;

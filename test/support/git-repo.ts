@@ -60,29 +60,39 @@ export interface HeldHook {
 }
 
 /**
- * Installs (through core.hooksPath, outside the repository) a reference-transaction hook that, when a
- * transaction moving refs/heads/main is prepared, records its pid and waits until released: git has then
- * written the new files and the index and holds main's lock, and has not moved main yet.
+ * Gives the repository these hooks (name to shell script body), through core.hooksPath pointing outside the
+ * repository; resolves with the hooks' folder.
  */
-export function holdMainMoves(repo: string): HeldHook {
-	const hooks = tempRepoDir("skiff-wf-hooks-");
+export function useHooks(repo: string, hooks: Record<string, string>): string {
+	const dir = tempRepoDir("skiff-wf-hooks-");
+	for (const [name, body] of Object.entries(hooks)) {
+		writeFileSync(join(dir, name), `#!/bin/sh\n${body}\n`);
+		chmodSync(join(dir, name), 0o755);
+	}
+	sh(repo, "config", "core.hooksPath", dir);
+	return dir;
+}
+
+/** A reference-transaction hook body that runs `action` when a transaction moving `ref` (refs/heads/main) is prepared. */
+export const onMove = (action: string, ref = "refs/heads/main") =>
+	`input=$(cat)\ncase "$input" in *" ${ref}"*)\n  if [ "$1" = prepared ]; then ${action}; fi;;\nesac\nexit 0`;
+
+/**
+ * Installs a reference-transaction hook that, when a transaction moving `ref` is prepared, records its pid
+ * and waits until released. For main, in a fast-forward: git has then written ORIG_HEAD, the new files and
+ * the index, holds main's lock, and has not moved main yet.
+ */
+export function holdMoves(repo: string, ref = "refs/heads/main"): HeldHook {
+	const hooks = tempRepoDir("skiff-wf-held-");
 	const pidFile = join(hooks, "held.pid");
 	const releaseFile = join(hooks, "release");
-	writeFileSync(
-		join(hooks, "reference-transaction"),
-		`#!/bin/sh\ninput=$(cat)\ncase "$input" in *refs/heads/main*)\n  if [ "$1" = prepared ]; then echo $$ > '${pidFile}'; while [ ! -e '${releaseFile}' ]; do sleep 0.05; done; fi;;\nesac\nexit 0\n`,
-	);
-	chmodSync(join(hooks, "reference-transaction"), 0o755);
-	sh(repo, "config", "core.hooksPath", hooks);
+	useHooks(repo, { "reference-transaction": onMove(`echo $$ > '${pidFile}'; while [ ! -e '${releaseFile}' ]; do sleep 0.05; done`, ref) });
 	return { pidFile, release: () => writeFileSync(releaseFile, ""), pid: () => Number(readFileSync(pidFile, "utf8")) };
 }
 
 /** Installs a reference-transaction hook that refuses every move of refs/heads/main (after git wrote the files). */
 export function refuseMainMoves(repo: string): void {
-	const hooks = tempRepoDir("skiff-wf-hooks-");
-	writeFileSync(join(hooks, "reference-transaction"), `#!/bin/sh\ninput=$(cat)\ncase "$input" in *refs/heads/main*) [ "$1" = prepared ] && exit 1;; esac\nexit 0\n`);
-	chmodSync(join(hooks, "reference-transaction"), 0o755);
-	sh(repo, "config", "core.hooksPath", hooks);
+	useHooks(repo, { "reference-transaction": onMove("exit 1") });
 }
 
 /** The process group a process is in (from /proc: the hook runs in git's group). */

@@ -64,8 +64,9 @@ export class FakeJobs {
 		return job;
 	}
 
-	cancel(ids: string[]): void {
+	cancel(ids: string[]): string[] {
 		for (const id of ids) this.finish(id, "cancelled");
+		return ids;
 	}
 
 	watch(listener: (job: Job) => void): () => void {

@@ -29,9 +29,12 @@ const OPERATIONS: readonly Operation[] = [
 	{ file: "BISECT_LOG", what: "a bisect", end: "git bisect reset" },
 ];
 
-/** The lock files of what a workflow changes in the base: its index, its HEAD, and the branch (`ref`). */
-export function baseLockNames(ref: string | undefined): string[] {
-	return ["index.lock", "HEAD.lock", ...(ref ? [`${ref}.lock`] : [])];
+/**
+ * The lock files of what a fast-forward of the base changes: its index, HEAD, ORIG_HEAD (written first) and the
+ * branch (`ref`). A git killed while it held one leaves it, and every later command that needs it fails.
+ */
+export function baseLockNames(ref: string): string[] {
+	return ["index.lock", "HEAD.lock", "ORIG_HEAD.lock", `${ref}.lock`];
 }
 
 /** Which of `paths` exist now. */

@@ -188,9 +188,16 @@ function describeCommand(args: string[]): string {
 	return line.length > COMMAND_CHARS ? `${line.slice(0, COMMAND_CHARS - 1)}…` : line;
 }
 
-/** The last lines of git's error output on one line, after `prefix`; empty when there are none. */
+/**
+ * The last lines of git's error output on one line, after `prefix`; empty when there are none. git's own
+ * `fatal:` line comes first when advice follows it past those lines (a lock file's "Unable to create
+ * '<path>.lock'", which names the file, is followed by four lines of advice).
+ */
 function tailOf(stderr: string, prefix: string): string {
-	const lines = stderr.split("\n").map((line) => line.trim()).filter(Boolean).slice(-STDERR_TAIL_LINES);
+	const all = stderr.split("\n").map((line) => line.trim()).filter(Boolean);
+	const lines = all.slice(-STDERR_TAIL_LINES);
+	const fatal = all.find((line) => line.startsWith("fatal: "));
+	if (fatal && !lines.includes(fatal)) lines.unshift(fatal);
 	if (!lines.length) return "";
 	const text = lines.join(" ");
 	return prefix + (text.length > STDERR_TAIL_CHARS ? `…${text.slice(-(STDERR_TAIL_CHARS - 1))}` : text);
@@ -360,6 +367,8 @@ export async function mergeIntoWorktree(worktree: string, commit: string, messag
 		await git(worktree, [...identity, "merge", options.fastForward ? "--ff" : "--no-ff", "--no-verify", "-m", message, commit]);
 		return [];
 	} catch (error) {
+		// Stopped after the timeout with `commit` merged: only the post-merge hook was stopped, and the merge is done.
+		if (error instanceof GitError && error.timedOut && (await isAncestor(worktree, commit, "HEAD"))) return [];
 		const conflicts = (await git(worktree, ["diff", "--name-only", "-z", "--diff-filter=U"])).split("\0").filter(Boolean);
 		try {
 			await git(worktree, ["merge", "--abort"]);

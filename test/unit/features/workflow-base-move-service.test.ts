@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { WorkflowRecord } from "../../../src/features/workflows/schemas.js";
-import { alive, baseRepository, holdMainMoves, refuseMainMoves, removeTempRepos, sh } from "../../support/git-repo.js";
+import { alive, baseRepository, holdMoves, refuseMainMoves, removeTempRepos, sh } from "../../support/git-repo.js";
 import { until } from "../../support/until.js";
 import { serviceOver, workflowOn } from "../../support/workflow-harness.js";
 
@@ -51,7 +51,7 @@ async function stoppedWhileMoving(): Promise<{ repo: string; record: WorkflowRec
 test("on start, a move the service stopped under is put back (the workflow paused) or found done (completed)", async () => {
 	// git stopped while the hook held the move: w.txt written and staged, main not moved.
 	const { repo, record, to } = await stoppedWhileMoving();
-	const hook = holdMainMoves(repo);
+	const hook = holdMoves(repo);
 	const git = spawn("git", ["merge", "--ff-only", "-q", to], { cwd: repo, detached: true, stdio: "ignore" });
 	const exited = new Promise((resolve) => git.on("exit", resolve));
 	await until(() => existsSync(hook.pidFile) && readFileSync(hook.pidFile, "utf8").trim() !== "", "the hook to hold the move");
@@ -90,7 +90,7 @@ test("the service's stop waits for a move in progress to finish, and starts no o
 	const repo = baseRepository();
 	const moving = await workflowOn(repo, "paused", "w.txt", true);
 	const waiting = await workflowOn(repo, "paused", "v.txt", true);
-	const hook = holdMainMoves(repo);
+	const hook = holdMoves(repo);
 	const { workflows } = serviceOver([moving, waiting]);
 
 	const integrating = workflows.integrate(moving.id);

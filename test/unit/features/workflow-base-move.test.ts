@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { settleBaseMove } from "../../../src/features/workflows/base-move.js";
 import type { BaseMove } from "../../../src/features/workflows/schemas.js";
-import { alive, baseRepository, changingBranch, holdMainMoves, processGroupOf, refuseMainMoves, removeTempRepos, sh } from "../../support/git-repo.js";
+import { alive, baseRepository, changingBranch, holdMoves, processGroupOf, refuseMainMoves, removeTempRepos, sh } from "../../support/git-repo.js";
 import { until } from "../../support/until.js";
 
 after(removeTempRepos);
@@ -22,9 +22,12 @@ function moveOf(repo: string, to: string): BaseMove {
 	return { ref: "refs/heads/main", from: sh(repo, "rev-parse", "main").trim(), to, method: "fast-forward", startedAt: new Date().toISOString() };
 }
 
-/** Runs `git merge --ff-only` in its own process group until the hook holds it, then signals the group and waits for git to end. */
-async function interruptedFastForward(repo: string, to: string, signal: NodeJS.Signals): Promise<void> {
-	const hook = holdMainMoves(repo);
+/**
+ * Runs `git merge --ff-only` in its own process group until the hook holds its move of `ref`, then signals
+ * the group and waits for git to end.
+ */
+async function interruptedFastForward(repo: string, to: string, signal: NodeJS.Signals, ref = "refs/heads/main"): Promise<void> {
+	const hook = holdMoves(repo, ref);
 	const child = spawn("git", ["merge", "--ff-only", "-q", to], { cwd: repo, detached: true, stdio: "ignore" });
 	const exited = new Promise((resolve) => child.on("exit", resolve));
 	await until(() => existsSync(hook.pidFile) && readFileSync(hook.pidFile, "utf8").trim() !== "", "the hook to hold the move");
@@ -72,6 +75,17 @@ test("one stopped by SIGKILL is put back too, and the lock files it left are rep
 	assert.ok(locks.every((lock) => existsSync(lock)), "a lock's owner cannot be known for certain: it stays");
 	assert.equal(sh(repo, "rev-parse", "main").trim(), move.from);
 	assert.equal(sh(repo, "status", "--porcelain", "--untracked-files=all"), "");
+});
+
+test("one killed while it wrote ORIG_HEAD (first, before any file) changed nothing: its lock is reported", async () => {
+	const repo = baseRepository();
+	const to = changingBranch(repo);
+	const move = moveOf(repo, to);
+	await interruptedFastForward(repo, to, "SIGKILL", "ORIG_HEAD");
+	const lock = join(repo, ".git", "ORIG_HEAD.lock");
+	assert.ok(existsSync(lock));
+	assert.deepEqual(await settleBaseMove(repo, move), { state: "undone", restored: [], locks: [lock] });
+	assertAsBefore(repo, move.from);
 });
 
 test("a hook that refuses the move leaves the files moved and main not: put back", async () => {

@@ -55,6 +55,11 @@ const STATES: Array<{ name: string; enter: (dir: string) => void; says: RegExp }
 		enter: (dir) => gitStops(dir, ["switch", "-q", "--detach", "HEAD"]),
 		says: /is on a detached HEAD: a workflow integrates into a branch, so check one out \(git switch <branch>\), then workflow_integrate$/,
 	},
+	{
+		name: "an ORIG_HEAD.lock left by a killed merge",
+		enter: (dir) => writeFileSync(sh(dir, "rev-parse", "--path-format=absolute", "--git-path", "ORIG_HEAD.lock").trim(), ""),
+		says: /ORIG_HEAD\.lock exists: a git command is running in .* If none runs there: rm -f \S+ORIG_HEAD\.lock; then workflow_integrate$/,
+	},
 	{ name: "an index.lock", enter: (dir) => writeFileSync(sh(dir, "rev-parse", "--path-format=absolute", "--git-path", "index.lock").trim(), ""), says: /index\.lock exists: a git command is running in .*, or one was stopped before it could remove it\. If none runs there: rm -f \S+index\.lock; then workflow_integrate$/ },
 ];
 
@@ -66,7 +71,7 @@ for (const state of STATES) {
 		await assert.rejects(checkBase(repo, THEN), (error: Error & { code?: string }) => {
 			assert.equal(error.code, "conflict");
 			assert.match(error.message, state.says);
-			assert.ok(error.message.startsWith(`The base checkout ${repo} `) || error.message.includes("index.lock exists"), error.message);
+			assert.ok(error.message.startsWith(`The base checkout ${repo} `) || error.message.includes(".lock exists"), error.message);
 			return true;
 		});
 

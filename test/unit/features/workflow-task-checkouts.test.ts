@@ -8,7 +8,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import type { TodoPlan } from "../../../src/features/todo/index.js";
-import { baseRepository, removeTempRepos, sh } from "../../support/git-repo.js";
+import { baseRepository, removeTempRepos, sh, useHooks } from "../../support/git-repo.js";
 import { until } from "../../support/until.js";
 import { FakeJobs, serviceOver, workflowOn } from "../../support/workflow-harness.js";
 
@@ -28,8 +28,9 @@ const TWO_TASKS: TodoPlan = {
 	nextId: 3,
 };
 
-async function twoTasksRunning() {
+async function twoTasksRunning(hooks: Record<string, string> = {}) {
 	const repo = baseRepository();
+	useHooks(repo, hooks);
 	const record = await workflowOn(repo, "paused", "base.txt", true, TWO_TASKS);
 	const jobs = new FakeJobs();
 	const { workflows } = serviceOver([record], jobs);
@@ -85,4 +86,25 @@ test("two tasks that change the same lines conflict: reported with the files, th
 
 	await workflows.remove(record.id);
 	assert.equal(sh(repo, "worktree", "list").trim().split("\n").length, 1, "removing the workflow removes the tasks' checkouts too");
+});
+
+test("a post-merge hook that hangs (the person's, run in the workflow's worktree too) does not lose a task: its merge is done", async () => {
+	const timeout = process.env.SKIFF_GIT_TIMEOUT_MS;
+	process.env.SKIFF_GIT_TIMEOUT_MS = "1000";
+	try {
+		const { repo, record, jobs, workflows } = await twoTasksRunning({ "post-merge": "exec sleep 60" });
+		const [one, two] = jobs.spawned;
+		writeFileSync(join(one!.cwd!, "one.txt"), "one\n");
+		writeFileSync(join(two!.cwd!, "two.txt"), "two\n");
+		jobs.finish(one!.job.id, "completed");
+		jobs.finish(two!.job.id, "completed");
+		await until(() => !["running", "integrating"].includes(workflows.get(record.id).status), "the workflow to end");
+		const done = workflows.get(record.id);
+		assert.equal(done.status, "completed", done.reason);
+		assert.equal(readFileSync(join(repo, "one.txt"), "utf8"), "one\n");
+		assert.equal(readFileSync(join(repo, "two.txt"), "utf8"), "two\n");
+	} finally {
+		if (timeout === undefined) delete process.env.SKIFF_GIT_TIMEOUT_MS;
+		else process.env.SKIFF_GIT_TIMEOUT_MS = timeout;
+	}
 });
