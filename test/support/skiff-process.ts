@@ -100,7 +100,11 @@ export function startSkiff(options: StartOptions): Promise<SkiffProcess> {
 				},
 				signalGroup: (signal) => {
 					if (!options.ownGroup) throw new Error("signalGroup needs a skiff started with ownGroup");
-					if (child.exitCode === null) process.kill(-child.pid!, signal);
+					try {
+						if (child.exitCode === null) process.kill(-child.pid!, signal);
+					} catch {
+						// exited just now
+					}
 					return exited;
 				},
 			});
