@@ -9,7 +9,7 @@
  * git runs without blocking the event loop, so a command can arrive while another waits for git: the actions
  * on one workflow and the ends of its jobs run one after another (`serially`), and the git steps on one
  * repository do too (`inRepository`: two workflows never integrate into one base at once), just as they did
- * when git held the loop. When the service stops, the git sequences that change the base or the branch are
+ * when git held the loop. When the service stops, integrations and merges of tasks' work in progress are
  * finished (each git command is bounded by its timeout) and none starts after (`stop`).
  */
 import { randomBytes } from "node:crypto";
@@ -105,7 +105,7 @@ export class WorkflowService {
 	private readonly workflowQueues = new SerialQueues();
 	/** Per base repository: the git steps of every workflow on it, one sequence at a time. */
 	private readonly repositoryQueues = new SerialQueues();
-	/** The git sequences that change a base or a branch, running now: the service's stop waits for them. */
+	/** Integrations and merges of tasks' work running now (guarded): the service's stop waits for them. */
 	private readonly inFlight = new Set<Promise<unknown>>();
 	private closing = false;
 	private readonly unsubscribe: Array<() => void>;
@@ -300,9 +300,9 @@ export class WorkflowService {
 	}
 
 	/**
-	 * The service stops: no git sequence that changes a base or a branch starts any more, and the ones running
-	 * finish (or roll back) first, so a signal never leaves a base half-merged. Each git command is bounded by
-	 * its timeout, and a second signal exits at once (the next start settles what was left).
+	 * The service stops: no integration or merge of a task's work starts any more, and the ones running finish
+	 * (or roll back) first, so a signal never leaves a base half-merged. Each git command is bounded by its
+	 * timeout, and a second signal exits at once (the next start settles what was left).
 	 */
 	async stop(): Promise<void> {
 		this.closing = true;
@@ -788,7 +788,7 @@ export class WorkflowService {
 	}
 
 	/**
-	 * Runs a git sequence that changes a base or a branch, unless the service is stopping (ServiceStopping);
+	 * Runs an integration's or a task merge's git sequence, unless the service is stopping (ServiceStopping);
 	 * the service's stop waits for it. Call it inside the repository's queue, so that one waiting there
 	 * when the service stops does not start.
 	 */
