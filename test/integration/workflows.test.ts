@@ -170,7 +170,8 @@ test("a real conflict is reported with its files, nothing is merged, and integra
 	client.close();
 });
 
-test("a restart while a task runs leaves the workflow paused where it was; it resumes and completes", async () => {
+// SIGKILL (a crash), and SIGTERM (a graceful stop, which interrupts the jobs: their ends do not fail the workflow).
+for (const signal of ["SIGKILL", "SIGTERM"] as const) test(`a restart (${signal}) while a task runs leaves the workflow paused where it was; it resumes and completes`, async () => {
 	const dir = tempDir();
 	writeFakeModelsJson(dir, model.url);
 	const repo = repository();
@@ -184,12 +185,12 @@ test("a restart while a task runs leaves the workflow paused where it was; it re
 		id = (await client.ok({ type: "workflow_create", sessionId, name: "restarted", objective: objective(list) })).workflow.id;
 		await client.waitForEvent((e) => e.type === "workflow_updated" && e.workflow.id === id && e.workflow.workers[0]?.sessionId !== undefined, 30_000);
 		client.close();
-		await first.stop("SIGKILL");
+		assert.equal(await first.stop(signal), signal === "SIGKILL" ? null : 0);
 	} finally {
 		release();
 	}
 	const stored = JSON.parse(readFileSync(join(dir, "workflows", id, "workflow.json"), "utf8"));
-	assert.equal(stored.workflow.status, "running", "the record was durable before the crash");
+	assert.equal(stored.workflow.status, "running", `the record was durable before the stop, which left it running (${stored.workflow.reason})`);
 	const second = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] });
 	try {
 		const client = await TestClient.connect(second.wsUrl);
