@@ -212,6 +212,40 @@ for (const signal of ["SIGKILL", "SIGTERM"] as const) test(`a restart (${signal}
 	}
 });
 
+test("a graceful stop (SIGTERM) while the supervisor plans leaves the workflow paused, not failed; resuming plans again", async () => {
+	const dir = tempDir();
+	writeFakeModelsJson(dir, model.url);
+	const repo = repository();
+	const first = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] });
+	let id: string;
+	const release = hold((request) => JSON.stringify(request.body.messages[0]).includes("supervisor of a workflow"));
+	try {
+		const client = await TestClient.connect(first.wsUrl);
+		const sessionId = await sessionIn(client, repo);
+		const list = [{ phase: "Build", items: [writes("p.txt", "planned again\n")] }];
+		id = (await client.ok({ type: "workflow_create", sessionId, name: "planning", objective: objective(list) })).workflow.id;
+		await client.waitForEvent((e) => e.type === "workflow_updated" && e.workflow.id === id && e.workflow.supervisor?.sessionId !== undefined, 30_000);
+		client.close();
+		assert.equal(await first.stop("SIGTERM"), 0);
+	} finally {
+		release();
+	}
+	const second = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] });
+	try {
+		const client = await TestClient.connect(second.wsUrl);
+		const paused = (await client.ok({ type: "workflow_get", workflowId: id })).workflow;
+		assert.equal(paused.status, "paused", paused.reason);
+		assert.match(paused.reason, /service stopped while it was planning/);
+		const from = client.events.length;
+		assert.equal((await client.ok({ type: "workflow_resume", workflowId: id })).workflow.status, "planning");
+		await workflowEvent(id, "completed", from, client);
+		assert.equal(readFileSync(join(repo, "p.txt"), "utf8"), "planned again\n");
+		client.close();
+	} finally {
+		await second.stop();
+	}
+});
+
 test("bad input is refused clearly with nothing half-created; isolation none works in a plain directory", async () => {
 	const client = await TestClient.connect(skiff.wsUrl);
 	const entries = () => (existsSync(join(agentDir, "workflows")) ? readdirSync(join(agentDir, "workflows")).sort() : []);

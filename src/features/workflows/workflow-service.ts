@@ -494,8 +494,8 @@ export class WorkflowService {
 		const task = allTasks(record.plan).find((t) => t.id === taskId);
 		if (!task) return;
 		if (job.status !== "completed") {
-			await this.dropTaskCheckout(record, taskId);
-			return this.fail(record, `Task ${task.id} "${task.content}" ${job.status === "failed" ? "failed" : `was ${job.status}`}${job.error ? `: ${job.error}` : ""}`);
+			this.fail(record, `Task ${task.id} "${task.content}" ${job.status === "failed" ? "failed" : `was ${job.status}`}${job.error ? `: ${job.error}` : ""}`);
+			return this.dropTaskCheckout(record, taskId);
 		}
 		const git = record.git;
 		if (git) {
