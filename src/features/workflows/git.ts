@@ -1,8 +1,9 @@
 /**
  * The git a workflow needs, through the `git` program: the base checkout's state, an isolated worktree on
- * its own branch, commits of the jobs' work, and integration that never leaves the base half-merged (the base
- * is merged into the workflow's branch inside the worktree, where a conflict is aborted, and the base only
- * ever fast-forwards to the result).
+ * its own branch and a checkout per task, commits of the jobs' work, and integration that never leaves the
+ * base half-merged (the base is merged into the workflow's branch inside the worktree, where a conflict is
+ * aborted, and the base only ever fast-forwards to the result; a fast-forward git does not finish is settled
+ * by base-move.ts).
  *
  * git runs as a child process the event loop waits for without blocking (a hook, fsmonitor or credential
  * helper that hangs must not freeze every client), each command bounded by GIT_TIMEOUT_MS: past it, git and

@@ -306,6 +306,7 @@ export class WorkflowService {
 	 */
 	async stop(): Promise<void> {
 		this.closing = true;
+		if (this.inFlight.size) this.options.warn(`workflows: finishing ${this.inFlight.size} integration or merge step(s) in git before stopping (a second signal exits at once)`);
 		while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
 	}
 
