@@ -40,6 +40,11 @@ export interface Core {
 	readonly warnings: string[];
 	/** Loads provider SDKs in the background (see provider-warmup). */
 	warmUp(): void;
+	/**
+	 * Stops the service's work: first the features' own (`stop`: what must finish or be undone rather than be
+	 * cut off, such as a workflow moving a branch), then every run, recording and unloading every session.
+	 */
+	shutdown(): Promise<void>;
 }
 
 export async function loadCore(config: CoreConfig): Promise<Core> {
@@ -78,5 +83,9 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
 	const registry = createCommandRegistry(features, { service, checks: doctorChecks });
 	const dispatcher = createDispatcher(registry, { runtime, streams }, services);
-	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp() };
+	const shutdown = async () => {
+		await Promise.allSettled(started.map(({ module, service }) => (module.stop && service !== undefined ? module.stop(service) : undefined)));
+		await runtime.shutdown();
+	};
+	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp(), shutdown };
 }

@@ -33,7 +33,10 @@ export interface Service {
 	readonly runtime: RuntimeManager;
 	/** Problems worth telling the operator at start-up (never secrets). */
 	readonly warnings: string[];
-	/** Closes the listener, then stops runs and records every session. Safe to call twice. */
+	/**
+	 * Closes the listener, lets the features finish what must not be cut off (a workflow moving a branch), then
+	 * stops runs and records every session. Safe to call twice.
+	 */
 	close(): Promise<void>;
 }
 
@@ -85,7 +88,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 		close: () => {
 			closing ??= (async () => {
 				await listener.close();
-				await runtime.shutdown();
+				await core.shutdown();
 			})();
 			return closing;
 		},
@@ -152,7 +155,7 @@ export async function startRpcService(config: RpcServiceConfig): Promise<RpcServ
 				transport.stopReading();
 				await runtime.interrupt();
 				await transport.idle();
-				await runtime.shutdown();
+				await core.shutdown();
 				transport.close();
 				await transport.flush();
 			})();

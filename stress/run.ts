@@ -12,6 +12,7 @@ import { fmt, type ScenarioResult } from "./result.js";
 import { diskFaults, damagedFiles } from "./scenarios/disk.js";
 import { fanOut } from "./scenarios/fan-out.js";
 import { fuzz } from "./scenarios/fuzz.js";
+import { hangingGitHook } from "./scenarios/git-hooks.js";
 import { halfOpen } from "./scenarios/half-open.js";
 import { killNine } from "./scenarios/kill.js";
 import { manySessions } from "./scenarios/many-sessions.js";
@@ -41,6 +42,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
 	"half-open": () => halfOpen({ connections: 300 }),
 	soak: () => soak({ cycles: 1_000 }),
 	"two-processes": () => twoProcesses({ rounds: 10 }),
+	"git-hooks": () => hangingGitHook({ signalRounds: 12 }),
 };
 
 const only = values.only?.split(",").map((s) => s.trim());

@@ -56,6 +56,11 @@ export interface FeatureModule<S = unknown> {
 		readonly serves: readonly SessionKind[];
 		contribute(service: S, origin: SessionOrigin): SessionContribution;
 	};
+	/**
+	 * When the service stops, before its runs are stopped: finishes (or undoes) what must not be cut off half-way,
+	 * and starts nothing more. The shutdown waits for it, so it must end in bounded time.
+	 */
+	stop?(service: S): Promise<void>;
 	/** A check of the feature for `doctor`, about the addressed session. */
 	doctor?(service: S): (session: LoadedSession) => Promise<DoctorCheck>;
 }

@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSy
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { alive } from "../support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
@@ -113,17 +114,3 @@ test("a git that hangs when the service stops is stopped with it", async () => {
 		await own.stop("SIGKILL");
 	}
 });
-
-/** Whether a process runs (a zombie not yet reaped has ended). */
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-	} catch {
-		return false;
-	}
-	try {
-		return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
-	} catch {
-		return true;
-	}
-}

@@ -1,8 +1,9 @@
 /**
  * Workflows against the real service and the fake model, in temporary git repositories: a supervisor plans
- * with the todo tool, jobs do the ready tasks in a worktree, and the branch is integrated back; a real conflict
- * is reported with its files and leaves the base clean; a restart in the middle pauses the workflow where it
- * was, and it resumes; bad input is refused with nothing half-created.
+ * with the todo tool, jobs do the ready tasks (those running at once each in a checkout of its own), and the
+ * branch is integrated back; a real conflict is reported with its files and leaves the base clean; a restart
+ * in the middle pauses the workflow where it was, and it resumes; bad input is refused with nothing
+ * half-created.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -11,7 +12,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
-import { type Event, TestClient } from "../support/ws-client.js";
+import { objective, sessionIn, workflowEvent, writes } from "../support/workflow-client.js";
+import { TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
@@ -42,10 +44,6 @@ function repository(): string {
 	return dir;
 }
 
-/** A task line that makes the worker write a file. */
-const writes = (path: string, content: string) => `CALL write ${JSON.stringify({ path, content })}`;
-/** An objective that makes the supervisor plan these phases. */
-const objective = (list: unknown) => `Do the work.\nCALL todo ${JSON.stringify({ op: "init", list })}\nAFTER_TOOL Planned.`;
 
 before(async () => {
 	model = await startFakeOpenAi({ onRequest: (request) => (gate?.held(request) ? gate.promise : undefined) });
@@ -59,18 +57,6 @@ after(async () => {
 	await model?.close();
 });
 
-/** A recorded session working in `cwd` (a session is recorded from its first message). */
-async function sessionIn(client: TestClient, cwd: string): Promise<string> {
-	const { sessionId } = await client.ok({ type: "new_session", cwd });
-	const from = client.events.length;
-	await client.ok({ type: "prompt", sessionId, message: "REPLY ready" });
-	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
-	return sessionId;
-}
-
-function workflowEvent(id: string, status: string, from: number, client: TestClient): Promise<Event> {
-	return client.waitForEvent((e) => e.type === "workflow_updated" && e.workflow.id === id && e.workflow.status === status, 60_000, from);
-}
 
 test("a workflow plans, runs its tasks in a worktree, integrates by fast-forward, and is removed with its worktree", async () => {
 	const repo = repository();
@@ -122,6 +108,33 @@ test("a workflow plans, runs its tasks in a worktree, integrates by fast-forward
 	client.close();
 });
 
+test("two independent tasks run at once, each in a checkout of its own: each task's commit holds exactly its own file", async () => {
+	const repo = repository();
+	const meet = tempDir("skiff-wf-meet-");
+	// Each task's command writes its file, says it runs, and waits (bounded) for the other to run too: both
+	// record that they saw the other, so they ran at once.
+	const task = (name: string, other: string) =>
+		`RUN echo ${name} > ${name}.txt && touch ${meet}/${name} && for i in $(seq 400); do [ -e ${meet}/${other} ] && touch ${meet}/${name}-saw-${other} && break; sleep 0.05; done`;
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await sessionIn(client, repo);
+	const from = client.events.length;
+	const list = [{ phase: "Both", items: [task("one", "two"), task("two", "one")] }];
+	const { workflow } = await client.ok({ type: "workflow_create", sessionId, name: "at once", objective: objective(list) });
+	const done = (await workflowEvent(workflow.id, "completed", from, client)).workflow;
+	assert.ok(existsSync(join(meet, "one-saw-two")) && existsSync(join(meet, "two-saw-one")), "the two tasks ran at the same time");
+	assert.deepEqual(done.workers.map((w: any) => w.taskId).sort(), ["t1", "t2"], "each task ran once");
+
+	const commitOf = (subject: string) => git(repo, "log", "--format=%H", "--fixed-strings", "--grep", subject, "main").trim();
+	const filesOf = (commit: string) => git(repo, "show", "--name-only", "--format=", commit).trim();
+	assert.equal(filesOf(commitOf("t1: RUN echo one")), "one.txt");
+	assert.equal(filesOf(commitOf("t2: RUN echo two")), "two.txt");
+	assert.equal(readFileSync(join(repo, "one.txt"), "utf8"), "one\n");
+	assert.equal(readFileSync(join(repo, "two.txt"), "utf8"), "two\n");
+	assert.equal(git(repo, "status", "--porcelain"), "");
+	assert.ok(!existsSync(join(agentDir, "workflows", workflow.id, "tasks", "t1")) && !existsSync(join(agentDir, "workflows", workflow.id, "tasks", "t2")), "the tasks' checkouts are gone");
+	client.close();
+});
+
 test("a real conflict is reported with its files, nothing is merged, and integrating again after the base is fixed completes", async () => {
 	const repo = repository();
 	const client = await TestClient.connect(skiff.wsUrl);
@@ -157,7 +170,8 @@ test("a real conflict is reported with its files, nothing is merged, and integra
 	client.close();
 });
 
-test("a restart while a task runs leaves the workflow paused where it was; it resumes and completes", async () => {
+// SIGKILL (a crash), and SIGTERM (a graceful stop, which interrupts the jobs: their ends do not fail the workflow).
+for (const signal of ["SIGKILL", "SIGTERM"] as const) test(`a restart (${signal}) while a task runs leaves the workflow paused where it was; it resumes and completes`, async () => {
 	const dir = tempDir();
 	writeFakeModelsJson(dir, model.url);
 	const repo = repository();
@@ -171,12 +185,12 @@ test("a restart while a task runs leaves the workflow paused where it was; it re
 		id = (await client.ok({ type: "workflow_create", sessionId, name: "restarted", objective: objective(list) })).workflow.id;
 		await client.waitForEvent((e) => e.type === "workflow_updated" && e.workflow.id === id && e.workflow.workers[0]?.sessionId !== undefined, 30_000);
 		client.close();
-		await first.stop("SIGKILL");
+		assert.equal(await first.stop(signal), signal === "SIGKILL" ? null : 0);
 	} finally {
 		release();
 	}
 	const stored = JSON.parse(readFileSync(join(dir, "workflows", id, "workflow.json"), "utf8"));
-	assert.equal(stored.workflow.status, "running", "the record was durable before the crash");
+	assert.equal(stored.workflow.status, "running", `the record was durable before the stop, which left it running (${stored.workflow.reason})`);
 	const second = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] });
 	try {
 		const client = await TestClient.connect(second.wsUrl);
@@ -192,6 +206,40 @@ test("a restart while a task runs leaves the workflow paused where it was; it re
 		const done = (await workflowEvent(id, "completed", from, client)).workflow;
 		assert.equal(done.workers.length, 2);
 		assert.equal(readFileSync(join(repo, "r.txt"), "utf8"), "resumed\n");
+		client.close();
+	} finally {
+		await second.stop();
+	}
+});
+
+test("a graceful stop (SIGTERM) while the supervisor plans leaves the workflow paused, not failed; resuming plans again", async () => {
+	const dir = tempDir();
+	writeFakeModelsJson(dir, model.url);
+	const repo = repository();
+	const first = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] });
+	let id: string;
+	const release = hold((request) => JSON.stringify(request.body.messages[0]).includes("supervisor of a workflow"));
+	try {
+		const client = await TestClient.connect(first.wsUrl);
+		const sessionId = await sessionIn(client, repo);
+		const list = [{ phase: "Build", items: [writes("p.txt", "planned again\n")] }];
+		id = (await client.ok({ type: "workflow_create", sessionId, name: "planning", objective: objective(list) })).workflow.id;
+		await client.waitForEvent((e) => e.type === "workflow_updated" && e.workflow.id === id && e.workflow.supervisor?.sessionId !== undefined, 30_000);
+		client.close();
+		assert.equal(await first.stop("SIGTERM"), 0);
+	} finally {
+		release();
+	}
+	const second = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] });
+	try {
+		const client = await TestClient.connect(second.wsUrl);
+		const paused = (await client.ok({ type: "workflow_get", workflowId: id })).workflow;
+		assert.equal(paused.status, "paused", paused.reason);
+		assert.match(paused.reason, /service stopped while it was planning/);
+		const from = client.events.length;
+		assert.equal((await client.ok({ type: "workflow_resume", workflowId: id })).workflow.status, "planning");
+		await workflowEvent(id, "completed", from, client);
+		assert.equal(readFileSync(join(repo, "p.txt"), "utf8"), "planned again\n");
 		client.close();
 	} finally {
 		await second.stop();

@@ -20,6 +20,8 @@ export interface SkiffProcess {
 	stderr(): string;
 	/** Sends a signal and resolves with the exit code. */
 	stop(signal?: NodeJS.Signals): Promise<number | null>;
+	/** Sends a signal to skiff's process group (Ctrl-C in a terminal; needs `ownGroup`) and resolves with the exit code. */
+	signalGroup(signal: NodeJS.Signals): Promise<number | null>;
 }
 
 export interface StartOptions {
@@ -32,6 +34,8 @@ export interface StartOptions {
 	nodeArgs?: string[];
 	/** Another copy of bin/skiff (of the package) to run. */
 	bin?: string;
+	/** Runs skiff in a process group of its own, as a shell runs a job: `signalGroup` then signals it all. */
+	ownGroup?: boolean;
 }
 
 export function tempDir(prefix = "skiff-test-"): string {
@@ -68,6 +72,7 @@ export function launchSkiff(options: StartOptions): Promise<StartOutcome> {
 	const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.bin ?? BIN, ...args], {
 		env: { ...baseEnv(), SKIFF_AGENT_DIR: options.agentDir, ...options.env },
 		stdio: ["ignore", "pipe", "pipe"], // stdin closed on purpose: the service must not need it
+		detached: options.ownGroup === true,
 	});
 	let stdout = "";
 	let stderr = "";
@@ -104,6 +109,15 @@ export function launchSkiff(options: StartOptions): Promise<StartOutcome> {
 					}),
 					stop: (signal = "SIGTERM") => {
 						if (child.exitCode === null) child.kill(signal);
+						return exited;
+					},
+					signalGroup: (signal) => {
+						if (!options.ownGroup) throw new Error("signalGroup needs a skiff started with ownGroup");
+						try {
+							if (child.exitCode === null) process.kill(-child.pid!, signal);
+						} catch {
+							// exited just now
+						}
 						return exited;
 					},
 				},

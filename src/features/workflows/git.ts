@@ -1,14 +1,16 @@
 /**
  * The git a workflow needs, through the `git` program: the base checkout's state, an isolated worktree on
- * its own branch, commits of the jobs' work, and integration that never leaves the base half-merged (the base
- * is merged into the workflow's branch inside the worktree, where a conflict is aborted, and the base only
- * ever fast-forwards to the result).
+ * its own branch and a checkout per task, commits of the jobs' work, and integration that never leaves the
+ * base half-merged (the base is merged into the workflow's branch inside the worktree, where a conflict is
+ * aborted, and the base only ever fast-forwards to the result; a fast-forward git does not finish is settled
+ * by base-move.ts).
  *
  * git runs as a child process the event loop waits for without blocking (a hook, fsmonitor or credential
  * helper that hangs must not freeze every client), each command bounded by GIT_TIMEOUT_MS: past it, git and
  * whatever it started (its own process group) are stopped and the command fails saying so.
  */
 import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { CodedError } from "../../shared/errors.js";
 import { type FileChange, MAX_SUMMARY_FILES } from "./schemas.js";
 
@@ -187,9 +189,16 @@ function describeCommand(args: string[]): string {
 	return line.length > COMMAND_CHARS ? `${line.slice(0, COMMAND_CHARS - 1)}…` : line;
 }
 
-/** The last lines of git's error output on one line, after `prefix`; empty when there are none. */
+/**
+ * The last lines of git's error output on one line, after `prefix`; empty when there are none. git's own
+ * `fatal:` line comes first when advice follows it past those lines (a lock file's "Unable to create
+ * '<path>.lock'", which names the file, is followed by four lines of advice).
+ */
 function tailOf(stderr: string, prefix: string): string {
-	const lines = stderr.split("\n").map((line) => line.trim()).filter(Boolean).slice(-STDERR_TAIL_LINES);
+	const all = stderr.split("\n").map((line) => line.trim()).filter(Boolean);
+	const lines = all.slice(-STDERR_TAIL_LINES);
+	const fatal = all.find((line) => line.startsWith("fatal: "));
+	if (fatal && !lines.includes(fatal)) lines.unshift(fatal);
 	if (!lines.length) return "";
 	const text = lines.join(" ");
 	return prefix + (text.length > STDERR_TAIL_CHARS ? `…${text.slice(-(STDERR_TAIL_CHARS - 1))}` : text);
@@ -248,6 +257,27 @@ export async function uncommittedFiles(dir: string): Promise<string[]> {
 	return files;
 }
 
+/** The commit `ref` points at, or undefined when there is no such ref. */
+export async function refCommit(dir: string, ref: string): Promise<string | undefined> {
+	try {
+		return (await git(dir, ["rev-parse", "--verify", "-q", `${ref}^{commit}`])).trim() || undefined;
+	} catch (error) {
+		rethrowTimeout(error);
+		return undefined;
+	}
+}
+
+/**
+ * Where git keeps each of `names` for the checkout at `dir` (`git rev-parse --git-path`), as absolute paths:
+ * a linked worktree has its own HEAD, index and operation files, and shares refs with the repository.
+ */
+export async function gitPaths(dir: string, names: readonly string[]): Promise<string[]> {
+	const out = await git(dir, ["rev-parse", ...names.flatMap((name) => ["--git-path", name])]);
+	const paths = out.split("\n").slice(0, names.length);
+	if (paths.length !== names.length) throw new GitError(`git rev-parse --git-path answered ${paths.length} paths for ${names.length} in ${dir}`, "");
+	return paths.map((path) => resolve(dir, path));
+}
+
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
 	try {
 		await git(repo, ["rev-parse", "--verify", "-q", `refs/heads/${branch}`]);
@@ -263,13 +293,25 @@ export async function addWorktree(repo: string, path: string, branch: string, co
 	await git(repo, ["worktree", "add", "-q", "-b", branch, path, commit]);
 }
 
+/** Checks `commit` out at `path` (a new directory) on no branch: a task's own checkout, whose commit is then merged. */
+export async function addDetachedWorktree(repo: string, path: string, commit: string): Promise<void> {
+	await git(repo, ["worktree", "add", "-q", "--detach", path, commit]);
+}
+
 /** Removes the worktree at `path` (whatever it holds) and forgets it; a missing one is not an error. */
 export async function removeWorktree(repo: string, path: string): Promise<void> {
-	try {
-		await git(repo, ["worktree", "remove", "--force", "--force", path]);
-	} catch (error) {
-		rethrowTimeout(error);
-		// already gone, or not a worktree any more: prune below forgets it
+	await removeWorktrees(repo, [path]);
+}
+
+/** Removes each worktree of `paths` (whatever they hold) and forgets them; missing ones are not an error. */
+export async function removeWorktrees(repo: string, paths: readonly string[]): Promise<void> {
+	for (const path of paths) {
+		try {
+			await git(repo, ["worktree", "remove", "--force", "--force", path]);
+		} catch (error) {
+			rethrowTimeout(error);
+			// already gone, or not a worktree any more: prune below forgets it
+		}
 	}
 	await git(repo, ["worktree", "prune"]);
 }
@@ -314,16 +356,20 @@ export async function isAncestor(dir: string, ancestor: string, descendant: stri
 }
 
 /**
- * Merges `commit` (the base's head) into the branch checked out in `worktree`. On a conflict the merge is
- * aborted (the worktree is as it was) and the conflicting files are returned; otherwise an empty list.
+ * Merges `commit` (the base's head, or a task's commit) into the branch checked out in `worktree`; with
+ * `fastForward`, a branch that has not moved since `commit` started from it just moves to it (the task's
+ * commit itself, no merge commit). On a conflict the merge is aborted (the worktree is as it was) and the
+ * conflicting files are returned; otherwise an empty list.
  */
-export async function mergeIntoWorktree(worktree: string, commit: string, message: string): Promise<string[]> {
+export async function mergeIntoWorktree(worktree: string, commit: string, message: string, options: { fastForward?: boolean } = {}): Promise<string[]> {
 	if (await isAncestor(worktree, commit, "HEAD")) return [];
 	const identity = (await hasIdentity(worktree)) ? [] : FALLBACK_IDENTITY;
 	try {
-		await git(worktree, [...identity, "merge", "--no-ff", "--no-verify", "-m", message, commit]);
+		await git(worktree, [...identity, "merge", options.fastForward ? "--ff" : "--no-ff", "--no-verify", "-m", message, commit]);
 		return [];
 	} catch (error) {
+		// Stopped after the timeout with `commit` merged: only the post-merge hook was stopped, and the merge is done.
+		if (error instanceof GitError && error.timedOut && (await isAncestor(worktree, commit, "HEAD"))) return [];
 		const conflicts = (await git(worktree, ["diff", "--name-only", "-z", "--diff-filter=U"])).split("\0").filter(Boolean);
 		try {
 			await git(worktree, ["merge", "--abort"]);

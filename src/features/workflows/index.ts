@@ -42,4 +42,5 @@ export const workflowsFeature = defineFeature({
 			warn: (line) => host.log(line),
 		});
 	},
+	stop: (workflows) => workflows.stop(),
 });

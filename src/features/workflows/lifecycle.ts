@@ -13,7 +13,7 @@ export type WorkflowStep =
 	| "planned" // the supervisor made its plan
 	| "tasks_done" // every task of the plan is settled
 	| "integrated"
-	| "conflict"
+	| "conflict" // with the base (integrating), or between two tasks (running)
 	| "fail"
 	| "interrupt" // the service stopped under it
 	| Exclude<WorkflowAction, "remove">;
@@ -32,7 +32,8 @@ const STEPS: Record<WorkflowStep, Partial<Record<WorkflowStatus, WorkflowStatus>
 	tasks_done: { running: "integrating" },
 	integrate: { paused: "integrating", conflicted: "integrating" },
 	integrated: { integrating: "completed" },
-	conflict: { integrating: "conflicted" },
+	// Running: two tasks' changes to the same lines (each task works in a checkout of its own, merged when done).
+	conflict: { integrating: "conflicted", running: "conflicted" },
 	fail: Object.fromEntries([...ACTIVE, "paused"].map((s) => [s, "failed"])),
 	interrupt: Object.fromEntries(ACTIVE.map((s) => [s, "paused"])),
 	cancel: Object.fromEntries([...ACTIVE.filter((s) => s !== "integrating"), "paused", "conflicted"].map((s) => [s, "cancelled"])),

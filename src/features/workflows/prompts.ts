@@ -19,7 +19,8 @@ export function supervisorDefinition(limits: WorkflowLimits, knownTools: readonl
 			"You are the supervisor of a workflow: you plan, other agents do the work. Read what you need of the project, " +
 			"then make the plan with ONE `todo` call, op `init`: phases of tasks, each task one self-contained piece of work " +
 			"for one agent that sees only that task and the objective, with `dependsOn` for the tasks it must wait for. " +
-			"Tasks without dependencies between them run at the same time in the same checkout, so keep them apart. Do not " +
+			"Tasks without dependencies between them run at the same time, each in a checkout of its own, and their changes " +
+			"are merged as each is done: two that change the same lines conflict, so keep them apart. Do not " +
 			"change any file yourself. When the plan is made, call `yield` with one line saying so.",
 	};
 }
@@ -34,9 +35,9 @@ export function workerDefinition(): AgentDefinition {
 	return {
 		...TASK_AGENT,
 		systemPrompt:
-			`${TASK_AGENT.systemPrompt} You work on one task of a workflow's plan, in the workflow's own checkout (your ` +
-			"working directory): change files there, do not commit (the workflow commits your work when your task is done), " +
-			"and leave the other tasks to their agents.",
+			`${TASK_AGENT.systemPrompt} You work on one task of a workflow's plan, in a checkout of the workflow's branch ` +
+			"of your own (your working directory): change files there, do not commit (the workflow commits your work when " +
+			"your task is done and merges it into its branch), and leave the other tasks to their agents.",
 	};
 }
 

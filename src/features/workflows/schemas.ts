@@ -77,6 +77,22 @@ export const WorkflowGitSchema = Type.Object(
 	{ additionalProperties: false, title: "WorkflowGit" },
 );
 
+/**
+ * The journal of an integration moving the base's branch, recorded before git touches the base and cleared
+ * once it is settled (see base-move.ts); never shown to clients.
+ */
+export const BaseMoveSchema = Type.Object(
+	{
+		ref: Type.String({ description: "The branch moved, `refs/heads/<name>`." }),
+		from: Type.String({ description: "Its commit before." }),
+		to: Type.String({ description: "The integrated commit it moves to." }),
+		method: Type.Enum(["fast-forward", "merge"]),
+		startedAt: Type.String(),
+	},
+	{ additionalProperties: false, title: "WorkflowBaseMove" },
+);
+export type BaseMove = Static<typeof BaseMoveSchema>;
+
 /** A workflow as recorded (`<agent-dir>/workflows/<id>/workflow.json`). */
 const recordProperties = {
 		id: Type.String({ pattern: WORKFLOW_ID_PATTERN }),
@@ -93,13 +109,14 @@ const recordProperties = {
 		workers: Type.Array(WorkerSchema),
 		git: Type.Optional(WorkflowGitSchema),
 		integration: Type.Optional(IntegrationSchema),
+		baseMove: Type.Optional(BaseMoveSchema),
 		createdAt: Type.String(),
 		updatedAt: Type.String(),
 };
 export const WorkflowRecordSchema = Type.Object(recordProperties, { title: "WorkflowRecord" });
 export type WorkflowRecord = Static<typeof WorkflowRecordSchema>;
 
-const { plan: _plan, ...viewProperties } = recordProperties;
+const { plan: _plan, baseMove: _baseMove, ...viewProperties } = recordProperties;
 
 /** A workflow as clients see it: the record with the plan drawn as the todo panel draws it and the actions allowed now. */
 export const WorkflowSchema = Type.Object(

@@ -1,29 +1,35 @@
 /**
- * Workflows: an objective planned by a supervisor agent into a todo plan, whose ready tasks are run as jobs
- * in an isolated git worktree on the branch `skiff/workflow/<id>` (or, with isolation `none`, in the directory
- * itself), each finished task committed there, and the result integrated back into the base checkout without
- * ever leaving it half-merged (see git.ts). Every change of status goes through the pure lifecycle; records
- * are durable, and a workflow the service stopped under is found paused, to be resumed or cancelled.
+ * Workflows: an objective planned by a supervisor agent into a todo plan, whose ready tasks are run as jobs,
+ * each in a checkout of its own of the branch `skiff/workflow/<id>` (or, with isolation `none`, in the
+ * directory itself), each finished task committed there and merged into the branch (in the workflow's
+ * worktree), and the result integrated back into the base checkout without ever leaving it half-merged (see
+ * git.ts and base-move.ts). Every change of status goes through the pure lifecycle; records are durable, and
+ * a workflow the service stopped under is found paused, to be resumed or cancelled.
  *
  * git runs without blocking the event loop, so a command can arrive while another waits for git: the actions
  * on one workflow and the ends of its jobs run one after another (`serially`), and the git steps on one
  * repository do too (`inRepository`: two workflows never integrate into one base at once), just as they did
- * when git held the loop.
+ * when git held the loop. When the service stops, integrations and merges of tasks' work in progress are
+ * finished (each git command is bounded by its timeout) and none starts after (`stop`).
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { RuntimeEvent, SessionObserver } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { FINISHED_STATUSES, type Job, type JobService, type JobStatus } from "../jobs/index.js";
 import { allTasks, EMPTY_PLAN, isSettled, type TodoPlan, type TodoStatus, viewPlan } from "../todo/index.js";
+import { locksNote, type SettledMove, settleBaseMove } from "./base-move.js";
+import { checkBase, existing } from "./base-state.js";
 import { workflowUpdatedEvent } from "./events.js";
+import { listFiles } from "./file-list.js";
 import {
+	addDetachedWorktree,
 	addWorktree,
 	branchExists,
 	commitAll,
-	currentBranch,
 	deleteBranch,
 	diffSummary,
 	fastForward,
@@ -31,23 +37,21 @@ import {
 	isAncestor,
 	mergeIntoWorktree,
 	notARepository,
-	removeWorktree,
+	removeWorktrees,
 	repositoryRoot,
 	uncommittedFiles,
 } from "./git.js";
 import { allowedActions, checkAction, transition, type WorkflowStep } from "./lifecycle.js";
 import { supervisorDefinition, supervisorPrompt, workerDefinition, workerPrompt } from "./prompts.js";
-import type { Integration, Isolation, Workflow, WorkflowLimits, WorkflowRecord } from "./schemas.js";
+import type { BaseMove, Integration, Isolation, Workflow, WorkflowLimits, WorkflowRecord } from "./schemas.js";
 import { SerialQueues } from "./serial.js";
 import type { WorkflowStore } from "./workflow-store.js";
 
 /** Most workflows kept (finished ones stay until removed). */
 export const MAX_WORKFLOWS = 100;
-/** Files named in one error message. */
-const FILES_IN_MESSAGE = 10;
 
 export interface WorkflowServiceOptions {
-	store: Pick<WorkflowStore, "load" | "save" | "worktreeOf"> & { remove(id: string): void | Promise<void> };
+	store: Pick<WorkflowStore, "load" | "save" | "worktreeOf" | "taskWorktreeOf"> & { remove(id: string): void | Promise<void> };
 	jobs: Pick<JobService, "spawnQuiet" | "cancel" | "watch">;
 	/** The runtime's session signals (the supervisor's tool calls and plan as they happen). */
 	observe(observer: SessionObserver): () => void;
@@ -66,6 +70,16 @@ export interface CreateWorkflow {
 	name: string;
 	objective: string;
 	isolation?: Isolation;
+}
+
+/** A git sequence asked for once the service is stopping: it does not start (see WorkflowService.stop). */
+class ServiceStopping extends Error {}
+
+/** A task's commit that conflicts with the branch: its files, and where the commit stays. */
+interface TaskConflict {
+	files: string[];
+	commit: string;
+	checkout: string;
 }
 
 /** Which workflow a job works for, and as what. */
@@ -91,6 +105,9 @@ export class WorkflowService {
 	private readonly workflowQueues = new SerialQueues();
 	/** Per base repository: the git steps of every workflow on it, one sequence at a time. */
 	private readonly repositoryQueues = new SerialQueues();
+	/** Integrations and merges of tasks' work running now (guarded): the service's stop waits for them. */
+	private readonly inFlight = new Set<Promise<unknown>>();
+	private closing = false;
 	private readonly unsubscribe: Array<() => void>;
 
 	constructor(private readonly options: WorkflowServiceOptions) {
@@ -177,11 +194,13 @@ export class WorkflowService {
 
 	/**
 	 * The new workflow's branch and worktree in the repository `root`, from its checked-out commit; refused
-	 * (nothing made) without a commit, with uncommitted changes or when the branch exists.
+	 * (nothing made) without a commit, in the middle of a rebase, merge, cherry-pick, revert or bisect, on a
+	 * detached HEAD, with uncommitted changes or when the branch exists.
 	 */
 	private async createWorktree(root: string, id: string): Promise<NonNullable<WorkflowRecord["git"]>> {
 		const head = await headCommit(root);
 		if (!head) throw new CodedError("invalid_command", `The repository ${root} has no commit yet: a workflow's branch starts from one, so commit first`);
+		const baseBranch = await checkBase(root, "then create the workflow");
 		const dirty = await uncommittedFiles(root);
 		if (dirty.length) {
 			throw new CodedError(
@@ -191,7 +210,6 @@ export class WorkflowService {
 		}
 		const branch = `skiff/workflow/${id}`;
 		if (await branchExists(root, branch)) throw new CodedError("conflict", `The branch ${branch} already exists`);
-		const baseBranch = await currentBranch(root);
 		const worktree = this.options.store.worktreeOf(id);
 		try {
 			mkdirSync(dirname(worktree), { recursive: true, mode: 0o700 });
@@ -202,7 +220,7 @@ export class WorkflowService {
 			await this.options.store.remove(id);
 			throw new CodedError("failed", `The workflow's worktree could not be created: ${(error as Error).message}`);
 		}
-		return { branch, worktree, baseCommit: head, ...(baseBranch ? { baseBranch } : {}) };
+		return { branch, worktree, baseCommit: head, baseBranch };
 	}
 
 	/** Stops its jobs; tasks in progress go back to pending and start again on resume. */
@@ -261,7 +279,7 @@ export class WorkflowService {
 			if (git) {
 				try {
 					const deleted = await this.inRepository(record.baseDir, async () => {
-						await removeWorktree(record.baseDir, git.worktree);
+						await removeWorktrees(record.baseDir, [...this.taskCheckouts(record), git.worktree]);
 						return deleteBranch(record.baseDir, git.branch, { onlyIfMerged: true });
 					});
 					if (!deleted) branchKept = git.branch;
@@ -281,9 +299,21 @@ export class WorkflowService {
 		for (const stop of this.unsubscribe) stop();
 	}
 
+	/**
+	 * The service stops: no integration or merge of a task's work starts any more, and the ones running finish
+	 * (or roll back) first, so a signal never leaves a base half-merged. Each git command is bounded by its
+	 * timeout, and a second signal exits at once (the next start settles what was left).
+	 */
+	async stop(): Promise<void> {
+		this.closing = true;
+		if (this.inFlight.size) this.options.warn(`workflows: finishing ${this.inFlight.size} integration or merge step(s) in git before stopping (a second signal exits at once)`);
+		while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
+	}
+
 	/** After a restart: a workflow that was moving is paused where it was, its unfinished jobs marked interrupted. */
 	private recover(record: WorkflowRecord): void {
 		if (!["queued", "planning", "running", "integrating"].includes(record.status)) return;
+		if (record.status === "integrating" && record.baseMove) return this.settleAfterRestart(record, record.baseMove);
 		const was = record.status;
 		for (const worker of record.workers) {
 			if (FINISHED_STATUSES.has(worker.status as JobStatus)) continue;
@@ -313,7 +343,7 @@ export class WorkflowService {
 			});
 			this.roles.set(job.id, { workflowId: record.id });
 			record.supervisor = { jobId: job.id, status: job.status, turns: 0, toolCalls: 0, failures: 0 };
-			if (record.status !== "planning") return this.stop(job.id); // paused or cancelled meanwhile
+			if (record.status !== "planning") return this.stopJob(job.id); // paused or cancelled meanwhile
 			this.save(record);
 			this.announce(record);
 		} catch (error) {
@@ -385,6 +415,8 @@ export class WorkflowService {
 	}
 
 	private async supervisorEnded(record: WorkflowRecord, job: Job): Promise<void> {
+		// The service is stopping: the next start finds the workflow paused, and resuming plans again.
+		if (job.status === "interrupted") return;
 		if (this.stopping.delete(job.id) || record.status !== "planning") return;
 		const limit = this.limitHit.get(record.id);
 		if (limit) return this.fail(record, `The supervisor was stopped: ${limit}`);
@@ -408,7 +440,10 @@ export class WorkflowService {
 		if (record.status !== "running") return;
 		const tasks = viewPlan(record.plan).flatMap((phase) => phase.tasks);
 		if (tasks.every((task) => isSettled(task.status))) return this.integrateNow(record, "tasks_done");
-		const busy = new Set(record.workers.filter((w) => !FINISHED_STATUSES.has(w.status as JobStatus)).map((w) => w.taskId));
+		// A task in progress is busy even once its job has finished: its work is taken (committed and merged) when
+		// its end is handled, in turn; starting it again meanwhile would run it twice, over its own checkout.
+		const busy = new Set(tasks.filter((task) => task.status === "in_progress").map((task) => task.id));
+		for (const worker of record.workers) if (!FINISHED_STATUSES.has(worker.status as JobStatus)) busy.add(worker.taskId);
 		for (const key of this.spawning) if (key.startsWith(`${record.id}:`)) busy.add(key.slice(record.id.length + 1));
 		let free = this.options.limits().maxWorkers - busy.size;
 		for (const task of tasks) {
@@ -423,16 +458,26 @@ export class WorkflowService {
 		const key = `${record.id}:${taskId}`;
 		this.spawning.add(key);
 		try {
+			let cwd = record.baseDir;
+			if (record.git) {
+				try {
+					cwd = await this.taskCheckout(record, record.git, taskId);
+				} catch (error) {
+					if (record.status === "running") this.fail(record, `The checkout for task ${taskId} could not be made: ${messageOf(error)}`);
+					return;
+				}
+				if (record.status !== "running") return await this.dropTaskCheckout(record, taskId); // paused or cancelled meanwhile
+			}
 			const task = allTasks(record.plan).find((t) => t.id === taskId)!;
 			const job = await this.options.jobs.spawnQuiet(record.sessionId, {
 				definition: workerDefinition(),
 				task: workerPrompt(record, record.plan, task),
 				description: `${record.name}: ${task.id} ${task.content}`.slice(0, 200),
-				cwd: workDir(record),
+				cwd,
 			});
 			this.roles.set(job.id, { workflowId: record.id, taskId });
 			record.workers.push({ taskId, jobId: job.id, status: job.status });
-			if (record.status !== "running") return this.stop(job.id);
+			if (record.status !== "running") return this.stopJob(job.id);
 			record.plan = withStatus(record.plan, taskId, "in_progress");
 			this.save(record);
 			this.announce(record);
@@ -444,18 +489,33 @@ export class WorkflowService {
 	}
 
 	private async workerEnded(record: WorkflowRecord, taskId: string, job: Job): Promise<void> {
-		if (this.stopping.delete(job.id) || record.status !== "running") return;
+		// The service is stopping: the task is found open again on the next start, its checkout made afresh.
+		if (job.status === "interrupted") return;
+		if (this.stopping.delete(job.id) || record.status !== "running") return this.dropTaskCheckout(record, taskId);
 		const task = allTasks(record.plan).find((t) => t.id === taskId);
 		if (!task) return;
 		if (job.status !== "completed") {
-			return this.fail(record, `Task ${task.id} "${task.content}" ${job.status === "failed" ? "failed" : `was ${job.status}`}${job.error ? `: ${job.error}` : ""}`);
+			this.fail(record, `Task ${task.id} "${task.content}" ${job.status === "failed" ? "failed" : `was ${job.status}`}${job.error ? `: ${job.error}` : ""}`);
+			return this.dropTaskCheckout(record, taskId);
 		}
 		const git = record.git;
 		if (git) {
+			let conflict: TaskConflict | undefined;
 			try {
-				await this.inRepository(record.baseDir, () => commitAll(git.worktree, `${task.id}: ${task.content}\n\nWorkflow ${record.name} (${record.id}), job ${job.id}`));
+				conflict = await this.inRepository(record.baseDir, () => this.guarded(() => this.takeTaskWork(record, git, task, job.id)));
 			} catch (error) {
+				if (error instanceof ServiceStopping) return; // as for an interrupted job
 				return this.fail(record, `The work of task ${task.id} could not be committed: ${messageOf(error)}`);
+			}
+			if (conflict) {
+				this.stopJobs(record);
+				const branchHead = await headCommit(git.worktree).catch(() => undefined);
+				return this.conflicted(
+					record,
+					`Task ${task.id} "${task.content}" changed the same lines as the tasks merged before it: ${listFiles(conflict.files)} conflict. Nothing of it was merged into ${git.branch}; its commit ${conflict.commit} stays in ${conflict.checkout}. Merge it by hand (git -C ${git.worktree} merge ${conflict.commit}, resolve, commit), then workflow_integrate; or workflow_cancel`,
+					conflict.files,
+					branchHead,
+				);
 			}
 		}
 		record.plan = withStatus(record.plan, taskId, "completed");
@@ -464,8 +524,56 @@ export class WorkflowService {
 	}
 
 	/**
+	 * A new checkout for a task's job, at the branch's head (so it holds the work of the tasks it waits for),
+	 * replacing whatever an earlier run of the task left there.
+	 */
+	private taskCheckout(record: WorkflowRecord, git: NonNullable<WorkflowRecord["git"]>, taskId: string): Promise<string> {
+		const checkout = this.options.store.taskWorktreeOf(record.id, taskId);
+		return this.inRepository(record.baseDir, async () => {
+			if ((await existing([checkout])).length) await removeWorktrees(record.baseDir, [checkout]);
+			await mkdir(dirname(checkout), { recursive: true, mode: 0o700 });
+			await addDetachedWorktree(record.baseDir, checkout, (await headCommit(git.worktree))!);
+			return checkout;
+		});
+	}
+
+	/** Removes a task's checkout whose work is not taken (its job stopped or failed); failing to is only worth a warning. */
+	private async dropTaskCheckout(record: WorkflowRecord, taskId: string): Promise<void> {
+		if (!record.git) return;
+		const checkout = this.options.store.taskWorktreeOf(record.id, taskId);
+		try {
+			await this.inRepository(record.baseDir, async () => {
+				if ((await existing([checkout])).length) await removeWorktrees(record.baseDir, [checkout]);
+			});
+		} catch (error) {
+			this.options.warn(`workflows: the checkout of task ${taskId} of ${record.id} could not be removed: ${messageOf(error)}`);
+		}
+	}
+
+	/** The checkouts the workflow's tasks may have left. */
+	private taskCheckouts(record: WorkflowRecord): string[] {
+		return [...new Set(record.workers.map((worker) => worker.taskId))].map((taskId) => this.options.store.taskWorktreeOf(record.id, taskId));
+	}
+
+	/**
+	 * Commits a finished task's work in its checkout (the commit holds exactly its own change) and merges it
+	 * into the workflow's branch: the branch moves to it when no other task's work came in meanwhile. On a
+	 * conflict the merge is aborted and the checkout kept (its commit is the task's work); otherwise it goes.
+	 */
+	private async takeTaskWork(record: WorkflowRecord, git: NonNullable<WorkflowRecord["git"]>, task: { id: string; content: string }, jobId: string): Promise<TaskConflict | undefined> {
+		const checkout = this.options.store.taskWorktreeOf(record.id, task.id);
+		if (await commitAll(checkout, `${task.id}: ${task.content}\n\nWorkflow ${record.name} (${record.id}), job ${jobId}`)) {
+			const commit = (await headCommit(checkout))!;
+			const files = await mergeIntoWorktree(git.worktree, commit, `Merge ${task.id} into ${git.branch}`, { fastForward: true });
+			if (files.length) return { files, commit, checkout };
+		}
+		await removeWorktrees(record.baseDir, [checkout]);
+		return undefined;
+	}
+
+	/**
 	 * Takes the branch into the base: the base's head is merged into the branch inside the worktree (a conflict
-	 * is aborted there and reported with its files), then the base fast-forwards to the result.
+	 * is aborted there and reported with its files), then the base fast-forwards to the result (moveBase).
 	 */
 	private async integrateNow(record: WorkflowRecord, step: "tasks_done" | "integrate"): Promise<void> {
 		this.move(record, step);
@@ -477,31 +585,133 @@ export class WorkflowService {
 		// The base's state is read and moved in one sequence no other workflow's git comes between.
 		await this.inRepository(record.baseDir, async () => {
 			try {
-				await commitAll(git.worktree, `Workflow ${record.name} (${record.id}): remaining changes`);
-				const branchHead = (await headCommit(git.worktree))!;
-				const dirty = await uncommittedFiles(record.baseDir);
-				if (dirty.length) {
-					return await this.conflicted(record, `The base checkout has uncommitted changes (${listFiles(dirty)}): commit or stash them, then workflow_integrate`, dirty, branchHead);
-				}
-				const branchNow = await currentBranch(record.baseDir);
-				if (git.baseBranch && branchNow !== git.baseBranch) {
-					return await this.conflicted(record, `The base checkout is on ${branchNow ?? "a detached HEAD"}, not ${git.baseBranch}: check out ${git.baseBranch}, then workflow_integrate`, [], branchHead);
-				}
-				const baseHead = (await headCommit(record.baseDir))!;
-				const conflicts = await mergeIntoWorktree(git.worktree, baseHead, `Merge ${git.baseBranch ?? baseHead.slice(0, 12)} into ${git.branch}`);
-				if (conflicts.length) {
-					return await this.conflicted(record, `The base changed the same lines: ${listFiles(conflicts)} conflict. Nothing was merged; resolve it on the branch ${git.branch} (or change the base), then workflow_integrate`, conflicts, branchHead);
-				}
-				const merged = (await headCommit(git.worktree))!;
-				const method = merged === baseHead ? "none" : (await isAncestor(record.baseDir, baseHead, branchHead)) ? "fast-forward" : "merge";
-				const summary = await diffSummary(record.baseDir, baseHead, merged);
-				if (merged !== baseHead) await fastForward(record.baseDir, merged);
-				record.integration = { method, ...summary, conflicts: [], commit: await headCommit(record.baseDir) };
-				this.move(record, "integrated", undefined);
+				await this.guarded(() => this.integrateGit(record, git));
 			} catch (error) {
+				if (error instanceof ServiceStopping) {
+					return this.move(record, "interrupt", "The service stopped before it integrated: workflow_integrate (or workflow_resume) goes on, workflow_cancel gives up");
+				}
+				// Past the journal, the base may have been touched: what it holds is said by settling the move.
+				if (record.baseMove) return await this.settleFailedMove(record, record.baseMove, `Integration failed: ${messageOf(error)}`);
 				await this.conflicted(record, `Integration failed and nothing was merged: ${messageOf(error)}`, [], undefined);
 			}
 		});
+	}
+
+	/** integrateNow's git sequence (in the repository's queue). */
+	private async integrateGit(record: WorkflowRecord, git: NonNullable<WorkflowRecord["git"]>): Promise<void> {
+		// A move an earlier integration did not finish is settled first: it may have happened, or block this one.
+		if (record.baseMove) {
+			const move = record.baseMove;
+			const settled = await settleBaseMove(record.baseDir, move);
+			if (settled.state !== "undone" || settled.locks.length) return this.applySettled(record, move, settled, "An earlier integration was stopped while it moved the base", "conflict");
+			delete record.baseMove;
+			this.save(record);
+		}
+		await commitAll(git.worktree, `Workflow ${record.name} (${record.id}): remaining changes`);
+		const branchHead = (await headCommit(git.worktree))!;
+		let branchNow: string;
+		try {
+			branchNow = await checkBase(record.baseDir, "then workflow_integrate");
+		} catch (error) {
+			if (error instanceof CodedError && error.code === "conflict") return await this.conflicted(record, error.message, [], branchHead);
+			throw error;
+		}
+		if (git.baseBranch && branchNow !== git.baseBranch) {
+			return await this.conflicted(record, `The base checkout is on ${branchNow}, not ${git.baseBranch}: check out ${git.baseBranch}, then workflow_integrate`, [], branchHead);
+		}
+		const dirty = await uncommittedFiles(record.baseDir);
+		if (dirty.length) {
+			return await this.conflicted(record, `The base checkout has uncommitted changes (${listFiles(dirty)}): commit or stash them, then workflow_integrate`, dirty, branchHead);
+		}
+		const baseHead = (await headCommit(record.baseDir))!;
+		this.checkOpen();
+		const conflicts = await mergeIntoWorktree(git.worktree, baseHead, `Merge ${branchNow} into ${git.branch}`);
+		if (conflicts.length) {
+			return await this.conflicted(record, `The base changed the same lines: ${listFiles(conflicts)} conflict. Nothing was merged; resolve it on the branch ${git.branch} (or change the base), then workflow_integrate`, conflicts, branchHead);
+		}
+		const merged = (await headCommit(git.worktree))!;
+		const summary = await diffSummary(record.baseDir, baseHead, merged);
+		if (merged === baseHead) {
+			record.integration = { method: "none", ...summary, conflicts: [], commit: baseHead };
+			return this.move(record, "integrated", undefined);
+		}
+		const method = (await isAncestor(record.baseDir, baseHead, branchHead)) ? "fast-forward" : "merge";
+		this.checkOpen();
+		await this.moveBase(record, { ref: `refs/heads/${branchNow}`, from: baseHead, to: merged, method, startedAt: this.timestamp() }, summary);
+	}
+
+	/**
+	 * Fast-forwards the base's branch, journalled: the move is on disk before git touches the base (nothing is
+	 * touched when it cannot be recorded), and a move git did not finish is settled at once (base-move.ts).
+	 */
+	private async moveBase(record: WorkflowRecord, move: BaseMove, summary: Omit<Integration, "conflicts" | "method" | "commit">): Promise<void> {
+		record.baseMove = move;
+		try {
+			this.options.store.save(record);
+		} catch (error) {
+			delete record.baseMove;
+			throw error;
+		}
+		try {
+			await fastForward(record.baseDir, move.to);
+		} catch (error) {
+			return this.settleFailedMove(record, move, `Moving ${branchName(move.ref)} to the integrated commit failed: ${messageOf(error)}`);
+		}
+		delete record.baseMove;
+		record.integration = { method: move.method, ...summary, conflicts: [], commit: move.to };
+		this.move(record, "integrated", undefined);
+	}
+
+	/** Settles a move that failed in this process; when even that fails, the journal stays for the next try. */
+	private async settleFailedMove(record: WorkflowRecord, move: BaseMove, why: string): Promise<void> {
+		let settled: SettledMove;
+		try {
+			settled = await settleBaseMove(record.baseDir, move);
+		} catch (error) {
+			return this.conflicted(record, `${why}. What it left in the base could not be checked (${messageOf(error)}): workflow_integrate checks again`, [], undefined);
+		}
+		await this.applySettled(record, move, settled, why, "conflict");
+	}
+
+	/** On start: an integration the service stopped under while it moved the base is settled before anything else runs on it. */
+	private settleAfterRestart(record: WorkflowRecord, move: BaseMove): void {
+		const why = `The service stopped while it moved ${branchName(move.ref)} to the integrated commit`;
+		void this.serially(record.id, () =>
+			this.inRepository(record.baseDir, async () => {
+				let settled: SettledMove;
+				try {
+					settled = await this.guarded(() => settleBaseMove(record.baseDir, move));
+				} catch (error) {
+					if (error instanceof ServiceStopping) return; // still journalled: the next start settles it
+					return this.conflicted(record, `${why}, and what it left in the base could not be checked (${messageOf(error)}): workflow_integrate checks again`, [], undefined);
+				}
+				await this.applySettled(record, move, settled, why, "interrupt");
+			}),
+		).catch((error) => this.options.warn(`workflows: the integration of ${record.id} could not be settled: ${messageOf(error)}`));
+	}
+
+	/**
+	 * Records how a move that did not end cleanly was settled: done (completed, with any lock file git left
+	 * named), undone (the workflow may integrate again: `undone` says whether it is paused or conflicted), or
+	 * stuck (conflicted, the journal kept, the reason saying what to do).
+	 */
+	private async applySettled(record: WorkflowRecord, move: BaseMove, settled: SettledMove, why: string, undone: "interrupt" | "conflict"): Promise<void> {
+		const locks = locksNote(record.baseDir, settled);
+		if (locks) this.options.warn(`workflows: ${record.id}: ${locks}`);
+		const branch = branchName(move.ref);
+		if (settled.state === "moved") {
+			delete record.baseMove;
+			const summary = await diffSummary(record.baseDir, move.from, move.to).catch(() => ({ files: [], filesChanged: 0, insertions: 0, deletions: 0 }));
+			record.integration = { method: move.method, ...summary, conflicts: [], commit: move.to };
+			return this.move(record, "integrated", locks ? `${why}, after it moved ${branch}: the integration is complete, but ${locks}` : undefined);
+		}
+		if (settled.state === "stuck") return this.conflicted(record, `${why}. ${settled.problem}${locks ? `. Also, ${locks}` : ""}`, [], undefined);
+		delete record.baseMove;
+		const putBack = settled.restored.length ? ` (skiff put back ${listFiles(settled.restored)})` : "";
+		const state = `${why}. ${branch} was not moved and the base checkout is as it was${putBack}: nothing was merged`;
+		if (locks) return this.conflicted(record, `${state}. But ${locks}; then workflow_integrate`, [], undefined);
+		if (undone === "interrupt") return this.move(record, "interrupt", `${state}. workflow_integrate (or workflow_resume) tries again, workflow_cancel gives up`);
+		return this.conflicted(record, `${state}. workflow_integrate tries again`, [], undefined);
 	}
 
 	private async conflicted(record: WorkflowRecord, reason: string, conflicts: string[], branchHead: string | undefined): Promise<void> {
@@ -525,11 +735,11 @@ export class WorkflowService {
 	/** Stops every unfinished job of the workflow; tasks in progress go back to pending. */
 	private stopJobs(record: WorkflowRecord): void {
 		const ids = [record.supervisor, ...record.workers].filter((j) => j && !FINISHED_STATUSES.has(j.status as JobStatus)).map((j) => j!.jobId);
-		for (const id of ids) this.stop(id);
+		for (const id of ids) this.stopJob(id);
 		record.plan = reopenStarted(record.plan);
 	}
 
-	private stop(jobId: string): void {
+	private stopJob(jobId: string): void {
 		this.stopping.add(jobId);
 		try {
 			this.options.jobs.cancel([jobId]);
@@ -569,13 +779,32 @@ export class WorkflowService {
 
 	/** Removes a new workflow's worktree and its branch, merged or not (call inside inRepository). */
 	private async removeGitOf(repo: string, git: { branch: string; worktree: string }): Promise<void> {
-		await removeWorktree(repo, git.worktree);
+		await removeWorktrees(repo, [git.worktree]);
 		await deleteBranch(repo, git.branch, { onlyIfMerged: false });
 	}
 
 	/** Runs `task` after the actions and job ends of workflow `id` queued before it. */
 	private serially<T>(id: string, task: () => T | Promise<T>): Promise<T> {
 		return this.workflowQueues.run(id, task);
+	}
+
+	/**
+	 * Runs an integration's or a task merge's git sequence, unless the service is stopping (ServiceStopping);
+	 * the service's stop waits for it. Call it inside the repository's queue, so that one waiting there
+	 * when the service stops does not start.
+	 */
+	private guarded<T>(task: () => Promise<T>): Promise<T> {
+		if (this.closing) return Promise.reject(new ServiceStopping("The service is stopping"));
+		const running = task();
+		this.inFlight.add(running);
+		const forget = () => void this.inFlight.delete(running);
+		running.then(forget, forget);
+		return running;
+	}
+
+	/** Between the steps of a guarded sequence: the service is stopping, so the next step does not start. */
+	private checkOpen(): void {
+		if (this.closing) throw new ServiceStopping("The service is stopping");
 	}
 
 	/** Runs a sequence of git steps on the repository `repo` after the others queued there. */
@@ -603,13 +832,18 @@ export class WorkflowService {
 
 /** A workflow as clients see it. */
 export function view(record: WorkflowRecord): Workflow {
-	const { plan, ...rest } = record;
+	const { plan, baseMove: _journal, ...rest } = record;
 	return structuredClone({ ...rest, phases: viewPlan(plan), actions: allowedActions(record.status) });
 }
 
-/** Where the workflow's jobs work. */
+/** Where the workflow's supervisor reads the project (its tasks' jobs each get a checkout of their own). */
 function workDir(record: WorkflowRecord): string {
 	return record.git?.worktree ?? record.baseDir;
+}
+
+/** `main` for `refs/heads/main`. */
+function branchName(ref: string): string {
+	return ref.replace(/^refs\/heads\//, "");
 }
 
 function withStatus(plan: TodoPlan, taskId: string, status: TodoStatus): TodoPlan {
@@ -624,11 +858,6 @@ function reopenStarted(plan: TodoPlan): TodoPlan {
 function markInterrupted(job: { status: string; tool?: string }): void {
 	job.status = "interrupted";
 	delete job.tool;
-}
-
-function listFiles(files: string[]): string {
-	const shown = files.slice(0, FILES_IN_MESSAGE).join(", ");
-	return files.length > FILES_IN_MESSAGE ? `${shown} and ${files.length - FILES_IN_MESSAGE} more` : shown;
 }
 
 function messageOf(error: unknown): string {

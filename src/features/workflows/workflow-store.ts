@@ -1,7 +1,8 @@
 /**
  * Durable workflow records: one folder per workflow under `<agent-dir>/workflows/<id>/`, holding its record
- * (`workflow.json`, written whole and atomically on every change) and its git worktree (`worktree/`). A record
- * that cannot be read is reported and left on disk, never deleted.
+ * (`workflow.json`, written whole and atomically on every change), its git worktree (`worktree/`) and the
+ * checkouts of its tasks' jobs (`tasks/<task id>/`). A record that cannot be read is reported and left on
+ * disk, never deleted.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
@@ -13,6 +14,8 @@ import { WORKFLOW_ID_PATTERN, type WorkflowRecord, WorkflowRecordSchema } from "
 const VERSION = 1;
 const RECORD_FILE = "workflow.json";
 const WORKFLOW_ID = new RegExp(WORKFLOW_ID_PATTERN);
+/** The todo plan's task ids (TASK_ID_PATTERN there), which name folders here. */
+const TASK_ID = /^[A-Za-z0-9_-]{1,32}$/;
 const checkRecord = compileOnFirstUse(WorkflowRecordSchema);
 
 export class WorkflowStore {
@@ -30,6 +33,12 @@ export class WorkflowStore {
 
 	worktreeOf(id: string): string {
 		return join(this.dirOf(id), "worktree");
+	}
+
+	/** The checkout one task's job works in (task ids are plain names: `[A-Za-z0-9_-]`). */
+	taskWorktreeOf(id: string, taskId: string): string {
+		if (!TASK_ID.test(taskId)) throw new Error(`not a task id: ${taskId}`);
+		return join(this.dirOf(id), "tasks", taskId);
 	}
 
 	/** Every readable record, oldest first; unreadable ones are reported through `warn`. */

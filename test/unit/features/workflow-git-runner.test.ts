@@ -71,6 +71,11 @@ test("a non-zero exit fails with the command, the directory, the exit code and t
 	const commit = await git(plain, ["-c", "user.name=Skiff", "commit", "-q", "-m", "t1: do it\n\nmore"]).catch((e: unknown) => e);
 	assert.ok(commit instanceof GitError);
 	assert.match(commit.message, new RegExp(`^git commit -q -m "t1: do it\\\\n\\\\nmore" failed \\(exit 128\\) in ${plain}: fatal: not a git repository`));
+	// git's fatal line comes first when advice follows it: here it names the lock file in the way.
+	writeFileSync(join(repo, ".git", "index.lock"), "");
+	const locked = await git(repo, ["add", "-A"]).catch((e: unknown) => e);
+	assert.ok(locked instanceof GitError);
+	assert.match(locked.message, new RegExp(`^git add -A failed \\(exit 128\\) in ${repo}: fatal: Unable to create '${repo}/\\.git/index\\.lock': File exists\\. `));
 	// The helpers that ask a question take git's "no" as the answer.
 	assert.equal(await headCommit(plain), undefined);
 });

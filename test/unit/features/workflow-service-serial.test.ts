@@ -4,100 +4,15 @@
  * finds nothing) and per repository (two workflows integrating into one base at once both complete).
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { addWorktree, headCommit } from "../../../src/features/workflows/git.js";
-import type { WorkflowRecord, WorkflowStatus } from "../../../src/features/workflows/schemas.js";
-import { DEFAULT_WORKFLOW_LIMITS } from "../../../src/features/workflows/settings.js";
-import { WorkflowService } from "../../../src/features/workflows/workflow-service.js";
-import { EMPTY_PLAN } from "../../../src/features/todo/plan.js";
+import { baseRepository, removeTempRepos, sh } from "../../support/git-repo.js";
+import { outcome, serviceOver as service, workflowOn } from "../../support/workflow-harness.js";
 
-const made: string[] = [];
-after(() => {
-	for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempRepos);
 
-function tempDir(): string {
-	const dir = realpathSync(mkdtempSync(join(tmpdir(), "skiff-wf-serial-")));
-	made.push(dir);
-	return dir;
-}
-
-const sh = (dir: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: dir, encoding: "utf8" });
-
-function repository(): string {
-	const dir = tempDir();
-	sh(dir, "init", "-q", "-b", "main");
-	writeFileSync(join(dir, "a.txt"), "one\n");
-	sh(dir, "add", "-A");
-	sh(dir, "commit", "-q", "-m", "first");
-	return dir;
-}
-
-let counter = 0;
-
-/** A recorded workflow on `repo` in `status`, with a real worktree holding `file` (`committed` on its branch, or not). */
-async function workflowOn(repo: string, status: WorkflowStatus, file: string, committed = false): Promise<WorkflowRecord> {
-	const id = `wf-${(++counter).toString(16).padStart(12, "0")}`;
-	const branch = `skiff/workflow/${id}`;
-	const worktree = join(tempDir(), "worktree");
-	const baseCommit = (await headCommit(repo))!;
-	await addWorktree(repo, worktree, branch, baseCommit);
-	writeFileSync(join(worktree, file), `${file}\n`);
-	if (committed) {
-		sh(worktree, "add", "-A");
-		sh(worktree, "commit", "-q", "-m", file);
-	}
-	const now = new Date().toISOString();
-	return {
-		id,
-		name: id,
-		objective: "Test.",
-		isolation: "worktree",
-		sessionId: "s",
-		baseDir: repo,
-		status,
-		planned: true,
-		plan: EMPTY_PLAN,
-		workers: [],
-		git: { branch, worktree, baseCommit, baseBranch: "main" },
-		createdAt: now,
-		updatedAt: now,
-	};
-}
-
-function service(records: WorkflowRecord[]) {
-	const removed: string[] = [];
-	const warnings: string[] = [];
-	const workflows = new WorkflowService({
-		store: { load: () => records, save: () => undefined, remove: (id) => void removed.push(id), worktreeOf: () => "" },
-		jobs: {
-			spawnQuiet: async () => {
-				throw new Error("no jobs here");
-			},
-			cancel: () => undefined,
-			watch: () => () => undefined,
-		} as never,
-		observe: () => () => undefined,
-		planOf: () => undefined,
-		publish: () => undefined,
-		limits: () => DEFAULT_WORKFLOW_LIMITS,
-		knownTools: [],
-		warn: (line) => void warnings.push(line),
-	});
-	return { workflows, removed, warnings };
-}
-
-async function outcome<T>(promise: Promise<T>): Promise<T | { code: unknown; message: string }> {
-	try {
-		return await promise;
-	} catch (error) {
-		return { code: (error as { code?: unknown }).code, message: (error as Error).message };
-	}
-}
+const repository = () => baseRepository();
 
 test("two removes of one workflow at once: the first removes it, the second finds nothing", async () => {
 	const repo = repository();
