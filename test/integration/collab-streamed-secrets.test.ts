@@ -12,7 +12,7 @@ import { redactSecrets } from "../../src/shared/redact.js";
 import { type CollabHarness, PRIMARY_SESSION, startCollabHarness } from "../support/collab-harness.js";
 import { type HostMessage, RawGuest } from "../support/collab-guest.js";
 import { Prng } from "../support/prng.js";
-import { leaks, randomPieces, SECRET_SHAPES, type SecretShape } from "../support/secret-shapes.js";
+import { leaks, SECRET_SHAPES, type SecretShape } from "../support/secret-shapes.js";
 import { TestClient } from "../support/ws-client.js";
 
 let harness: CollabHarness;
@@ -97,7 +97,7 @@ test("a view guest never gets a secret streamed in small pieces, as text, thinki
 			for (const seed of [0, 1, 2]) {
 				const whole = wholeText(kind, shape);
 				// Seed 0: three characters at a time; else 1 to 5 at random.
-				const pieces = seed === 0 ? (whole.match(/[\s\S]{1,3}/g) ?? []) : randomPieces(whole, new Prng(runs + 1), 5);
+				const pieces = seed === 0 ? (whole.match(/[\s\S]{1,3}/g) ?? []) : new Prng(runs + 1).pieces(whole, 5);
 				const from = guest.messages.length;
 				publishStream(kind, whole, pieces);
 				await guest.waitForMessage((m) => m.type === "agent_end", from);

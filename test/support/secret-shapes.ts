@@ -91,17 +91,6 @@ export function leaks(text: string, shapes: readonly SecretShape[] = SECRET_SHAP
 	return found;
 }
 
-/** `text` cut into pieces of 1 to `max` characters, by `prng`. */
-export function randomPieces(text: string, prng: Prng, max: number): string[] {
-	const pieces: string[] = [];
-	for (let i = 0; i < text.length; ) {
-		const size = 1 + prng.int(max);
-		pieces.push(text.slice(i, i + size));
-		i += size;
-	}
-	return pieces;
-}
-
 /** Surroundings a secret appears in: prose, a code span, a quoted JSON value, a line of its own, a list. */
 export const CONTEXTS: ReadonlyArray<(secret: string) => string> = [
 	(s) => `Here it is: ${s} — keep it safe.`,

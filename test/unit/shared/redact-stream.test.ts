@@ -9,7 +9,7 @@ import { MAX_PEM_LINE_CHARS } from "../../../src/shared/pem-stream.js";
 import { REDACTED, redactSecrets } from "../../../src/shared/redact.js";
 import { MAX_HELD_CHARS, redactedSoFar, StreamRedactor } from "../../../src/shared/redact-stream.js";
 import { Prng } from "../../support/prng.js";
-import { leaks, randomPieces, SECRET_SHAPES, secretTexts } from "../../support/secret-shapes.js";
+import { leaks, SECRET_SHAPES, secretTexts } from "../../support/secret-shapes.js";
 
 /** The pieces a redactor releases for `pieces`, its end included. */
 function stream(pieces: readonly string[], redactor = new StreamRedactor()): string[] {
@@ -24,7 +24,7 @@ test("every secret shape, in every surrounding, cut at random into pieces of 1 t
 		const whole = redactSecrets(text);
 		assert.deepEqual(leaks(whole, [shape]), [], `redactSecrets itself masks ${shape.name} in ${JSON.stringify(text)}`);
 		for (let seed = 1; seed <= 60; seed++) {
-			const pieces = randomPieces(text, new Prng(seed), 1 + (seed % 8));
+			const pieces = new Prng(seed).pieces(text, 1 + (seed % 8));
 			const released = stream(pieces);
 			for (const [n, piece] of released.entries()) assert.deepEqual(leaks(piece, [shape]), [], `${shape.name}, seed ${seed}: piece ${n} ${JSON.stringify(piece)}`);
 			// What is released is only ever added to: no leak in the whole means none in what was shown before.
@@ -58,7 +58,7 @@ test("random text of secrets, names, headers and delimiters, cut at random: the 
 		const parts: string[] = [];
 		for (let n = 1 + prng.int(30); n > 0; n--) parts.push(prng.chance(0.1) ? prng.pick(SECRET_SHAPES).text : prng.pick(VOCABULARY));
 		const text = parts.join("");
-		const joined = stream(randomPieces(text, prng, 1 + prng.int(9))).join("");
+		const joined = stream(prng.pieces(text, 1 + prng.int(9))).join("");
 		assert.equal(joined, redactSecrets(text), `seed ${seed}: ${JSON.stringify(text)}`);
 	}
 });
