@@ -9,7 +9,7 @@ import { after, before, test } from "node:test";
 import { redactSecrets } from "../../src/shared/redact.js";
 import { type HostMessage, RawGuest } from "../support/collab-guest.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
-import { CONTEXTS, leaks, SECRET_SHAPES } from "../support/secret-shapes.js";
+import { leaks, printInTwoWrites, SECRET_SHAPES, SECRETS_LINE, SECRETS_REPLY } from "../support/secret-shapes.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
@@ -34,12 +34,6 @@ after(async () => {
 	await skiff?.stop();
 	await model?.close();
 });
-
-/** Every secret in a surrounding of its own, for the reply; those on one line, for the thinking. */
-const REPLY = SECRET_SHAPES.map((shape, n) => CONTEXTS[n % CONTEXTS.length]!(shape.text)).join("\n\n");
-const THINKING = SECRET_SHAPES.filter((shape) => !shape.text.includes("\n"))
-	.map((shape) => shape.text)
-	.join(" and ");
 
 /** The frames the guest got from now until `done` says the last one came. */
 async function framesOf(start: () => Promise<unknown>, done: (frame: HostMessage) => boolean): Promise<HostMessage[]> {
@@ -71,23 +65,14 @@ function joined(frames: HostMessage[], kind: "text" | "thinking"): string {
 for (const chunks of ["3", "5 1234", "4 99"]) {
 	test(`a reply and its thinking streamed in pieces (CHUNKS ${chunks}) reach the guest without any secret`, async () => {
 		const frames = await framesOf(
-			() => host.ok({ type: "prompt", message: `THINK ${THINKING}\nREPLY_JSON ${JSON.stringify(REPLY)}\nCHUNKS ${chunks}` }),
+			() => host.ok({ type: "prompt", message: `THINK ${SECRETS_LINE}\nREPLY_JSON ${JSON.stringify(SECRETS_REPLY)}\nCHUNKS ${chunks}` }),
 			(m) => m.type === "agent_end",
 		);
 		assertNoLeak(frames);
-		assert.equal(joined(frames, "text"), redactSecrets(REPLY), "the reply's deltas join to the redacted reply");
-		assert.equal(joined(frames, "thinking"), redactSecrets(THINKING), "the thinking's deltas join to the redacted thinking");
+		assert.equal(joined(frames, "text"), redactSecrets(SECRETS_REPLY), "the reply's deltas join to the redacted reply");
+		assert.equal(joined(frames, "thinking"), redactSecrets(SECRETS_LINE), "the thinking's deltas join to the redacted thinking");
 		assert.ok(frames.filter((m) => m.type === "message_update").length > 100, "it did stream in small pieces");
 	});
-}
-
-/**
- * Prints `first`, waits past pi's update throttle (100 ms), then prints `second` and a line break: two writes,
- * two updates. The command carries them in base64, so that only the output holds the secret.
- */
-function twoWrites(first: string, second: string): string {
-	const write = (text: string) => `printf %s ${Buffer.from(text).toString("base64")} | base64 -d`;
-	return `${write(first)}; sleep 0.4; ${write(second)}; echo`;
 }
 
 const KEY = "sk-ant-api03-Zq8vK2mXp4Lr7Tn1Wb5Yc9Hd3Fg6Js0AeUo";
@@ -98,7 +83,7 @@ for (const [what, first, second] of [
 	["a PEM key", PEM.slice(0, PEM.indexOf("\n") + 20), PEM.slice(PEM.indexOf("\n") + 20)],
 ] as const) {
 	test(`${what} a command prints in two writes reaches the guest redacted, as the model's tool and as the user's shell`, async () => {
-		const command = twoWrites(first, second);
+		const command = printInTwoWrites(first, second);
 		const tool = await framesOf(() => host.ok({ type: "prompt", message: `RUN ${command}` }), (m) => m.type === "agent_end");
 		assertNoLeak(tool);
 		const updates = tool.filter((m) => m.type === "tool_execution_update" || m.type === "tool_execution_end");

@@ -110,3 +110,19 @@ export function secretTexts(prng?: Prng): Array<{ shape: SecretShape; text: stri
 	}
 	return out;
 }
+
+/**
+ * A shell command that prints `first`, waits past pi's update throttle (100 ms), then prints `second` and a
+ * line break: two writes, two updates. It carries them in base64, so that only its output holds the secret.
+ */
+export function printInTwoWrites(first: string, second: string): string {
+	const write = (text: string) => `printf %s ${Buffer.from(text).toString("base64")} | base64 -d`;
+	return `${write(first)}; sleep 0.4; ${write(second)}; echo`;
+}
+
+/** Every secret in a surrounding of its own, as a reply to stream. */
+export const SECRETS_REPLY = SECRET_SHAPES.map((shape, n) => CONTEXTS[n % CONTEXTS.length]!(shape.text)).join("\n\n");
+/** Every secret that fits on one line, on one line (THINK, RUN and REPLY take one line). */
+export const SECRETS_LINE = SECRET_SHAPES.filter((shape) => !shape.text.includes("\n"))
+	.map((shape) => shape.text)
+	.join(" and ");
