@@ -17,6 +17,7 @@ import { killNine } from "./scenarios/kill.js";
 import { manySessions } from "./scenarios/many-sessions.js";
 import { slowConsumers } from "./scenarios/slow-consumers.js";
 import { soak } from "./scenarios/soak.js";
+import { streamedSecrets } from "./scenarios/streamed-secrets.js";
 
 const { values } = parseArgs({
 	options: {
@@ -39,6 +40,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
 	damaged: () => damagedFiles(),
 	"half-open": () => halfOpen({ connections: 300 }),
 	soak: () => soak({ cycles: 1_000 }),
+	"streamed-secrets": () => streamedSecrets({ replies: 60, seed }),
 };
 
 const only = values.only?.split(",").map((s) => s.trim());
