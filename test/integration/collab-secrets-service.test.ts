@@ -7,23 +7,18 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { redactSecrets } from "../../src/shared/redact.js";
+import { type ChatService, startChatService } from "../support/browser.js";
 import { type HostMessage, RawGuest } from "../support/collab-guest.js";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { leaks, printInTwoWrites, SECRET_SHAPES, SECRETS_LINE, SECRETS_REPLY } from "../support/secret-shapes.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
+let service: ChatService;
 let host: TestClient;
 let guest: RawGuest;
 
 before(async () => {
-	model = await startFakeOpenAi();
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
-	host = await TestClient.connect(skiff.wsUrl);
+	service = await startChatService();
+	host = await TestClient.connect(service.skiff.wsUrl);
 	const room = await host.ok({ type: "collab_start" });
 	guest = await RawGuest.join(room.viewLink);
 });
@@ -31,8 +26,7 @@ before(async () => {
 after(async () => {
 	guest?.socket.terminate();
 	host?.close();
-	await skiff?.stop();
-	await model?.close();
+	await service?.close();
 });
 
 /** The frames the guest got from now until `done` says the last one came. */
