@@ -19,6 +19,7 @@ import { manySessions } from "./scenarios/many-sessions.js";
 import { slowConsumers } from "./scenarios/slow-consumers.js";
 import { soak } from "./scenarios/soak.js";
 import { twoProcesses } from "./scenarios/two-processes.js";
+import { streamedSecrets } from "./scenarios/streamed-secrets.js";
 
 const { values } = parseArgs({
 	options: {
@@ -43,6 +44,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
 	soak: () => soak({ cycles: 1_000 }),
 	"two-processes": () => twoProcesses({ rounds: 10 }),
 	"git-hooks": () => hangingGitHook({ signalRounds: 12 }),
+	"streamed-secrets": () => streamedSecrets({ replies: 60, seed }),
 };
 
 const only = values.only?.split(",").map((s) => s.trim());

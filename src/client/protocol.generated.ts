@@ -867,6 +867,8 @@ export interface BashExecutionEndEvent {
 	message?: BashExecutionMessage;
 	queued: boolean;
 	error?: string;
+	/** Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md). */
+	outputDelta?: string;
 	[key: string]: unknown;
 }
 
@@ -1003,6 +1005,8 @@ export type AssistantStreamEvent = {
 	contentIndex: number;
 	/** The block's whole text. */
 	content: string;
+	/** Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md). */
+	delta?: string;
 } | {
 	type: "thinking_start";
 	/** Which block of the assistant message. */
@@ -1017,6 +1021,8 @@ export type AssistantStreamEvent = {
 	/** Which block of the assistant message. */
 	contentIndex: number;
 	content: string;
+	/** Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md). */
+	delta?: string;
 } | {
 	type: "toolcall_start";
 	/** Which block of the assistant message. */
@@ -1246,6 +1252,8 @@ export type SideChatRunEvent = {
 	toolName: string;
 	result: ToolOutput;
 	isError: boolean;
+	/** Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md). */
+	outputDelta?: string;
 	[key: string]: unknown;
 } | {
 	type: "auto_retry_start";
@@ -1333,6 +1341,8 @@ export interface ToolExecutionEndEvent {
 	toolName: string;
 	result: ToolOutput;
 	isError: boolean;
+	/** Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md). */
+	outputDelta?: string;
 	[key: string]: unknown;
 }
 

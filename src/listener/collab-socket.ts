@@ -14,6 +14,7 @@ import { CollabChannel, FrameRejected } from "../collab/channel.js";
 import { PublicView } from "../collab/public-view.js";
 import type { CollabRoom, Participant } from "../collab/rooms.js";
 import { snapshotText } from "../collab/snapshot.js";
+import { StreamedText } from "../collab/streamed-text.js";
 import type { WireEvent } from "../protocol/coalesce.js";
 import type { EventClient } from "../protocol/context.js";
 import type { Dispatcher } from "../protocol/dispatch.js";
@@ -95,6 +96,8 @@ export class CollabConnection implements Participant {
 	private readonly channel: CollabChannel;
 	private readonly queue: OutboundQueue;
 	private view = new PublicView({ home: homedir() });
+	/** What of the text streaming now this guest may see (its streams start at its snapshot). */
+	private readonly streamed = new StreamedText();
 	private events: EventClient | undefined;
 	private hasJoined = false;
 	private closing = false;
@@ -226,7 +229,9 @@ export class CollabConnection implements Participant {
 			const stateData = state.data as Record<string, unknown>;
 			const { messages, streaming, seq } = transcript.data as { messages: unknown[]; streaming?: unknown; seq: number };
 			this.view = new PublicView({ cwd: typeof stateData.cwd === "string" ? stateData.cwd : undefined, home: homedir() });
-			this.queue.push(snapshotText(this.view, { sessionId, state: stateData, messages, streaming, seq }, MAX_HOST_PLAINTEXT_BYTES));
+			this.streamed.reset();
+			const shownStreaming = streaming === undefined ? undefined : this.streamed.seed(streaming);
+			this.queue.push(snapshotText(this.view, { sessionId, state: stateData, messages, streaming: shownStreaming, seq }, MAX_HOST_PLAINTEXT_BYTES));
 			this.lastSeq = Math.max(this.lastSeq, seq);
 		} while (this.snapshotAgain);
 		const held = this.held;
@@ -247,7 +252,9 @@ export class CollabConnection implements Participant {
 	private deliver(published: PublishedEvent): void {
 		if (published.seq <= this.lastSeq) return;
 		this.lastSeq = published.seq;
-		const shown = this.project(published);
+		// Streamed text depends on what this guest saw of its stream; everything else is shared by the guests.
+		const event = this.streamed.event(published.event);
+		const shown = event === published.event ? this.project(published) : event && this.publicEvent(event, published.seq);
 		if (shown) this.queue.push(shown);
 		if (needsSnapshot(published.event)) this.takeSnapshot();
 	}
@@ -256,16 +263,21 @@ export class CollabConnection implements Participant {
 	private project(published: PublishedEvent): PublishedEvent | undefined {
 		const cached = projections.get(published);
 		if (cached !== undefined) return cached ?? undefined;
-		let event = this.view.event(published.event);
+		const shown = this.publicEvent(published.event, published.seq);
+		projections.set(published, shown ?? null);
+		return shown;
+	}
+
+	/** An event as guests see it, within a frame, or undefined when they do not see it. */
+	private publicEvent(source: WireEvent, seq: number): PublishedEvent | undefined {
+		let event = this.view.event(source);
 		let json = event && JSON.stringify(event);
 		if (event && json && json.length * 3 > MAX_HOST_PLAINTEXT_BYTES && Buffer.byteLength(json) > MAX_HOST_PLAINTEXT_BYTES) {
-			event = new PublicView({ home: homedir(), maxStringChars: FALLBACK_STRING_CHARS }).event(published.event);
+			event = new PublicView({ home: homedir(), maxStringChars: FALLBACK_STRING_CHARS }).event(source);
 			json = event && JSON.stringify(event);
 			if (event && json && Buffer.byteLength(json) > MAX_HOST_PLAINTEXT_BYTES) json = undefined;
 		}
-		const shown = event && json ? { seq: published.seq, event, json } : event ? omitted(published.event) : undefined;
-		projections.set(published, shown ?? null);
-		return shown;
+		return event && json ? { seq, event, json } : event ? omitted(source) : undefined;
 	}
 
 	private command(text: string): void {

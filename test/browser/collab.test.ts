@@ -95,8 +95,9 @@ test("a guest in Chromium follows the host's streaming run and prompts; its key 
 		await page.waitForFunction((seq) => (globalThis as any).seen.events.some((e: any) => e.type === "agent_end" && e.seq === seq), end.seq);
 		const guestText = await page.evaluate(() =>
 			(globalThis as any).seen.events
-				.filter((e: any) => e.type === "message_update" && e.assistantMessageEvent.type === "text_delta")
-				.map((e: any) => e.assistantMessageEvent.delta)
+				// The last word, held back while it streamed, comes with text_end.
+				.filter((e: any) => e.type === "message_update" && /^text_(delta|end)$/.test(e.assistantMessageEvent.type))
+				.map((e: any) => e.assistantMessageEvent.delta ?? "")
 				.join(""),
 		);
 		assert.equal(guestText, "streamed to the guest in many small words");

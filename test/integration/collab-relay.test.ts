@@ -197,7 +197,8 @@ test("a guest gets the hello, then after joining a snapshot, then live events of
 
 	const from = guest.messages.length;
 	harness.publish("another-session", { type: "agent_start" });
-	harness.publish(PRIMARY_SESSION, { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: `see ${SESSION_CWD}/a.ts` } });
+	harness.publish(PRIMARY_SESSION, { type: "message_update", assistantMessageEvent: { type: "text_start", contentIndex: 0 } });
+	harness.publish(PRIMARY_SESSION, { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: `see ${SESSION_CWD}/a.ts ` } });
 	harness.publish(PRIMARY_SESSION, { type: "recording_failed", code: "ENOSPC", error: `disk full at ${SESSION_CWD}` });
 	harness.publish(PRIMARY_SESSION, { type: "tool_execution_end", toolCallId: "t", toolName: "bash", result: { content: [{ type: "text", text: "done" }], details: { x: 1 } }, isError: false });
 	harness.publish(PRIMARY_SESSION, { type: "agent_end", messageCount: 2 });
@@ -205,12 +206,12 @@ test("a guest gets the hello, then after joining a snapshot, then live events of
 	const seen = guest.messages.slice(from);
 	assert.deepEqual(
 		seen.map((m) => m.type),
-		["message_update", "tool_execution_end", "agent_end"],
+		["message_update", "message_update", "tool_execution_end", "agent_end"],
 		"no other session's events, nor the host's own (recording, rooms)",
 	);
 	assert.ok(seen.every((m) => m.sessionId === PRIMARY_SESSION));
-	assert.equal(seen[0]!.assistantMessageEvent.delta, "see a.ts");
-	assert.equal(seen[1]!.result.details, undefined);
+	assert.equal(seen[1]!.assistantMessageEvent.delta, "see a.ts ");
+	assert.equal(seen[2]!.result.details, undefined);
 	assert.ok(seen[0]!.seq > snapshot.seq);
 
 	// The host learns who joined; guests never get that event.
@@ -425,7 +426,9 @@ test("a guest that stops reading is cut off; the host and other guests are not s
 	const slow = await join(room.viewLink);
 	const fast = await join(room.viewLink);
 	(slow.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-	const delta = "y".repeat(16 * 1024);
+	// Words, so that each delta is released whole (a guest never gets a word before it ends).
+	const delta = "yyyyyyy ".repeat(2 * 1024);
+	harness.publish(PRIMARY_SESSION, { type: "message_update", assistantMessageEvent: { type: "text_start", contentIndex: 0 } });
 	let published = 0;
 	while (!harness.logs.some((l) => /cut off collaboration guest .* client is not reading messages/.test(l)) && published < 4096) {
 		for (let i = 0; i < 16; i++, published++) harness.publish(PRIMARY_SESSION, { type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta } });

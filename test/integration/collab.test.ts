@@ -85,10 +85,11 @@ function guestOf(link: string) {
 	return { guest, snapshots, events, until };
 }
 
+/** The reply's text from its deltas (a guest gets the end held back while it streamed with text_end). */
 const replyText = (events: Array<{ type: string; [key: string]: any }>, from: number) =>
 	events
-		.filter((e) => e.type === "message_update" && e.seq > from && e.assistantMessageEvent.type === "text_delta")
-		.map((e) => e.assistantMessageEvent.delta)
+		.filter((e) => e.type === "message_update" && e.seq > from && /^text_(delta|end)$/.test(e.assistantMessageEvent.type))
+		.map((e) => e.assistantMessageEvent.delta ?? "")
 		.join("");
 
 test("a host and a guest follow one streaming run; the guest prompts; paths reach the guest shortened", async () => {

@@ -33,6 +33,8 @@ export interface CollabHarness {
 	readonly logs: string[];
 	/** Messages of each session's transcript, as get_messages returns them. */
 	readonly transcripts: Map<string, unknown[]>;
+	/** The assistant message each session is streaming, as get_messages returns it (none when absent). */
+	readonly streaming: Map<string, unknown>;
 	/** Commands the fake sessions received: `{type, sessionId, message?}`. */
 	readonly received: Array<{ type: string; sessionId: string; message?: string }>;
 	/** Whether a session runs (get_state's isStreaming); steer needs one. */
@@ -50,6 +52,7 @@ export async function startCollabHarness(options: { limits?: Partial<ListenerLim
 		},
 	});
 	const transcripts = new Map<string, unknown[]>();
+	const streaming = new Map<string, unknown>();
 	const received: CollabHarness["received"] = [];
 	const running = new Set<string>();
 	const { runtime } = await runtimeOfAnyId(PRIMARY_SESSION, SESSION_CWD);
@@ -82,7 +85,7 @@ export async function startCollabHarness(options: { limits?: Partial<ListenerLim
 			result: Type.Unknown(),
 			handler: async (_p, context) => {
 				const { id } = await context.session();
-				return { messages: transcripts.get(id) ?? [], seq: streams.hub(id).seq };
+				return { messages: transcripts.get(id) ?? [], streaming: streaming.get(id), seq: streams.hub(id).seq };
 			},
 		}),
 		...(["prompt", "steer"] as const).map((name) =>
@@ -139,6 +142,7 @@ export async function startCollabHarness(options: { limits?: Partial<ListenerLim
 		streams,
 		logs,
 		transcripts,
+		streaming,
 		received,
 		running,
 		publish: (sessionId, event) => observer?.(sessionId, { kind: "event", event }),

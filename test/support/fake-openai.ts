@@ -19,6 +19,8 @@
  *                         as fast as the socket takes them
  *   PAUSE <ms>            wait this long after the first delta
  *   SLOW <ms>             wait this long after every delta
+ *   CHUNKS <max> [<seed>] stream REPLY, THINK and AFTER_TOOL text and tool call arguments in pieces of 1 to <max>
+ *                         characters, as a generator seeded with <seed> picks them (exactly <max> without one)
  *   ERROR <status> <msg>  answer with this HTTP status and an OpenAI-style error body (with `x-should-retry:
  *                         false`, so the OpenAI SDK inside pi does not silently retry 429 and 5xx answers)
  *
@@ -41,6 +43,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { Prng } from "./prng.js";
 
 export const FAKE_PROVIDER = "fake";
 /** A plain model: pi clamps its thinking level to "off" (it still shows THINK deltas, which it parses anyway). */
@@ -104,9 +107,11 @@ interface Script {
 	pauseMs: number;
 	slowMs: number;
 	error?: { status: number; message: string };
+	/** CHUNKS: the size of text and argument pieces (at most `max`; random from `seed` when given). */
+	chunks?: { max: number; seed?: number };
 }
 
-const DIRECTIVE = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|ERROR)\s+(.*?)\s*$/;
+const DIRECTIVE = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|CHUNKS|ERROR)\s+(.*?)\s*$/;
 
 /** Splits `rest` at its first space: `["a", "b c"]` for "a b c", `[rest, undefined]` without a space. */
 function firstWord(rest: string): [string, string | undefined] {
@@ -160,6 +165,12 @@ export function parseScript(text: string): Script {
 			case "SLOW":
 				script.slowMs = nonNegative(rest);
 				break;
+			case "CHUNKS": {
+				const [max, seed] = firstWord(rest);
+				const size = Math.floor(nonNegative(max));
+				if (size >= 1) script.chunks = { max: size, seed: seed === undefined ? undefined : Math.floor(nonNegative(seed)) };
+				break;
+			}
 			case "ERROR": {
 				const [status, message] = firstWord(rest);
 				const code = Number(status);
@@ -210,45 +221,56 @@ function words(text: string): string[] {
 	return text.match(/\s*\S+\s*$|\s*\S+/g) ?? (text ? [text] : []);
 }
 
+/** `text` in the pieces CHUNKS asks for, else as `usual` cuts it. */
+function piecesOf(text: string, script: Script, usual: (text: string) => string[]): string[] {
+	if (!script.chunks) return usual(text);
+	const { max, seed } = script.chunks;
+	return seed === undefined ? fixedPieces(text, max) : new Prng(seed).pieces(text, max);
+}
+
+/** `text` in pieces of `size` characters (the last one shorter). */
+function fixedPieces(text: string, size: number): string[] {
+	const pieces: string[] = [];
+	for (let i = 0; i < text.length; i += size) pieces.push(text.slice(i, i + size));
+	return pieces;
+}
+
 /** Up to four pieces of a tool call's argument text, so pi has to assemble partial JSON. */
 function argumentPieces(args: string): string[] {
-	const size = Math.max(1, Math.ceil(args.length / 4));
-	const pieces: string[] = [];
-	for (let i = 0; i < args.length; i += size) pieces.push(args.slice(i, i + size));
-	return pieces;
+	return fixedPieces(args, Math.max(1, Math.ceil(args.length / 4)));
 }
 
 let callCounter = 0;
 let responseCounter = 0;
 
-function* toolCallDeltas(calls: ToolCallScript[]): Generator<Delta> {
+function* toolCallDeltas(calls: ToolCallScript[], script: Script): Generator<Delta> {
 	for (const [index, call] of calls.entries()) {
 		const id = `call_fake_${++callCounter}`;
 		yield { tool_calls: [{ index, id, type: "function", function: { name: call.name, arguments: "" } }] };
-		for (const piece of argumentPieces(call.arguments)) yield { tool_calls: [{ index, function: { arguments: piece } }] };
+		for (const piece of piecesOf(call.arguments, script, argumentPieces)) yield { tool_calls: [{ index, function: { arguments: piece } }] };
 	}
 }
 
 function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: string): Generator<Delta> {
 	if (script.loopCalls.length > 0) {
-		yield* toolCallDeltas(script.loopCalls);
+		yield* toolCallDeltas(script.loopCalls, script);
 		return;
 	}
 	const last = messages[messages.length - 1];
 	if (last?.role === "tool") {
 		const reply = script.afterTool ?? `Tool result received: ${textOf(last.content).slice(0, 200).trimEnd()}`;
-		for (const word of words(reply)) yield { content: word };
+		for (const word of piecesOf(reply, script, words)) yield { content: word };
 		return;
 	}
-	if (script.think) for (const word of words(script.think)) yield { reasoning_content: word };
+	if (script.think) for (const word of piecesOf(script.think, script, words)) yield { reasoning_content: word };
 	if (script.bench !== undefined) {
 		const text = "x".repeat(script.benchChars);
 		for (let i = 0; i < script.bench; i++) yield { content: text };
 		return;
 	}
 	const reply = script.reply ?? (script.toolCalls.length ? undefined : `ok: ${lastUserText.slice(0, 80)}`);
-	if (reply) for (const word of words(reply)) yield { content: word };
-	yield* toolCallDeltas(script.toolCalls);
+	if (reply) for (const word of piecesOf(reply, script, words)) yield { content: word };
+	yield* toolCallDeltas(script.toolCalls, script);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -28,6 +28,17 @@ export class Prng {
 		return this.next() < p;
 	}
 
+	/** `text` cut into pieces of 1 to `max` characters. */
+	pieces(text: string, max: number): string[] {
+		const pieces: string[] = [];
+		for (let i = 0; i < text.length; ) {
+			const size = 1 + this.int(max);
+			pieces.push(text.slice(i, i + size));
+			i += size;
+		}
+		return pieces;
+	}
+
 	/** Up to `max` distinct items of `items`, in random order. */
 	some<T>(items: readonly T[], max: number): T[] {
 		const pool = [...items];

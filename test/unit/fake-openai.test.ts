@@ -124,6 +124,23 @@ test("THINK streams reasoning_content deltas before the text", async () => {
 	assert.ok(kinds.lastIndexOf("think") < kinds.indexOf("text"));
 });
 
+test("CHUNKS cuts text, thinking and tool call arguments into pieces of a size, or of 1 to a size by a seed", async () => {
+	const text = "sk-ant-api03-Zq8vK2mXp4Lr7Tn1Wb5Yc9Hd3Fg6Js0AeUo in pieces";
+	const fixed = await chat(`THINK ${text}\nREPLY ${text}\nCHUNKS 3`);
+	assert.equal(fixed.text, text);
+	assert.equal(fixed.thinking, text);
+	assert.equal(fixed.textDeltas, Math.ceil(text.length / 3));
+	const seeded = await chat(`REPLY ${text}\nRUN echo hi\nCHUNKS 4 7`);
+	const again = await chat(`REPLY ${text}\nRUN echo hi\nCHUNKS 4 7`);
+	assert.equal(seeded.text, text);
+	const sizes = (r: typeof seeded) => r.chunks.flatMap((c) => c.choices.map((ch) => ch.delta.content ?? "")).filter(Boolean).map((d) => d.length);
+	assert.deepEqual(sizes(seeded), sizes(again), "the same seed, the same pieces");
+	assert.ok(sizes(seeded).every((n) => n >= 1 && n <= 4) && new Set(sizes(seeded)).size > 1);
+	const args = seeded.toolCalls.map((t) => t.function?.arguments ?? "");
+	assert.equal(args.join(""), JSON.stringify({ command: "echo hi" }));
+	assert.ok(args.slice(1).every((a) => a.length >= 1 && a.length <= 4));
+});
+
 test("RUN streams a bash tool call in argument pieces and finishes with tool_calls", async () => {
 	const r = await chat("RUN echo 'hi there'");
 	assert.deepEqual(r.finish, ["tool_calls"]);

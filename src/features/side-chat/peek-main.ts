@@ -2,10 +2,13 @@
  * `peek_main`: the side agent's window on the main conversation as it moves on after the fork, as plain
  * text the model reads. Bounded (a number of messages, each cut, the whole within the feature tools' byte
  * bound, newest kept) and redacted: what the main agent read may hold secrets the side chat has no need for.
+ * The reply still streaming shows only what is safe so far (src/shared/redact-stream.ts): its unfinished end
+ * may be the first half of a key.
  */
 import { Type } from "typebox";
 import type { AgentHandle, JsonObject } from "../../agent/types.js";
 import { redactSecrets } from "../../shared/redact.js";
+import { redactedSoFar } from "../../shared/redact-stream.js";
 import { defineFeatureTool, type FeatureTool, MAX_TOOL_OUTPUT_BYTES } from "../../agent/feature-tool.js";
 
 /** Messages peek_main shows unless asked for another number, and at most. */
@@ -75,7 +78,7 @@ export function renderPeek(main: MainView, fork: ForkPoint, wanted: number): str
 	const { messages, byTime } = messagesSinceFork(main.messages(), fork);
 	const blocks = messages.map((m) => renderMessage(m)).filter((b): b is string => b !== undefined);
 	const streaming = main.streamingMessage();
-	const live = streaming ? renderMessage(streaming, "assistant, still streaming") : undefined;
+	const live = streaming ? renderMessage(streaming, "assistant, still streaming", redactedSoFar) : undefined;
 	const notes: string[] = [];
 	if (byTime) notes.push("The main conversation was compacted, reloaded or moved to another branch since the fork: new messages are those recorded after it.");
 	if (main.isBusy) notes.push("The main agent is working right now.");
@@ -97,11 +100,11 @@ export function renderPeek(main: MainView, fork: ForkPoint, wanted: number): str
 	return [header, ...notes, ...shown, ...(live ? [live] : [])].join("\n\n");
 }
 
-/** One message as text (redacted and cut), or undefined for hidden context. */
-function renderMessage(message: JsonObject, heading?: string): string | undefined {
+/** One message as text (redacted, as far as it is safe so far while it streams, and cut), or undefined for hidden context. */
+function renderMessage(message: JsonObject, heading?: string, redact: (text: string) => string = redactSecrets): string | undefined {
 	const body = messageBody(message);
 	if (body === undefined) return undefined;
-	const text = redactSecrets(body.text);
+	const text = redact(body.text);
 	const cut = text.length > PEEK_MESSAGE_MAX_CHARS ? `${text.slice(0, PEEK_MESSAGE_MAX_CHARS)}… [cut]` : text;
 	return `[${heading ?? body.heading}]\n${cut}`;
 }

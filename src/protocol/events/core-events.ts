@@ -13,6 +13,10 @@ import { LeafIdSchema, TreeNodeSchema } from "../schemas/tree.js";
 const ContentIndex = Type.Integer({ minimum: 0, description: "Which block of the assistant message." });
 /** Deltas, the most frequent events, leave out `contentIndex` when it is 0. */
 const DeltaIndex = Type.Optional(Type.Integer({ minimum: 1, description: "Which block of the assistant message; absent means 0." }));
+/** What a collaboration guest gets at a stream's end: the part held back while it streamed (docs/collab.md). */
+const HeldBack = Type.Optional(
+	Type.String({ description: "Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md)." }),
+);
 const ToolOutput = Type.Object(
 	{ content: Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema])), details: Type.Optional(Type.Unknown()) },
 	{ additionalProperties: true, title: "ToolOutput" },
@@ -23,10 +27,10 @@ export const AssistantStreamEventSchema = Type.Union(
 	[
 		Type.Object({ type: Type.Literal("text_start"), contentIndex: ContentIndex }),
 		Type.Object({ type: Type.Literal("text_delta"), contentIndex: DeltaIndex, delta: Type.String() }),
-		Type.Object({ type: Type.Literal("text_end"), contentIndex: ContentIndex, content: Type.String({ description: "The block's whole text." }) }),
+		Type.Object({ type: Type.Literal("text_end"), contentIndex: ContentIndex, content: Type.String({ description: "The block's whole text." }), delta: HeldBack }),
 		Type.Object({ type: Type.Literal("thinking_start"), contentIndex: ContentIndex }),
 		Type.Object({ type: Type.Literal("thinking_delta"), contentIndex: DeltaIndex, delta: Type.String() }),
-		Type.Object({ type: Type.Literal("thinking_end"), contentIndex: ContentIndex, content: Type.String() }),
+		Type.Object({ type: Type.Literal("thinking_end"), contentIndex: ContentIndex, content: Type.String(), delta: HeldBack }),
 		Type.Object({
 			type: Type.Literal("toolcall_start"),
 			contentIndex: ContentIndex,
@@ -103,6 +107,7 @@ export const coreEvents = [
 		toolName: Type.String(),
 		result: ToolOutput,
 		isError: Type.Boolean(),
+		outputDelta: HeldBack,
 	}),
 	defineEvent("queue_update", "The steering and follow-up messages waiting to be delivered to the run changed.", {
 		steering: Type.Array(Type.String()),
@@ -146,6 +151,7 @@ export const coreEvents = [
 			message: Type.Optional(BashExecutionMessageSchema),
 			queued: Type.Boolean(),
 			error: Type.Optional(Type.String()),
+			outputDelta: HeldBack,
 		},
 	),
 	defineEvent(

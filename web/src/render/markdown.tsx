@@ -1,7 +1,8 @@
 /**
  * Markdown as Preact elements, safely: the text is redacted before anything else, marked's lexer tokenizes
  * it (CommonMark + GFM), and markdown-elements.ts builds elements from the tokens, never HTML strings.
- * `streaming` renders a reply as it grows: complete blocks keep their tokens and are not re-rendered,
+ * `streaming` renders a reply as it grows: only what is safe so far shows (text-window.ts: the unfinished
+ * end that could still become a secret waits), complete blocks keep their tokens and are not re-rendered,
  * only the last block is lexed and rendered again, with its open inline markup closed for display.
  */
 import { Component, type ComponentChildren } from "preact";
@@ -9,22 +10,24 @@ import type { Token } from "marked";
 import { blockElement } from "./markdown-elements";
 import { lexMarkdown, MarkdownStream, type MarkdownView } from "./markdown-stream";
 import { redact } from "./redact";
+import { GrowingText } from "./text-window";
 import "./markdown.css";
 
 export { CodeBlock } from "./code-block";
 
 export interface MarkdownProps {
 	text: string;
-	/** The text is still growing (a streaming reply; its unfinished last word already held back). */
+	/** The text is still growing (a streaming reply). */
 	streaming?: boolean;
 }
 
 export class Markdown extends Component<MarkdownProps> {
 	private stream = new MarkdownStream();
+	private growing = new GrowingText();
 	private finished?: { text: string; view: MarkdownView };
 
 	override render({ text, streaming }: MarkdownProps) {
-		const safe = redact(text);
+		const safe = streaming ? this.growing.update(text) : redact(text);
 		let view: MarkdownView;
 		if (streaming) view = this.stream.update(safe);
 		else {

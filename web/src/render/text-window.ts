@@ -1,4 +1,5 @@
 /** How much of a growing text the page shows: tails of tool output, and streaming text that has settled. */
+import { redactedSoFar, StreamRedactor } from "../../../src/shared/redact-stream.js";
 
 /** Tool output kept in the transcript: bash keeps its last 10 lines, other tools their last 6. */
 export const BASH_TAIL_LINES = 10;
@@ -12,10 +13,31 @@ export function tail(text: string, keep: number): { shown: string; omitted: numb
 }
 
 /**
- * Streaming text without its unfinished last word: a credential arrives a few characters at a time, and
- * its prefix must not show before it is long enough for redaction to recognise it.
+ * What may be shown of a text that is still streaming, redacted: the service's own rule for everything that
+ * streams (src/shared/redact-stream.ts), which holds back what the next piece could still make a secret (an
+ * unfinished word, a `Bearer ` or `token: ` waiting for its value, a PEM key until its END line).
  */
 export function settled(text: string): string {
-	const end = text.search(/\S+$/);
-	return end < 0 ? text : text.slice(0, end);
+	return redactedSoFar(text);
+}
+
+/**
+ * settled() for one text as it grows, at the cost of what was added since the last update (a streaming reply
+ * repaints every frame). A text that is not a continuation of the last one starts it over.
+ */
+export class GrowingText {
+	private raw = "";
+	private shown = "";
+	private redactor = new StreamRedactor();
+
+	update(text: string): string {
+		if (!text.startsWith(this.raw)) {
+			this.redactor = new StreamRedactor();
+			this.raw = "";
+			this.shown = "";
+		}
+		this.shown += this.redactor.push(text.slice(this.raw.length));
+		this.raw = text;
+		return this.shown;
+	}
 }

@@ -204,6 +204,15 @@ export class Transcript {
 				if (block?.type === "toolCall") block.argsText = (block.argsText ?? "") + delta.delta;
 				break;
 			}
+			case "text_end":
+			case "thinking_end": {
+				// A guest's end event carries what the relay held back while the block streamed (docs/collab.md).
+				const block = blocks[index];
+				if (delta.delta === undefined) break;
+				if (block?.type === "text") block.text += delta.delta;
+				else if (block?.type === "thinking") block.thinking += delta.delta;
+				break;
+			}
 			case "toolcall_end":
 				blocks[index] = delta.toolCall;
 				break;

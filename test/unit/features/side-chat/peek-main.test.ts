@@ -45,15 +45,24 @@ test("each kind of message reads as text; hidden context is left out; secrets ar
 		{ role: "bashExecution", command: "ls", output: "a.txt\n" },
 		{ role: "assistant", content: [{ type: "text", text: "half" }], stopReason: "aborted" },
 	];
-	const text = renderPeek(view(messages, { isBusy: true, streamingMessage: () => ({ role: "assistant", content: [{ type: "text", text: "typing" }] }) }), fork, 20);
+	const text = renderPeek(view(messages, { isBusy: true, streamingMessage: () => ({ role: "assistant", content: [{ type: "text", text: "typing more" }] }) }), fork, 20);
 	assert.match(text, /^5 new messages in the main conversation since the fork\.\n\nThe main agent is working right now\./);
 	assert.match(text, /\[user\]\nplease look, Bearer \[REDACTED\]/);
 	assert.match(text, /\[assistant\]\nReading it\.\n\(calls read \{"path":"a.txt"\}\)/);
 	assert.match(text, /\[tool result: read, failed\]\n\[REDACTED\]/);
 	assert.match(text, /\[the user's shell command\]\n\$ ls\na\.txt/);
 	assert.match(text, /\[assistant\]\nhalf\n\(stopped by the user\)/);
-	assert.match(text, /\[assistant, still streaming\]\ntyping$/);
+	assert.match(text, /\[assistant, still streaming\]\ntyping $/, "its unfinished word waits");
 	assert.doesNotMatch(text, /private thoughts|hidden memory|xyz/);
+});
+
+test("the reply still streaming never shows the first part of a secret", () => {
+	for (const partial of ["npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6", "hf_QwErTyUiOp1234567890AsDf", "Authorization: Bearer ", '{"password": "hunter2hun']) {
+		const streaming = () => ({ role: "assistant", content: [{ type: "text", text: `Here: ${partial}` }] });
+		const text = renderPeek(view([], { isBusy: true, streamingMessage: streaming }), forkPointOf([]), 20);
+		assert.ok(text.includes("[assistant, still streaming]\nHere: "), text);
+		for (const piece of ["a1B2c3D4", "QwErTyUi", "hunter2"]) assert.ok(!text.includes(piece), `${partial}: ${text}`);
+	}
 });
 
 test("bounded: the newest messages by count, each cut, the whole within the tool output bound", () => {
