@@ -483,11 +483,11 @@ export interface MemoryView {
 	remoteInjection: boolean;
 	/** Budget for recall and reflect. */
 	remoteRecallBudget: "low" | "mid" | "high";
-	/** Tokens requested from recall. */
+	/** Tokens requested from recall and reflect. */
 	remoteRecallMaxTokens: number;
-	/** Memory types recalled (repeats are dropped). */
+	/** Memory types recalled and reflected on (repeats are dropped). */
 	remoteRecallTypes: Array<"world" | "experience" | "observation">;
-	/** Deadline of the bank PUT, in milliseconds. */
+	/** Deadline of the bank PUT (sent before every retain and reflect), in milliseconds. */
 	remoteRequestTimeoutMs: number;
 	/** Deadline of recall, in milliseconds. */
 	remoteRecallTimeoutMs: number;
