@@ -4,13 +4,13 @@
  * and redaction are all read off it. A missing file or object means the local backend. The remote token may
  * be a `$ENV_VAR` reference, resolved here: an unset variable is an error, never a literal token.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { ENV_REFERENCE, requirement, type SettingSchema } from "../../settings/setting-schema.js";
 import { REDACTED } from "../../shared/redact.js";
+import { NotRegularFileError, readRegularFileSync } from "../../shared/regular-file.js";
 
 /** How a key's schema is read and what it accepts in words: the settings catalog's, shared by memory's errors. */
 export { requirement, type SettingSchema };
@@ -192,9 +192,10 @@ export function loadMemorySettings(agentDir: string, env: Record<string, string 
 	const path = join(agentDir, "settings.json");
 	let text: string;
 	try {
-		text = readFileSync(path, "utf8");
+		text = readRegularFileSync(path, "follow"); // never waits on a FIFO put there (src/shared/regular-file.ts)
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return defaultMemorySettings();
+		if (error instanceof NotRegularFileError) throw new MemorySettingsError(error.message);
 		throw new MemorySettingsError(`${path} cannot be read: ${(error as Error).message}`);
 	}
 	let json: unknown;
