@@ -1,7 +1,8 @@
 /**
- * Memory latency: learn and recall on a local store holding 100 entries, and a remote recall against the
- * fake Hindsight server over loopback, against the cost of the same HTTP round trip to a bare loopback
- * server (the baseline). Prints medians with p25–p75. Usage: npm run bench:memory [-- --rounds 200 --write]
+ * Memory latency: learn and recall on a local store holding 100 entries, and a remote recall, retain and
+ * reflect against the fake Hindsight server over loopback, against the cost of the same HTTP round trips to a
+ * bare loopback server (the baseline). Retain and reflect include the bank PUT sent before each of them (two
+ * round trips). Prints medians with p25–p75. Usage: npm run bench:memory [-- --rounds 200 --write]
  */
 import { createServer } from "node:http";
 import { join } from "node:path";
@@ -37,12 +38,19 @@ const settings = { ...DEFAULT_MEMORY_SETTINGS, backend: "remote" as const, remot
 const client = new RemoteMemoryClient(settings);
 for (let i = 0; i < 100; i++) await client.retain(`fact ${i} about deploys and services`, undefined, { bank: "bench" });
 const remote = await time(() => client.recall("deploys services", { bank: "bench" }));
+const retain = await time(() => client.retain("one more fact about deploys", undefined, { bank: "bench" }));
+const reflect = await time(() => client.reflect("when do services deploy?", undefined, { bank: "bench" }));
 await hindsight.close();
 
 const bare = createServer((_req, res) => res.end('{"results":[]}'));
 await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve));
 const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}/`;
-const roundTrip = await time(() => fetch(bareUrl, { method: "POST", body: "{}" }).then((r) => r.text()));
+const post = () => fetch(bareUrl, { method: "POST", body: "{}" }).then((r) => r.text());
+const roundTrip = await time(post);
+const twoRoundTrips = await time(async () => {
+	await post();
+	await post();
+});
 bare.close();
 
 const spread = (samples: number[], digits: number) => medianWithSpread(samples, digits, "p25–p75");
@@ -54,6 +62,8 @@ const table = [
 	`| local learn at 100 entries (lock, read, write, fsync, rename) | ${spread(learn, 2)} | – | – |`,
 	`| local recall at 100 entries | ${spread(recall, 3)} | – | – |`,
 	`| remote recall against the fake over loopback | ${spread(remote, 2)} | ${spread(roundTrip, 2)}, bare loopback POST | ${(median(remote) / median(roundTrip)).toFixed(2)} |`,
+	`| remote retain, bank PUT included | ${spread(retain, 2)} | ${spread(twoRoundTrips, 2)}, two bare loopback POSTs | ${(median(retain) / median(twoRoundTrips)).toFixed(2)} |`,
+	`| remote reflect, bank PUT included | ${spread(reflect, 2)} | ${spread(twoRoundTrips, 2)}, two bare loopback POSTs | ${(median(reflect) / median(twoRoundTrips)).toFixed(2)} |`,
 ].join("\n");
 console.log(table);
 if (options.write) writeBenchSection("memory", table);

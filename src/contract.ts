@@ -26,6 +26,7 @@ import { coreEvents } from "./protocol/events/core-events.js";
 import { SettingsCatalog } from "./settings/catalog.js";
 import type { SettingDefinition } from "./settings/definition.js";
 import { sessionSettingDefinitions } from "./settings/session-settings.js";
+import { SettingsService } from "./settings/settings-service.js";
 
 type Features = readonly FeatureModule<any>[];
 
@@ -36,6 +37,16 @@ export function settingDefinitions(features: Features = FEATURES): SettingDefini
 
 export function createSettingsCatalog(features: Features = FEATURES): SettingsCatalog {
 	return new SettingsCatalog(settingDefinitions(features));
+}
+
+/**
+ * The settings as start-up checks them, before the service announces itself (so a refusal never follows its
+ * banner) and before pi is loaded: the global file parses and every value in it fits its key, then each
+ * feature's own check. Throws the first refusal, naming the file and position or the key; returns warnings.
+ */
+export function checkSettingsAtStart(agentDir: string, features: Features = FEATURES): string[] {
+	new SettingsService({ agentDir, catalog: createSettingsCatalog(features) }).checkGlobal();
+	return features.flatMap((feature) => feature.checkSettings?.(agentDir) ?? []);
 }
 
 /**

@@ -50,9 +50,8 @@ export interface Core {
 export async function loadCore(config: CoreConfig): Promise<Core> {
 	const log = (line: string) => process.stderr.write(`${line}\n`);
 	const features = config.features ?? FEATURES;
-	// Invalid settings stop start-up with a message naming the file and its position, or the key.
+	// The settings were checked before the service announced itself (checkSettingsAtStart, src/service.ts).
 	const settings = new SettingsService({ agentDir: config.agentDir, catalog: createSettingsCatalog(features), log });
-	settings.checkGlobal();
 	// Every session reads the settings as it opens, and hears of their changes.
 	settings.addConsumer(sessionSettingsConsumer({ log }));
 	const pi = createPiRuntime({ agentDir: config.agentDir, model: config.model });

@@ -1,8 +1,8 @@
 /**
- * The composition root. It starts the transport first (the listener, or standard input and output in
- * `--mode rpc`), so the service is bound (and prints its banner) at once, then loads the core (pi, memory,
- * runtime, commands): connections and commands that arrive meanwhile wait for it. The CLI and the tests start
- * the service through here.
+ * The composition root. It checks the settings first (light: no pi), so a refusal never follows the banner;
+ * then it starts the transport (the listener, or standard input and output in `--mode rpc`), so the service is
+ * bound (and prints its banner) at once, then loads the core (pi, memory, runtime, commands): connections and
+ * commands that arrive meanwhile wait for it. The CLI and the tests start the service through here.
  */
 import type { AddressInfo } from "node:net";
 import type { RuntimeManager } from "./agent/runtime-manager.js";
@@ -52,7 +52,14 @@ function pendingCore() {
 	return { ready, coreReady, coreFailed };
 }
 
+/** The settings checked as start-up checks them (see checkSettingsAtStart); throws the refusal. */
+async function checkSettings(config: CoreConfig): Promise<string[]> {
+	const { checkSettingsAtStart } = await import("./contract.js");
+	return checkSettingsAtStart(config.agentDir, config.features);
+}
+
 export async function startService(config: ServiceConfig): Promise<Service> {
+	const settingsWarnings = await checkSettings(config); // before the listener: its banner means "starting"
 	const { ready, coreReady, coreFailed } = pendingCore();
 	// Rooms are started by commands (once the core is loaded) and seated by the listener; links need its address.
 	let bound: AddressInfo | undefined;
@@ -84,7 +91,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 	return {
 		listener,
 		runtime,
-		warnings: core.warnings,
+		warnings: [...settingsWarnings, ...core.warnings],
 		close: () => {
 			closing ??= (async () => {
 				await listener.close();
@@ -126,7 +133,9 @@ export async function startRpcService(config: RpcServiceConfig): Promise<RpcServ
 		onEnd: config.onClientGone,
 	});
 	let core;
+	let settingsWarnings: string[];
 	try {
+		settingsWarnings = await checkSettings(config);
 		const { loadCore } = await import("./core.js");
 		core = await loadCore(config);
 	} catch (error) {
@@ -149,7 +158,7 @@ export async function startRpcService(config: RpcServiceConfig): Promise<RpcServ
 	let closing: Promise<void> | undefined;
 	return {
 		runtime,
-		warnings: core.warnings,
+		warnings: [...settingsWarnings, ...core.warnings],
 		close: () => {
 			closing ??= (async () => {
 				transport.stopReading();

@@ -399,7 +399,10 @@ export interface AgentHandle {
 	runBash(command: string): Promise<BashOutcome>;
 	/** Kills the running shell command, if any (it is recorded as cancelled). */
 	abortBash(): void;
-	/** Writes the session as a standalone HTML page to `path` (absolute); throws `conflict` when nothing is recorded yet. */
+	/**
+	 * Writes the session as a standalone HTML page to `path` (absolute), with its content policy in the page and
+	 * its text redacted; throws `conflict` when nothing is recorded yet.
+	 */
 	exportHtml(path: string): Promise<string>;
 	/**
 	 * Whether the session file was changed by another program since this session last wrote or read it (then

@@ -483,11 +483,11 @@ export interface MemoryView {
 	remoteInjection: boolean;
 	/** Budget for recall and reflect. */
 	remoteRecallBudget: "low" | "mid" | "high";
-	/** Tokens requested from recall. */
+	/** Tokens requested from recall and reflect. */
 	remoteRecallMaxTokens: number;
-	/** Memory types recalled (repeats are dropped). */
+	/** Memory types recalled and reflected on (repeats are dropped). */
 	remoteRecallTypes: Array<"world" | "experience" | "observation">;
-	/** Deadline of the bank PUT, in milliseconds. */
+	/** Deadline of the bank PUT (sent before every retain and reflect), in milliseconds. */
 	remoteRequestTimeoutMs: number;
 	/** Deadline of recall, in milliseconds. */
 	remoteRecallTimeoutMs: number;
@@ -1538,7 +1538,7 @@ export interface Commands {
 			checks: DoctorCheck[];
 		};
 	};
-	/** Writes the session as a standalone HTML page and answers with its absolute path. `outputPath` is taken from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted. */
+	/** Writes the session as a standalone HTML page (its content policy in the page, its secrets redacted, as the downloads: docs/security.md) and answers with its absolute path. `outputPath` is taken from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted. */
 	export_html: {
 		params: {
 			/** Where to write the page (relative: to the session's cwd). */

@@ -49,6 +49,12 @@ export interface FeatureModule<S = unknown> {
 	readonly settings?: readonly SettingDefinition[];
 	readonly events?: readonly EventDefinition[];
 	readonly commands?: readonly CommandDefinition<any, any>[];
+	/**
+	 * Checks the feature's own settings in `<agent-dir>/settings.json` before the service announces itself:
+	 * throws to stop start-up (the message names the key), returns warnings (never secrets). It runs before pi
+	 * is loaded, so it reads settings only. `start` may then count on them.
+	 */
+	checkSettings?(agentDir: string): string[];
 	/** Builds the service (undefined: the feature does not run in this process; its commands say why). */
 	start(host: FeatureHost): S | undefined;
 	/** What each session of the kinds it `serves` gets from the feature. */

@@ -37,7 +37,9 @@ const HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
 
 /**
  * What may run in an exported page if a browser renders it: its own inline script and styles and inline
- * images, nothing fetched, in a sandbox (an opaque origin: it cannot read this origin's storage).
+ * images, nothing fetched, in a sandbox (an opaque origin: it cannot read this origin's storage). The page
+ * carries the same policy in a <meta> (src/agent/pi/export-page.ts), which holds once it is saved; the
+ * sandbox and frame-ancestors work only as headers.
  */
 const HTML_POLICY =
 	"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " +

@@ -5,9 +5,10 @@
  * a write is refused when the file changed since it was read (a stale draft).
  */
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { writeFileAtomically } from "../shared/atomic-write.js";
 import { CodedError } from "../shared/errors.js";
+import { NotRegularFileError, readRegularFileSync } from "../shared/regular-file.js";
 
 /** A JSON object as read from a file. */
 export type JsonRecord = Record<string, unknown>;
@@ -25,14 +26,19 @@ export interface FileSnapshot {
 /** A new file is private to its owner: settings may hold a literal secret a user wrote by hand. */
 const NEW_FILE_MODE = 0o600;
 
-/** Reads and parses a settings file; a missing file is an empty object. Throws `io_error` naming the file. */
+/**
+ * Reads and parses a settings file; a missing file is an empty object. Throws `io_error` naming the file. A
+ * symbolic link is followed (a settings file may live with the user's dotfiles), but only a regular file is
+ * read: a FIFO or a device in its place is refused at once, never waited on (src/shared/regular-file.ts).
+ */
 export function readSettingsFile(path: string): FileSnapshot {
 	let text: string;
 	try {
-		text = readFileSync(path, "utf8");
+		text = readRegularFileSync(path, "follow");
 	} catch (error) {
 		const code = (error as NodeJS.ErrnoException).code;
 		if (code === "ENOENT") return { path, exists: false, data: {}, hash: fingerprint(undefined) };
+		if (error instanceof NotRegularFileError) throw new CodedError("io_error", `${error.message}: settings are read only from a regular file`);
 		throw new CodedError("io_error", `${path} cannot be read (${code ?? (error as Error).message})`);
 	}
 	const data = parseObject(path, text);

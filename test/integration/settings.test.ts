@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
-import { runSkiff, type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { runSkiffInOrder, type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
@@ -274,15 +274,30 @@ test("bad input: each is a clear error naming what is wrong, and the files stay 
 	assert.equal(readFileSync(globalPath, "utf8"), broken);
 });
 
-test("start-up stops on a settings.json that does not parse or holds a value that does not fit, naming file and key", async () => {
+test("start-up refuses a settings.json that does not parse or holds a value that does not fit, naming file and key, before announcing itself", async () => {
 	for (const [content, message] of [
 		['{"steeringMode": "all",}', /settings\.json is not valid JSON \(line 1, column 24\)/],
 		['{"compaction": {"reserveTokens": -1}}', /`compaction.reserveTokens` must be an integer from 1 to 1000000 \(got -1\) in .*settings\.json/],
+		['{"memory": {"remoteScoping": "tribal"}}', /`memory.remoteScoping` must be one of global, per-project, per-project-tagged/],
+		['{"memory": {"backend": "remote"}}', /memory\.remoteApiUrl is required when memory\.backend is remote/],
+		['{"memory": {"backend": "remote", "remoteApiUrl": "https://m.example", "remoteApiToken": "$NOT_SET_ANYWHERE"}}', /memory\.remoteApiToken refers to \$NOT_SET_ANYWHERE/],
 	] as const) {
 		const agentDir = tempDir();
 		writeFileSync(join(agentDir, "settings.json"), content);
-		const { code, stderr } = await runSkiff(["--listen", "127.0.0.1:0"], { SKIFF_AGENT_DIR: agentDir });
-		assert.notEqual(code, 0);
-		assert.match(stderr, message);
+		const { code, output } = await runSkiffInOrder(["--listen", "127.0.0.1:0"], { SKIFF_AGENT_DIR: agentDir });
+		assert.notEqual(code, 0, content);
+		assert.match(output, message);
+		// The refusal is all there is: the service never said it was listening (a client would have connected).
+		assert.doesNotMatch(output, /listening|Web UI/, content);
 	}
+});
+
+test("an unknown key under memory is left alone with a warning naming it; the service starts", async () => {
+	const { skiff, client, globalPath } = await start({ memory: { backend: "local", colour: "red", remoteBankId: "kept" } });
+	await skiff.ready;
+	assert.match(skiff.stderr(), /warning: settings: memory\.colour is not a memory setting; it is ignored \(and left in the file\)/);
+	const settings = await client.ok({ type: "memory_get_settings" });
+	assert.equal(settings.backend, "local");
+	assert.equal(settings.remoteBankId, "kept", "the keys it knows still count");
+	assert.equal(readJson(globalPath).memory.colour, "red");
 });

@@ -235,7 +235,7 @@ function answer(operationId: string, bankId: string, body: Record<string, any>, 
 		}
 		case "reflect": {
 			bank();
-			const facts = matching(banks.get(bankId)?.facts ?? [], body);
+			const facts = matching(banks.get(bankId)?.facts ?? [], body).filter((f) => !body.fact_types?.length || body.fact_types.includes(f.type));
 			return { status: 200, body: { text: facts.length ? `Based on memory: ${facts.map((f) => f.text).join("; ")}` : "", based_on: null, structured_output: null, usage: null, trace: null } };
 		}
 		default:

@@ -1,6 +1,6 @@
 /** Starts the real `skiff` binary as a child process and waits for its listening banner. */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -53,6 +53,23 @@ export function runSkiff(args: string[], env: Record<string, string> = {}, bin =
 		child.on("exit", (code) => resolve({ code, stdout, stderr }));
 	});
 }
+
+/**
+ * Runs skiff to completion with standard output and error written to one file, so its lines keep the order
+ * they were written in (two pipes would lose it): for what must come before what.
+ */
+export async function runSkiffInOrder(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> {
+	const path = join(tempDir(), "output");
+	const fd = openSync(path, "w");
+	try {
+		const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ["ignore", fd, fd] });
+		const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+		return { code, output: readFileSync(path, "utf8") };
+	} finally {
+		closeSync(fd);
+	}
+}
+
 
 /** How a start ended: listening (the banner), or exited before it (e.g. refused), with everything it wrote. */
 export type StartOutcome = { listening: SkiffProcess } | { exited: { code: number | null; stdout: string; stderr: string } };

@@ -32,6 +32,7 @@ import type {
 } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
+import { exportSealedPage } from "./export-page.js";
 import { PiFeatureSession } from "./feature-session.js";
 import { endedWell, removeQueued } from "./message-queue.js";
 import { openPiSideChat } from "./side-chat.js";
@@ -348,7 +349,7 @@ export class PiAgentHandle implements AgentHandle {
 		if (!this.sessionFile || !this.recorder.onDisk) {
 			throw new CodedError("conflict", "Nothing to export yet: the session is not recorded (it is written with its first message, plan, goal or name; --no-session records nothing)");
 		}
-		return this.session.exportToHtml(path);
+		return exportSealedPage((raw) => this.session.exportToHtml(raw), path);
 	}
 
 	changedOnDisk(): boolean {

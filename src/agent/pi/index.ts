@@ -6,7 +6,7 @@ import type { SessionCatalog, SessionOpener } from "../types.js";
 import { createPiEnvironment } from "./environment.js";
 import { openPiSession } from "./open-session.js";
 import { warmUpProviders } from "./provider-warmup.js";
-import { PiSessionCatalog } from "./session-catalog.js";
+import { PiSessionCatalog, REAL_FOLDERS } from "./session-catalog.js";
 
 export interface PiRuntime {
 	readonly catalog: SessionCatalog;
@@ -30,7 +30,7 @@ export function createPiRuntime(options: { agentDir: string; model?: string; war
 		warnings.push("No model has credentials yet: prompts will fail until one is configured (see README, Models).");
 	}
 	return {
-		catalog: new PiSessionCatalog(env.sessionsDir),
+		catalog: new PiSessionCatalog(env.sessionsDir, REAL_FOLDERS, (line) => env.warn(line)),
 		openSession: (source, openOptions) => openPiSession(env, source, openOptions),
 		warnings,
 		sessionsDir: env.sessionsDir,

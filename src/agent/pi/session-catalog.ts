@@ -7,8 +7,9 @@
  */
 import { CodedError } from "../../shared/errors.js";
 import { isDirectory } from "../../shared/path-kind.js";
-import { closeSync, existsSync, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { lstat, open, readdir, unlink } from "node:fs/promises";
+import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
+import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
+import { type FileHandle, lstat, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionCatalog, SessionFileRef, SessionSummary, StaleSessionFile } from "../types.js";
@@ -45,6 +46,8 @@ export class PiSessionCatalog implements SessionCatalog {
 	constructor(
 		private readonly sessionsDir: string,
 		private readonly reader: FolderReader = REAL_FOLDERS,
+		/** Told of a `.jsonl` entry skipped because it is not a regular file (once per listing of its folder). */
+		private readonly warn: (line: string) => void = () => {},
 	) {}
 
 	/** Every recorded session file (unsorted; see newestFor for recency). */
@@ -82,7 +85,7 @@ export class PiSessionCatalog implements SessionCatalog {
 				throw new CodedError("forbidden", `${path} is outside the sessions folder ${this.sessionsDir}: open sessions there by path, id or id prefix`);
 			}
 			const id = idFromHeader(path);
-			if (!id) throw new CodedError("invalid_command", `${path} is not a session file (no session header)`);
+			if (!id) throw new CodedError("invalid_command", `${path} is not a session file (no session header, or not a regular file)`);
 			return { id, path, modifiedMs: safeMtime(path) };
 		}
 		const files = this.files();
@@ -178,7 +181,7 @@ export class PiSessionCatalog implements SessionCatalog {
 			for (const name of names) {
 				if (folder.files.has(name)) continue;
 				const path = join(dir, name);
-				const id = idFromFileName(name) ?? idFromHeader(path);
+				const id = idFromFileName(name) ?? idFromHeader(path, this.warn);
 				if (id) folder.files.set(name, { id, path });
 			}
 		}
@@ -221,13 +224,18 @@ function idFromFileName(name: string): string | undefined {
 
 const HEADER_READ_BYTES = 4096;
 
-function idFromHeader(path: string): string | undefined {
+/**
+ * The session id in the file's header line. The file is opened as a regular file only (a FIFO in the sessions
+ * folder is refused at once, never waited on: src/shared/regular-file.ts); `warn` hears of one refused.
+ */
+function idFromHeader(path: string, warn: (line: string) => void = () => {}): string | undefined {
 	let fd: number | undefined;
 	try {
-		fd = openSync(path, "r");
+		fd = openRegularFileSync(path, "follow");
 		const buffer = Buffer.alloc(HEADER_READ_BYTES);
 		return headerId(buffer.subarray(0, readSync(fd, buffer, 0, HEADER_READ_BYTES, 0)));
-	} catch {
+	} catch (error) {
+		if (error instanceof NotRegularFileError) warn(`sessions: ${error.message}; it is not listed as a session`);
 		return undefined;
 	} finally {
 		if (fd !== undefined) closeSync(fd);
@@ -236,9 +244,9 @@ function idFromHeader(path: string): string | undefined {
 
 /** idFromHeader off the event loop (for the pruning walk over every file). */
 async function idFromHeaderAsync(path: string): Promise<string | undefined> {
-	let file: Awaited<ReturnType<typeof open>> | undefined;
+	let file: FileHandle | undefined;
 	try {
-		file = await open(path, "r");
+		file = await openRegularFile(path, "follow");
 		const buffer = Buffer.alloc(HEADER_READ_BYTES);
 		const { bytesRead } = await file.read(buffer, 0, HEADER_READ_BYTES, 0);
 		return headerId(buffer.subarray(0, bytesRead));

@@ -8,8 +8,10 @@
  * continues a file that holds no assistant reply yet (one Skiff recorded from its first message), and the
  * repeats would branch the conversation.
  */
-import { readFileSync, renameSync } from "node:fs";
+import { renameSync } from "node:fs";
 import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
+import { CodedError } from "../../shared/errors.js";
+import { NotRegularFileError, readRegularFileSync } from "../../shared/regular-file.js";
 
 /** What the check did to a file. */
 export interface SessionFileCheck {
@@ -31,9 +33,18 @@ interface Entry {
 	[key: string]: unknown;
 }
 
-/** Checks `path` and repairs or sets it aside when needed. `now` names the kept copy. */
+/**
+ * Checks `path` and repairs or sets it aside when needed. `now` names the kept copy. Only a regular file is
+ * read (a FIFO in its place is refused at once, never waited on: src/shared/regular-file.ts).
+ */
 export function checkSessionFile(path: string, now: () => Date = () => new Date()): SessionFileCheck {
-	const raw = readFileSync(path, "utf8");
+	let raw: string;
+	try {
+		raw = readRegularFileSync(path, "follow");
+	} catch (error) {
+		if (error instanceof NotRegularFileError) throw new CodedError("invalid_command", `${error.message}: a session is opened from a regular file only`);
+		throw error;
+	}
 	const warnings: string[] = [];
 	let text = raw;
 	if (text.startsWith(BOM)) {

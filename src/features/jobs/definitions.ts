@@ -4,9 +4,10 @@
  * (which win over the user's of the same name), and the bundled general `task` agent. A file that does not
  * parse is listed with its error, never dropped without a word.
  */
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { closeSync, fstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../agent/types.js";
+import { NotRegularFileError, openRegularFileSync } from "../../shared/regular-file.js";
 import { type FrontmatterValue, parseFrontmatter } from "./frontmatter.js";
 
 /** What an agent may be called (it is also a file and directory name). */
@@ -109,7 +110,10 @@ function integer(fields: Map<string, FrontmatterValue>, key: string, max: number
 	return value;
 }
 
-/** The definitions of one folder (`*.md`, regular files only), each parsed or with its error. */
+/**
+ * The definitions of one folder (`*.md`, regular files only, each opened without following a link or waiting
+ * on a FIFO and read through that handle: src/shared/regular-file.ts), each parsed or with its error.
+ */
 export function readDefinitionFolder(folder: string, source: AgentSource, knownTools: readonly string[]): CatalogEntry[] {
 	let names: string[];
 	try {
@@ -120,14 +124,28 @@ export function readDefinitionFolder(folder: string, source: AgentSource, knownT
 	return names.map((file): CatalogEntry => {
 		const path = join(folder, file);
 		try {
-			const stat = lstatSync(path);
-			if (!stat.isFile()) throw new Error("it is not a regular file (symbolic links are not followed)");
-			if (stat.size > MAX_DEFINITION_BYTES) throw new Error(`it is larger than ${MAX_DEFINITION_BYTES / 1024} KiB`);
-			return parseDefinition(readFileSync(path, "utf8"), source, knownTools);
+			return parseDefinition(readDefinition(path), source, knownTools);
 		} catch (error) {
 			return { name: file.slice(0, -3), source, file, error: (error as Error).message };
 		}
 	});
+}
+
+/** A definition file's text: a regular file (not a link) of at most MAX_DEFINITION_BYTES, else why not. */
+function readDefinition(path: string): string {
+	let fd: number;
+	try {
+		fd = openRegularFileSync(path, "refuse");
+	} catch (error) {
+		if (error instanceof NotRegularFileError) throw new Error(`it is not a regular file (${error.found})`);
+		throw error;
+	}
+	try {
+		if (fstatSync(fd).size > MAX_DEFINITION_BYTES) throw new Error(`it is larger than ${MAX_DEFINITION_BYTES / 1024} KiB`);
+		return readFileSync(fd, "utf8");
+	} finally {
+		closeSync(fd);
+	}
 }
 
 /**

@@ -216,7 +216,7 @@ export class JobService {
 	/** A finished job's whole output (undefined while it runs, or when it produced none). */
 	output(jobId: string): string | undefined {
 		const job = this.job(jobId);
-		return FINISHED_STATUSES.has(job.status) ? this.options.store.output(job.id) : undefined;
+		return FINISHED_STATUSES.has(job.status) ? this.options.store.output(job.id, this.options.warn) : undefined;
 	}
 
 	/**

@@ -3,8 +3,9 @@
  * of status) and each finished job's output beside it (`<id>.txt`). A job found queued or running when the
  * service starts was cut short by a restart: it is marked `interrupted`, never silently lost.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { NotRegularFileError, readRegularFileSync } from "../../shared/regular-file.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { FINISHED_STATUSES, type Job } from "./schemas.js";
 
@@ -22,12 +23,14 @@ export class JobStore {
 
 	/**
 	 * The recorded jobs, oldest first, with those that were queued or running marked interrupted (and written
-	 * back). A missing file is no jobs; an unreadable one is reported through `warn` and set aside as no jobs.
+	 * back). A missing file is no jobs; an unreadable one (a FIFO or a link in its place among them: records are
+	 * read from regular files only, src/shared/regular-file.ts) is reported through `warn` and set aside as no
+	 * jobs.
 	 */
 	load(now: string, warn: (line: string) => void): Job[] {
 		let jobs: Job[];
 		try {
-			const data = JSON.parse(readFileSync(this.path, "utf8")) as { version?: unknown; jobs?: unknown };
+			const data = JSON.parse(readRegularFileSync(this.path, "refuse")) as { version?: unknown; jobs?: unknown };
 			if (data.version !== VERSION || !Array.isArray(data.jobs)) throw new Error(`not a version ${VERSION} job file`);
 			jobs = (data.jobs as Job[]).filter((job) => typeof job?.id === "string" && JOB_ID.test(job.id));
 		} catch (error) {
@@ -56,11 +59,12 @@ export class JobStore {
 		writeFileAtomic(this.outputPath(id), output);
 	}
 
-	/** A finished job's output; undefined when it has none. */
-	output(id: string): string | undefined {
+	/** A finished job's output; undefined when it has none, or when what is there is not a regular file (`warn` says so). */
+	output(id: string, warn: (line: string) => void): string | undefined {
 		try {
-			return readFileSync(this.outputPath(id), "utf8");
-		} catch {
+			return readRegularFileSync(this.outputPath(id), "refuse");
+		} catch (error) {
+			if (error instanceof NotRegularFileError) warn(`jobs: ${error.message}; the job's output is not read`);
 			return undefined;
 		}
 	}

@@ -9,10 +9,11 @@
  * it the lock is judged again: it is removed only if it is still the very lock (same nonce) judged stale.
  */
 import { randomBytes } from "node:crypto";
-import { readFileSync, rmSync, statSync } from "node:fs";
+import { rmSync, statSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createWholeExclusively } from "../../shared/exclusive-file.js";
 import { processRuns } from "../../shared/process-liveness.js";
+import { NotRegularFileError, readRegularFileSync } from "../../shared/regular-file.js";
 
 /** How long to keep trying before giving up, and when a lock is considered abandoned. */
 export const LOCK_WAIT_MS = 10_000;
@@ -39,16 +40,21 @@ export async function withFileLock<T>(target: string, action: () => T | Promise<
 	}
 }
 
-/** The content of the lock at `lockPath` when it is stale (its owner is gone, or it is too old), else undefined. */
+/**
+ * The content of the lock at `lockPath` when it is stale (its owner is gone, or it is too old), else undefined.
+ * Something else than a regular file there (a FIFO, a link) is no lock this code made, and reading it could
+ * wait for ever: it is an error naming it (see src/shared/regular-file.ts), for whoever put it there to remove.
+ */
 function staleLock(lockPath: string): string | undefined {
 	try {
 		const age = Date.now() - statSync(lockPath).mtimeMs;
-		const content = readFileSync(lockPath, "utf8");
+		const content = readRegularFileSync(lockPath, "refuse");
 		if (age > LOCK_STALE_MS) return content;
 		const pid = Number(content.split(" ")[0]);
 		if (!Number.isInteger(pid) || pid <= 0) return content; // not written by this lock: someone's leftover
 		return processRuns(pid) ? undefined : content;
-	} catch {
+	} catch (error) {
+		if (error instanceof NotRegularFileError) throw new Error(`memory store lock ${error.message}: remove it`);
 		return undefined; // vanished meanwhile: just retry
 	}
 }
@@ -73,7 +79,7 @@ function takeOver(lockPath: string, judged: string): boolean {
 
 function readQuietly(path: string): string | undefined {
 	try {
-		return readFileSync(path, "utf8");
+		return readRegularFileSync(path, "refuse");
 	} catch {
 		return undefined;
 	}

@@ -16,8 +16,14 @@ export const memoryFeature = defineFeature({
 	key,
 	settings: memorySettingDefinitions,
 	commands: memoryCommands(key),
+	checkSettings: (agentDir) => {
+		const warnings: string[] = [];
+		loadMemorySettings(agentDir, process.env, (line) => warnings.push(`settings: ${line}`)); // also resolves the token's $VAR
+		return warnings;
+	},
 	start: (host) => {
-		const settings = loadMemorySettings(host.agentDir); // also resolves the token's $VAR; throws on a bad file
+		// Checked by checkSettings before the service announced itself (its warnings were given then).
+		const settings = loadMemorySettings(host.agentDir);
 		const memory = new MemoryService(host.agentDir, settings, {
 			log: (line) => host.log(line),
 			projectSettings: (cwd) => projectMemorySettings(host.settings, cwd, (line) => host.log(line)),

@@ -8,11 +8,11 @@
  * file is unchanged, so the tools and commands that read it again and again do not read it again.
  */
 import { randomUUID } from "node:crypto";
-import { closeSync, mkdirSync, openSync, statSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, fstatSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
 import { redactSecrets } from "../../shared/redact.js";
+import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
 import { FileCache } from "./file-cache.js";
 import { withFileLock } from "./file-lock.js";
 import { projectAnchor, projectDigest } from "./project-identity.js";
@@ -157,34 +157,34 @@ export class LocalMemoryStore {
 
 	/**
 	 * Whether the store can be read, told without reading it (for the agents' catalog, which is synchronous): a
-	 * missing file can; a file unchanged since it was read can; otherwise a regular file within the bound that
-	 * opens.
+	 * missing file can; otherwise a regular file (not a link, never a FIFO waited on: see
+	 * src/shared/regular-file.ts) that opens, unchanged since it was read or within the bound.
 	 */
 	readableNow(): boolean {
-		let stat;
+		let fd: number;
 		try {
-			stat = statSync(this.path, { bigint: true });
+			fd = openRegularFileSync(this.path, "refuse");
 		} catch (error) {
 			return (error as NodeJS.ErrnoException).code === "ENOENT";
 		}
-		if (parsed.get(this.path, stat)) return true;
-		if (!stat.isFile() || stat.size > MAX_STORE_BYTES) return false;
 		try {
-			closeSync(openSync(this.path, "r"));
-			return true;
-		} catch {
-			return false;
+			const stat = fstatSync(fd, { bigint: true });
+			return parsed.get(this.path, stat) !== undefined || stat.size <= MAX_STORE_BYTES;
+		} finally {
+			closeSync(fd);
 		}
 	}
 
 	/**
 	 * The store as it is on disk, read asynchronously through an open handle (so the identity kept with what was
-	 * parsed is the very file read); with `cached`, what was parsed of an unchanged file. Always a copy.
+	 * parsed is the very file read); with `cached`, what was parsed of an unchanged file. Always a copy. Only a
+	 * regular file is read: a symbolic link or a FIFO in its place is an error naming it, never followed or
+	 * waited on.
 	 */
 	private async load(cached: boolean): Promise<StoreFile> {
 		let handle;
 		try {
-			handle = await open(this.path, "r");
+			handle = await openRegularFile(this.path, "refuse");
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === "ENOENT") return { entries: [], unreadable: [] };
 			throw cannotRead(error);
@@ -223,6 +223,7 @@ export class LocalMemoryStore {
 const MIB = 1024 * 1024;
 
 function cannotRead(error: unknown): Error {
+	if (error instanceof NotRegularFileError) return new Error(`memory store cannot be read: ${error.message}`);
 	return new Error(`memory store cannot be read: ${(error as NodeJS.ErrnoException).code ?? "error"}`);
 }
 

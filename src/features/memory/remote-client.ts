@@ -1,6 +1,7 @@
 /**
  * The HTTP client of the remote memory backend (a Hindsight server, API v0.9.1): recall, retain, reflect
- * and the idempotent bank PUT. It follows redirects itself so that every hop is checked before anything is
+ * and the idempotent bank PUT, sent before every retain and reflect (never remembered: a bank deleted or given
+ * other missions on the server is made again as configured, at the cost of one more round trip). It follows redirects itself so that every hop is checked before anything is
  * sent there: in secure mode only https, so the bearer token can never reach a plaintext target; at most
  * 10 hops; the token dropped when the origin changes. Bodies are bounded before they are decoded, every
  * call has its own deadline, and errors name the operation and the status with credentials redacted.
@@ -48,9 +49,6 @@ interface HttpResult {
 }
 
 export class RemoteMemoryClient {
-	/** Banks already ensured in this process, keyed by URL, bank and missions. */
-	private static readonly ensuredBanks = new Set<string>();
-
 	constructor(
 		private readonly settings: MemorySettings,
 		private readonly options: RemoteClientOptions = {},
@@ -92,23 +90,27 @@ export class RemoteMemoryClient {
 		requireText("reflect query", query);
 		if (context !== undefined) requireText("reflect context", context);
 		await this.ensureBank(scope.bank, signal);
-		const body: Record<string, unknown> = { query, budget: this.settings.remoteRecallBudget, ...tagFilter(scope) };
+		// The same budget, types and token limit as recall (Hindsight names the types `fact_types` here).
+		const body: Record<string, unknown> = {
+			query,
+			budget: this.settings.remoteRecallBudget,
+			fact_types: this.settings.remoteRecallTypes,
+			max_tokens: this.settings.remoteRecallMaxTokens,
+			...tagFilter(scope),
+		};
 		if (context !== undefined) body.context = context;
 		const response = await this.call("reflect", "POST", `${bankPath(scope.bank)}/reflect`, body, this.settings.remoteReflectTimeoutMs, signal);
 		const text = typeof (response as { text?: unknown }).text === "string" ? (response as { text: string }).text.trim() : "";
 		return text ? redactSecrets(text) : "No relevant information found to reflect on.";
 	}
 
-	/** Creates or updates the bank with its missions, once per process per configuration. */
+	/** Creates or updates the bank with its missions (idempotent on the server; sent every time, see above). */
 	async ensureBank(bank: string, signal?: AbortSignal): Promise<void> {
 		const { remoteBankMission, remoteRetainMission } = this.settings;
-		const key = JSON.stringify([this.settings.remoteApiUrl, bank, remoteBankMission, remoteRetainMission]);
-		if (RemoteMemoryClient.ensuredBanks.has(key)) return;
 		const body: Record<string, unknown> = {};
 		if (remoteBankMission !== undefined) body.reflect_mission = remoteBankMission;
 		if (remoteRetainMission !== undefined) body.retain_mission = remoteRetainMission;
 		await this.call("createBank", "PUT", bankPath(bank), body, this.settings.remoteRequestTimeoutMs, signal);
-		RemoteMemoryClient.ensuredBanks.add(key);
 	}
 
 	/**
@@ -135,11 +137,6 @@ export class RemoteMemoryClient {
 		}
 		const detail = this.redact(result.body.subarray(0, ERROR_DETAIL_BYTES).toString("utf8").trim());
 		return { status: result.status, problem: `the memory server answered HTTP ${result.status}${detail ? `: ${detail}` : ""}` };
-	}
-
-	/** Forgets which banks were ensured (tests; a settings change keys differently anyway). */
-	static resetBankCache(): void {
-		RemoteMemoryClient.ensuredBanks.clear();
 	}
 
 	/** Error text with credential shapes masked, and the configured token masked whatever its shape. */

@@ -4,13 +4,13 @@
  * and redaction are all read off it. A missing file or object means the local backend. The remote token may
  * be a `$ENV_VAR` reference, resolved here: an unset variable is an error, never a literal token.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Type, type Static } from "typebox";
 import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { ENV_REFERENCE, requirement, type SettingSchema } from "../../settings/setting-schema.js";
 import { REDACTED } from "../../shared/redact.js";
+import { NotRegularFileError, readRegularFileSync } from "../../shared/regular-file.js";
 
 /** How a key's schema is read and what it accepts in words: the settings catalog's, shared by memory's errors. */
 export { requirement, type SettingSchema };
@@ -74,13 +74,13 @@ export const MemorySettingsSchema = Type.Object(
 			default: false,
 		}),
 		remoteRecallBudget: Type.Enum(BUDGETS, { description: "Budget for recall and reflect.", default: "mid" }),
-		remoteRecallMaxTokens: Type.Integer({ description: "Tokens requested from recall.", default: 1024, minimum: 1, maximum: MAX_RECALL_TOKENS }),
+		remoteRecallMaxTokens: Type.Integer({ description: "Tokens requested from recall and reflect.", default: 1024, minimum: 1, maximum: MAX_RECALL_TOKENS }),
 		remoteRecallTypes: Type.Array(Type.Enum(RECALL_TYPES), {
-			description: "Memory types recalled (repeats are dropped).",
+			description: "Memory types recalled and reflected on (repeats are dropped).",
 			default: ["world", "experience"],
 			minItems: 1,
 		}),
-		remoteRequestTimeoutMs: timeout("the bank PUT", 30_000),
+		remoteRequestTimeoutMs: timeout("the bank PUT (sent before every retain and reflect)", 30_000),
 		remoteRecallTimeoutMs: timeout("recall", 30_000),
 		remoteRetainTimeoutMs: timeout("retain", 60_000),
 		remoteReflectTimeoutMs: timeout("reflect", 120_000),
@@ -109,14 +109,21 @@ export const DEFAULT_MEMORY_SETTINGS: MemorySettings = defaultMemorySettings();
 
 export class MemorySettingsError extends Error {}
 
-/** Parses the `memory` object (undefined: defaults). `env` resolves `$VAR` token references. */
-export function parseMemorySettings(raw: unknown, env: Record<string, string | undefined> = process.env): MemorySettings {
+/**
+ * Parses the `memory` object (undefined: defaults). `env` resolves `$VAR` token references. A key that is no
+ * memory setting is left alone, as settings.json's unknown keys are (a newer Skiff's, or pi's), and told to
+ * `warn`; a known key with a value that does not fit is an error.
+ */
+export function parseMemorySettings(raw: unknown, env: Record<string, string | undefined> = process.env, warn: (line: string) => void = () => {}): MemorySettings {
 	if (raw === undefined || raw === null) return defaultMemorySettings();
 	if (typeof raw !== "object" || Array.isArray(raw)) throw new MemorySettingsError("memory must be an object");
 	const given: Record<string, unknown> = {};
 	for (const [key, value] of Object.entries(raw)) {
 		const schema = settingSchema(key);
-		if (schema === undefined) throw new MemorySettingsError(`memory.${key} is not a memory setting`);
+		if (schema === undefined) {
+			warn(`memory.${shownKey(key)} is not a memory setting; it is ignored (and left in the file)`);
+			continue;
+		}
 		const text = schema.type === "string" ? normalizeText(value) : value;
 		if (text !== undefined) given[key] = text;
 	}
@@ -131,6 +138,11 @@ export function parseMemorySettings(raw: unknown, env: Record<string, string | u
 		throw new MemorySettingsError("memory.remoteApiUrl is required when memory.backend is remote");
 	}
 	return valid;
+}
+
+/** A key as a warning names it: as written when it reads as a key, else quoted and cut (it is the file's text). */
+function shownKey(key: string): string {
+	return /^[A-Za-z0-9_-]{1,64}$/.test(key) ? key : `${JSON.stringify(key.slice(0, 64))}${key.length > 64 ? "…" : ""}`;
 }
 
 /** A text setting as given: trimmed; blank or null is unset (undefined). Other values are left to the schema. */
@@ -175,14 +187,15 @@ function resolveToken(value: string, env: Record<string, string | undefined>): s
 	return resolved;
 }
 
-/** Reads `<agent-dir>/settings.json`; a missing file means defaults. */
-export function loadMemorySettings(agentDir: string, env: Record<string, string | undefined> = process.env): MemorySettings {
+/** Reads `<agent-dir>/settings.json`; a missing file means defaults. Unknown keys go to `warn` (see above). */
+export function loadMemorySettings(agentDir: string, env: Record<string, string | undefined> = process.env, warn?: (line: string) => void): MemorySettings {
 	const path = join(agentDir, "settings.json");
 	let text: string;
 	try {
-		text = readFileSync(path, "utf8");
+		text = readRegularFileSync(path, "follow"); // never waits on a FIFO put there (src/shared/regular-file.ts)
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT") return defaultMemorySettings();
+		if (error instanceof NotRegularFileError) throw new MemorySettingsError(error.message);
 		throw new MemorySettingsError(`${path} cannot be read: ${(error as Error).message}`);
 	}
 	let json: unknown;
@@ -192,7 +205,7 @@ export function loadMemorySettings(agentDir: string, env: Record<string, string 
 		throw new MemorySettingsError(`${path} is not valid JSON: ${(error as Error).message}`);
 	}
 	if (typeof json !== "object" || json === null || Array.isArray(json)) throw new MemorySettingsError(`${path} must hold a JSON object`);
-	return parseMemorySettings((json as Record<string, unknown>).memory, env);
+	return parseMemorySettings((json as Record<string, unknown>).memory, env, warn);
 }
 
 /** The settings as any view shows them: every secret (`writeOnly`) key replaced by the redaction marker. */

@@ -1,19 +1,24 @@
 /**
  * Keeping a finished persona run's transcript: a copy of its session file under `<persona-root>/sessions/`,
- * which appears whole or not at all (a temporary file, flushed, renamed into place). The copy runs on the
- * thread pool, so a long transcript does not hold up the event loop; while the service stops it is made at
- * once, since the process exits right after and a copy still under way would be lost.
+ * which appears whole or not at all (a temporary file, flushed, renamed into place). The copy is streamed
+ * asynchronously, so a long transcript does not hold up the event loop; while the service stops it is made at
+ * once, since the process exits right after and a copy still under way would be lost. The session file is
+ * opened as a regular file only (src/shared/regular-file.ts): a FIFO put in its place is refused, never
+ * waited on; and `sessions` must be a real folder (a symbolic link there is not written through).
  */
 import { randomBytes } from "node:crypto";
-import { constants, readFileSync } from "node:fs";
-import { access, copyFile, mkdir, open, rename, rm } from "node:fs/promises";
+import { closeSync, constants, lstatSync, readFileSync } from "node:fs";
+import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { CodedError } from "../../shared/errors.js";
+import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
 import { writeFileAtomic } from "../atomic-file.js";
 
 /** The archive, like every record of a run, is private to the user. */
 const FILE_MODE = 0o600;
 const FOLDER_MODE = 0o700;
+/** A transcript is copied this many bytes at a time. */
+const COPY_CHUNK_BYTES = 256 * 1024;
 
 /**
  * Copies the transcript `source` to `target`; nothing when `source` cannot be read (nothing was recorded).
@@ -21,18 +26,20 @@ const FOLDER_MODE = 0o700;
  */
 export async function archiveTranscript(source: string, target: string, options: { now?: boolean } = {}): Promise<void> {
 	if (options.now) return archiveNow(source, target);
+	let input;
 	try {
-		await access(source, constants.R_OK);
-	} catch {
-		return;
+		input = await openRegularFile(source, "follow");
+	} catch (error) {
+		return unreadable(error);
 	}
 	const folder = dirname(target);
 	const temp = join(folder, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
 	try {
 		await mkdir(folder, { recursive: true, mode: FOLDER_MODE });
-		await copyFile(source, temp, constants.COPYFILE_EXCL);
-		const copy = await open(temp, "r+");
+		if ((await lstat(folder)).isSymbolicLink()) throw linkedFolder(folder);
+		const copy = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, FILE_MODE);
 		try {
+			await copyAll(input, copy);
 			await copy.chmod(FILE_MODE);
 			await copy.sync();
 		} finally {
@@ -41,21 +48,57 @@ export async function archiveTranscript(source: string, target: string, options:
 		await rename(temp, target);
 	} catch (error) {
 		await rm(temp, { force: true }).catch(() => undefined);
+		if (error instanceof CodedError) throw error;
 		const code = (error as NodeJS.ErrnoException).code;
 		throw new CodedError("io_error", `${target} could not be written (${code ?? (error as Error).message}); it was left as it was`);
+	} finally {
+		await input.close().catch(() => undefined);
 	}
 	await syncFolder(folder);
+}
+
+/** Copies what `from` holds into `to`, a chunk at a time (each read and write on the thread pool). */
+async function copyAll(from: FileHandle, to: FileHandle): Promise<void> {
+	const chunk = Buffer.alloc(COPY_CHUNK_BYTES);
+	for (let position = 0; ; ) {
+		const { bytesRead } = await from.read(chunk, 0, chunk.length, position);
+		if (bytesRead === 0) return;
+		for (let written = 0; written < bytesRead; ) written += (await to.write(chunk, written, bytesRead - written)).bytesWritten;
+		position += bytesRead;
+	}
 }
 
 /** The copy made at once, on the event loop (the service is stopping). */
 function archiveNow(source: string, target: string): void {
 	let text: string;
 	try {
-		text = readFileSync(source, "utf8");
-	} catch {
-		return; // nothing was recorded
+		const fd = openRegularFileSync(source, "follow");
+		try {
+			text = readFileSync(fd, "utf8");
+		} finally {
+			closeSync(fd);
+		}
+	} catch (error) {
+		return unreadable(error);
 	}
+	const folder = dirname(target);
+	let linked = false;
+	try {
+		linked = lstatSync(folder).isSymbolicLink();
+	} catch {
+		// not there yet: writeFileAtomic creates it
+	}
+	if (linked) throw linkedFolder(folder);
 	writeFileAtomic(target, text);
+}
+
+/** A transcript that cannot be opened: nothing was recorded (no error), or it is not a regular file (an error). */
+function unreadable(error: unknown): void {
+	if (error instanceof NotRegularFileError) throw new CodedError("io_error", `${error.message}; the run's transcript was not archived`);
+}
+
+function linkedFolder(folder: string): CodedError {
+	return new CodedError("io_error", `${folder} is a symbolic link (not followed); the run's transcript was not archived`);
 }
 
 /** Makes the rename durable where the file system allows it (best effort: the rename has happened). */

@@ -5,8 +5,9 @@
  * Only the end of a transcript is needed, so each is read backwards from its end, in chunks and asynchronously,
  * until the bounds are met: a long transcript costs what its newest messages take, not its whole size.
  */
-import { open, readdir } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { kindOf, NotRegularFileError, openRegularFile } from "../../shared/regular-file.js";
 
 /** At most this many messages, and this many bytes of them, newest kept. */
 export const CONTINUITY_MAX_MESSAGES = 200;
@@ -19,25 +20,41 @@ export const CONTINUITY_MAX_SCAN_BYTES = 16 * 1024 * 1024;
 /** Transcripts are read backwards this many bytes at a time. */
 const CHUNK_BYTES = 64 * 1024;
 
-/** Archived transcripts, newest first (their names start with the time they were archived). */
-export async function archivedTranscripts(root: string): Promise<string[]> {
+/** Told, in words, of what under `<root>/sessions/` is skipped: not a regular file (or `sessions` not a real folder). */
+export type SkippedEntry = (why: string) => void;
+
+/**
+ * Archived transcripts, newest first (their names start with the time they were archived): regular files
+ * only, as the folder lists them (a symbolic link, a FIFO or anything else there is skipped and told to
+ * `skipped`, never followed or opened); none when `sessions` is itself a symbolic link.
+ */
+export async function archivedTranscripts(root: string, skipped: SkippedEntry = () => {}): Promise<string[]> {
+	const folder = join(root, "sessions");
 	try {
-		return (await readdir(join(root, "sessions")))
-			.filter((name) => name.endsWith(".jsonl"))
-			.sort()
-			.reverse();
+		const stats = await lstat(folder);
+		if (!stats.isDirectory()) {
+			skipped(`${folder} is not a folder (${kindOf(stats)}); its transcripts are skipped`);
+			return [];
+		}
+		const names: string[] = [];
+		for (const entry of await readdir(folder, { withFileTypes: true })) {
+			if (!entry.name.endsWith(".jsonl")) continue;
+			if (entry.isFile()) names.push(entry.name);
+			else skipped(`${new NotRegularFileError(join(folder, entry.name), kindOf(entry)).message}; skipped`);
+		}
+		return names.sort().reverse();
 	} catch {
 		return [];
 	}
 }
 
 /** The newest runs' user and assistant text, oldest first, within the bounds; undefined when there is none. */
-export async function continuityText(root: string): Promise<string | undefined> {
+export async function continuityText(root: string, skipped: SkippedEntry = () => {}): Promise<string | undefined> {
 	const kept: string[] = [];
 	let bytes = 0;
 	const budget = { bytes: CONTINUITY_MAX_SCAN_BYTES };
-	outer: for (const name of await archivedTranscripts(root)) {
-		for await (const line of linesFromEnd(join(root, "sessions", name), budget)) {
+	outer: for (const name of await archivedTranscripts(root, skipped)) {
+		for await (const line of linesFromEnd(join(root, "sessions", name), budget, skipped)) {
 			const text = messageLine(line);
 			if (text === undefined) continue;
 			const size = Buffer.byteLength(text) + 1;
@@ -53,13 +70,15 @@ export async function continuityText(root: string): Promise<string | undefined> 
 
 /**
  * The lines of a file, last first, read backwards `CHUNK_BYTES` at a time while `budget.bytes` lasts (what is
- * read is taken from it; a line not read whole by then is not given). A file that cannot be read gives none.
+ * read is taken from it; a line not read whole by then is not given). A file that cannot be read gives none;
+ * one that turns out not to be a regular file (replaced since it was listed) is told to `skipped`.
  */
-export async function* linesFromEnd(path: string, budget: { bytes: number }): AsyncGenerator<string> {
+export async function* linesFromEnd(path: string, budget: { bytes: number }, skipped: SkippedEntry = () => {}): AsyncGenerator<string> {
 	let handle;
 	try {
-		handle = await open(path, "r");
-	} catch {
+		handle = await openRegularFile(path, "refuse");
+	} catch (error) {
+		if (error instanceof NotRegularFileError) skipped(`${error.message}; skipped`);
 		return;
 	}
 	try {

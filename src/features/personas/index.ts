@@ -20,6 +20,7 @@ export const personasFeature = defineFeature({
 			trusted: (cwd) => host.settings.effective(cwd).trusted,
 			knownTools: host.knownTools,
 			stopping: () => host.runtime.shuttingDown,
+			warn: (line) => host.log(line),
 		});
 		host.service(jobsFeature.key).usePersonas(personas);
 		return personas;

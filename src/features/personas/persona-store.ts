@@ -5,12 +5,13 @@
  * transcripts `sessions/*.jsonl`. Roots that are symbolic links, and definitions whose name is not their
  * folder's, are refused. Nothing is half-created: a failed create leaves no folder behind.
  */
-import { type BigIntStats, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { lstat, readdir, readFile, rm } from "node:fs/promises";
+import { type BigIntStats, closeSync, fstatSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { FileCache, LocalMemoryStore, personaStorePath } from "../memory/index.js";
 import { CodedError } from "../../shared/errors.js";
 import { isSymbolicLink } from "../../shared/path-kind.js";
+import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { AGENT_NAME_PATTERN, type AgentDefinition, type CatalogEntry, MAX_DEFINITION_BYTES, parseDefinition, TASK_AGENT } from "../jobs/index.js";
 import { archiveTranscript } from "./archive.js";
@@ -24,6 +25,8 @@ const NAME = new RegExp(AGENT_NAME_PATTERN);
 const RESERVED = new Set([TASK_AGENT.name]);
 const SYMBOLIC_LINK_ERROR = "its folder is a symbolic link (refused)";
 const MEMORY_ERROR = "its memory file cannot be read";
+/** Distinct warnings remembered, so each is given once (a listing runs often); past this many, forgotten. */
+const MAX_WARNED = 256;
 
 interface Found {
 	name: string;
@@ -55,6 +58,8 @@ export class PersonaStore {
 	private readonly definitions = new FileCache<DefinitionFile>({ maxEntries: 64 });
 	/** Archives being written, by persona root: what reads or removes its sessions waits for them first. */
 	private readonly archiving = new Map<string, Promise<void>>();
+	/** Warnings already given (see warnOnce). */
+	private readonly warned = new Set<string>();
 
 	constructor(
 		private readonly options: {
@@ -65,6 +70,8 @@ export class PersonaStore {
 			knownTools: readonly string[];
 			/** The service is stopping: a run's transcript is then archived at once (see archive.ts). */
 			stopping?(): boolean;
+			/** Lines for the operator: entries skipped because they are not regular files (each told once). */
+			warn?(line: string): void;
 		},
 	) {}
 
@@ -162,7 +169,7 @@ export class PersonaStore {
 	/** What the persona's newest runs said, once the archives still being written under `root` are there. */
 	async continuity(root: string): Promise<string | undefined> {
 		await this.archived(root);
-		return continuityText(root);
+		return continuityText(root, this.skipped);
 	}
 
 	/** Copies a finished run's transcript into `<root>/sessions/`, named so that names sort by time. */
@@ -211,7 +218,7 @@ export class PersonaStore {
 		const row: PersonaRow = { name: found.name, scope: found.scope, defined: false, memoryEntries: 0, sessionCount: 0 };
 		if (isSymbolicLink(found.root)) return { ...row, error: SYMBOLIC_LINK_ERROR };
 		await this.archived(found.root);
-		row.sessionCount = (await archivedTranscripts(found.root)).length;
+		row.sessionCount = (await archivedTranscripts(found.root, this.skipped)).length;
 		try {
 			row.memoryEntries = (await new LocalMemoryStore(personaStorePath(found.root)).read()).entries.length;
 		} catch {
@@ -240,32 +247,77 @@ export class PersonaStore {
 		return { defined: true, definition: file.definition, error: file.error ?? memoryError };
 	}
 
-	/** persona.md, read synchronously unless unchanged since it was last read; undefined when it does not exist. */
+	/**
+	 * persona.md, read synchronously unless unchanged since it was last read; undefined when it does not exist.
+	 * Opened without following a link or waiting on a FIFO (see src/shared/regular-file.ts); read through that
+	 * handle, so what is checked is what is read.
+	 */
 	private definitionNow(found: Found): DefinitionFile | undefined {
 		const path = join(found.root, PERSONA_FILE);
-		let stat;
+		let seen;
 		try {
-			stat = lstatSync(path, { bigint: true });
-		} catch {
-			return undefined;
+			seen = lstatSync(path, { bigint: true }); // an unchanged file is known without even opening it
+		} catch (error) {
+			return this.unopened(error);
 		}
-		return this.known(found, path, stat) ?? this.remember(found, path, stat, readFileSync(path, "utf8"));
+		const cached = seen.isFile() ? this.known(found, path, seen) : undefined;
+		if (cached) return cached;
+		let fd: number;
+		try {
+			fd = openRegularFileSync(path, "refuse");
+		} catch (error) {
+			return this.unopened(error);
+		}
+		try {
+			const stat = fstatSync(fd, { bigint: true });
+			return this.known(found, path, stat) ?? this.remember(found, path, stat, readFileSync(fd, "utf8"));
+		} finally {
+			closeSync(fd);
+		}
 	}
 
 	/** persona.md, read asynchronously unless unchanged since it was last read; undefined when it does not exist. */
 	private async definitionLater(found: Found): Promise<DefinitionFile | undefined> {
 		const path = join(found.root, PERSONA_FILE);
-		const stat = await lstat(path, { bigint: true }).catch(() => undefined);
-		if (stat === undefined) return undefined;
-		return this.known(found, path, stat) ?? this.remember(found, path, stat, await readFile(path, "utf8"));
+		let handle;
+		try {
+			handle = await openRegularFile(path, "refuse");
+		} catch (error) {
+			return this.unopened(error);
+		}
+		try {
+			const stat = await handle.stat({ bigint: true });
+			return this.known(found, path, stat) ?? this.remember(found, path, stat, await handle.readFile("utf8"));
+		} finally {
+			await handle.close();
+		}
+	}
+
+	/** persona.md that could not be opened: absent (undefined), or defined but unreadable, with why. */
+	private unopened(error: unknown): DefinitionFile | undefined {
+		if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+		if (error instanceof NotRegularFileError) {
+			this.warnOnce(`personas: ${error.message}; the persona cannot run until it is a regular file`);
+			return { text: "", error: `${PERSONA_FILE} is not a regular file (${error.found})` };
+		}
+		return { text: "", error: `${PERSONA_FILE} cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+	}
+
+	/** Entries of a persona's sessions skipped as not regular files, told to the operator once each. */
+	private readonly skipped = (why: string) => this.warnOnce(`personas: ${why}`);
+
+	private warnOnce(line: string): void {
+		if (this.warned.has(line)) return;
+		if (this.warned.size >= MAX_WARNED) this.warned.clear();
+		this.warned.add(line);
+		this.options.warn?.(line);
 	}
 
 	/**
-	 * What the file's metadata alone tells: anything but a regular file of at most 256 KiB is a clear error
-	 * (parsed from a stand-in text); an unchanged file is what was read before. Undefined: it must be read.
+	 * What the file's metadata alone tells: a file over 256 KiB is a clear error (parsed from a stand-in text);
+	 * an unchanged file is what was read before. Undefined: it must be read.
 	 */
 	private known(found: Found, path: string, stat: BigIntStats): DefinitionFile | undefined {
-		if (!stat.isFile()) return this.parsed(found.name, `---\nname: ${found.name}\n---\n`);
 		if (stat.size > MAX_PERSONA_BYTES) return this.parsed(found.name, `---\n# larger than ${MAX_PERSONA_BYTES / 1024} KiB\n---\n`);
 		return this.definitions.get(path, stat);
 	}

@@ -4,10 +4,11 @@
  * checkouts of its tasks' jobs (`tasks/<task id>/`). A record that cannot be read is reported and left on
  * disk, never deleted.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
+import { readRegularFileSync } from "../../shared/regular-file.js";
 import { writeFileAtomic } from "../atomic-file.js";
 import { WORKFLOW_ID_PATTERN, type WorkflowRecord, WorkflowRecordSchema } from "./schemas.js";
 
@@ -53,13 +54,14 @@ export class WorkflowStore {
 		for (const name of names) {
 			if (!WORKFLOW_ID.test(name)) continue;
 			const path = join(this.folder, name, RECORD_FILE);
-			if (!existsSync(path)) continue;
 			try {
-				const data = JSON.parse(readFileSync(path, "utf8")) as { version?: unknown; workflow?: unknown };
+				// A regular file only: a FIFO or a link in its place is reported, never waited on (src/shared/regular-file.ts).
+				const data = JSON.parse(readRegularFileSync(path, "refuse")) as { version?: unknown; workflow?: unknown };
 				if (data.version !== VERSION) throw new Error(`not a version ${VERSION} workflow record`);
 				if (!checkRecord().Check(data.workflow)) throw new Error("not a workflow record");
 				records.push(data.workflow as WorkflowRecord);
 			} catch (error) {
+				if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
 				warn(`workflows: ${path} could not be read (${(error as Error).message}); it is left as it is`);
 			}
 		}

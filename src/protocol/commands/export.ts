@@ -17,7 +17,8 @@ const HTML_NAME = /\.html?$/i;
 export const exportHtml = defineCommand({
 	name: "export_html",
 	summary:
-		"Writes the session as a standalone HTML page and answers with its absolute path. `outputPath` is taken " +
+		"Writes the session as a standalone HTML page (its content policy in the page, its secrets redacted, as " +
+		"the downloads: docs/security.md) and answers with its absolute path. `outputPath` is taken " +
 		"from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must " +
 		"name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted.",
 	params: Type.Object(

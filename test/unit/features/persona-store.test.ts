@@ -4,6 +4,7 @@
  * persona_get read asynchronously, and the synchronous catalog reads a persona.md again only once it changed.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import fs, { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
@@ -22,19 +23,31 @@ function store(options: { stopping?: () => boolean } = {}) {
 	return { agentDir, personas, root: (name: string) => join(agentDir, "personas", name), cwd: tempDir() };
 }
 
-/** Counts fs.readFileSync calls on paths ending with `suffix` while `body` runs (the ES module bindings too). */
+/**
+ * Counts fs.readFileSync calls on files whose path ends with `suffix` while `body` runs (the ES module bindings
+ * too), whether read by path or through a descriptor fs.openSync gave for such a path.
+ */
 async function countingReads<T>(suffix: string, body: (count: () => number) => Promise<T>): Promise<T> {
-	const original = fs.readFileSync;
+	const originalRead = fs.readFileSync;
+	const originalOpen = fs.openSync;
+	const descriptors = new Set<number>();
 	let count = 0;
+	fs.openSync = ((path: unknown, ...rest: unknown[]) => {
+		const fd = (originalOpen as (...args: unknown[]) => number)(path, ...rest);
+		if (String(path).endsWith(suffix)) descriptors.add(fd);
+		else descriptors.delete(fd);
+		return fd;
+	}) as typeof fs.openSync;
 	fs.readFileSync = ((path: unknown, ...rest: unknown[]) => {
-		if (String(path).endsWith(suffix)) count++;
-		return (original as (...args: unknown[]) => unknown)(path, ...rest);
+		if (typeof path === "number" ? descriptors.has(path) : String(path).endsWith(suffix)) count++;
+		return (originalRead as (...args: unknown[]) => unknown)(path, ...rest);
 	}) as typeof fs.readFileSync;
 	syncBuiltinESMExports();
 	try {
 		return await body(() => count);
 	} finally {
-		fs.readFileSync = original;
+		fs.readFileSync = originalRead;
+		fs.openSync = originalOpen;
 		syncBuiltinESMExports();
 	}
 }
@@ -93,6 +106,28 @@ test("an archive that cannot be written fails with io_error naming it and leaves
 		return true;
 	});
 	assert.deepEqual(readdirSync(root("blocked")).sort(), ["persona.md", "sessions"]);
+});
+
+// A FIFO in place of the transcript used to be copied with copyFile, which waits for a writer for ever: the
+// timeout turns that wait into a failure instead of a test run that never ends.
+test("a transcript that is not a regular file, or a sessions folder that is a link, is refused naming it", { timeout: 20_000 }, async () => {
+	for (const stopping of [false, true]) {
+		const { personas, root, cwd } = store({ stopping: () => stopping });
+		await personas.create("piped", undefined, cwd);
+		const fifo = join(tempDir(), "run.jsonl");
+		execFileSync("mkfifo", [fifo]);
+		await assert.rejects(personas.archive(root("piped"), "job-1", fifo), (error: CodedError) => {
+			assert.equal(error.code, "io_error");
+			assert.equal(error.message, `${fifo} is not a regular file (a FIFO); the run's transcript was not archived`);
+			return true;
+		});
+		const transcript = join(tempDir(), "run.jsonl");
+		writeFileSync(transcript, `${message("user", "hello")}\n`);
+		const elsewhere = tempDir();
+		symlinkSync(elsewhere, join(root("piped"), "sessions"));
+		await assert.rejects(personas.archive(root("piped"), "job-2", transcript), /sessions is a symbolic link \(not followed\); the run's transcript was not archived/);
+		assert.deepEqual(readdirSync(elsewhere), [], "nothing was written through the link");
+	}
 });
 
 test("while the service stops, the transcript is archived before archive returns", async () => {

@@ -1,6 +1,6 @@
 /** The remote memory client against the fake Hindsight server: bodies, scoping, every rule and fault. */
 import assert from "node:assert/strict";
-import { after, before, beforeEach, test } from "node:test";
+import { after, before, test } from "node:test";
 import { HindsightClient } from "@vectorize-io/hindsight-client";
 import { RemoteMemoryClient } from "../../../src/features/memory/remote-client.js";
 import { remoteScope } from "../../../src/features/memory/remote-scope.js";
@@ -21,7 +21,6 @@ before(async () => {
 after(async () => {
 	await Promise.all([plain.close(), secure.close(), locked.close()]);
 });
-beforeEach(() => RemoteMemoryClient.resetBankCache());
 
 const settings = (overrides: Partial<MemorySettings> = {}): MemorySettings => ({
 	...DEFAULT_MEMORY_SETTINGS,
@@ -56,9 +55,58 @@ test("per-project-tagged: one bank, project tag on retain, tags_match any on rec
 	assert.match(await client.recall("where is the cache", scope), /- the cache lives in target\/ \[world\]/);
 	assert.deepEqual(last(plain).body, { query: "where is the cache", types: ["world", "experience"], max_tokens: 1024, budget: "mid", include: { entities: null }, tags: scope.tags, tags_match: "any" });
 	assert.match(await client.reflect("cache location?", undefined, scope), /target/);
-	assert.deepEqual(last(plain).body, { query: "cache location?", budget: "mid", tags: scope.tags, tags_match: "any" });
-	assert.equal(plain.requests.slice(from).filter((r) => r.method === "PUT").length, 1, "the bank PUT is cached");
+	assert.deepEqual(last(plain).body, { query: "cache location?", budget: "mid", fact_types: ["world", "experience"], max_tokens: 1024, tags: scope.tags, tags_match: "any" });
+	assert.deepEqual(
+		plain.requests.slice(from).map((r) => r.operationId),
+		["create_or_update_bank", "retain_memories", "recall_memories", "create_or_update_bank", "reflect"],
+		"the bank PUT comes before every retain and reflect",
+	);
 	assert.ok(plain.requests.slice(from).every((r) => r.status === 200));
+});
+
+test("reflect asks as recall does: query, budget, types, token limit and the namespace tags", async () => {
+	const tuned = settings({ remoteRecallBudget: "high", remoteRecallTypes: ["observation", "world"], remoteRecallMaxTokens: 321 });
+	const client = new RemoteMemoryClient(tuned);
+	const scope = remoteScope(tuned, cwd);
+	await client.retain("the release train leaves on fridays", undefined, scope);
+	await client.reflect("when does the release train leave?", "planning", scope);
+	const reflect = last(plain);
+	assert.equal(reflect.operationId, "reflect");
+	assert.equal(reflect.status, 200, JSON.stringify(reflect.body));
+	assert.deepEqual(reflect.body, {
+		query: "when does the release train leave?",
+		budget: "high",
+		fact_types: ["observation", "world"],
+		max_tokens: 321,
+		tags: scope.tags,
+		tags_match: "any",
+		context: "planning",
+	});
+	// The types filter what reflect draws on: the fake stores retained facts as "world".
+	await new RemoteMemoryClient(settings({ remoteRecallTypes: ["experience"] })).reflect("release train", undefined, scope);
+	assert.deepEqual((last(plain).body as { fact_types: string[] }).fact_types, ["experience"]);
+});
+
+test("a bank deleted on the server between two retains is made again, with its missions, before the second", async () => {
+	const missions = settings({ remoteScoping: "global", remoteBankId: "recreated", remoteBankMission: "keep decisions", remoteRetainMission: "facts only" });
+	const client = new RemoteMemoryClient(missions);
+	const scope = remoteScope(missions, cwd);
+	await client.retain("first fact", undefined, scope);
+	assert.equal(plain.banks.get("recreated")?.retain_mission, "facts only");
+	plain.banks.delete("recreated"); // deleted by someone else (the server's own API, an operator)
+	const from = plain.requests.length;
+	await client.retain("second fact", undefined, scope);
+	assert.deepEqual(
+		plain.requests.slice(from).map((r) => [r.operationId, r.status]),
+		[
+			["create_or_update_bank", 200],
+			["retain_memories", 200],
+		],
+	);
+	const bank = plain.banks.get("recreated");
+	assert.equal(bank?.reflect_mission, "keep decisions");
+	assert.equal(bank?.retain_mission, "facts only");
+	assert.deepEqual(bank?.facts.map((f) => f.text), ["second fact"]);
 });
 
 test("global and per-project scoping send no tags and no null fields", async () => {
@@ -96,7 +144,6 @@ test("HTTP errors name the operation and status, redact credentials, and a faili
 	plain.fault({ operationId: "recall_memories", status: 500, body: '{"detail":"db down, token=supersecret123"}' });
 	await assert.rejects(client.recall("anything", scope), (e: Error) => /remote memory recall failed \(HTTP 500\)/.test(e.message) && !e.message.includes("supersecret123"));
 	for (const [op, call] of [["retain", () => client.retain("x", undefined, scope)], ["reflect", () => client.reflect("x", undefined, scope)]] as const) {
-		RemoteMemoryClient.resetBankCache();
 		plain.fault({ operationId: "create_or_update_bank", status: 503 });
 		const before = plain.requests.length;
 		await assert.rejects(call(), /remote memory createBank failed \(HTTP 503\)/);
@@ -162,7 +209,6 @@ test("the token travels only in Authorization; a wrong token is a 401 naming the
 		assert.equal(request.headers.authorization, "Bearer hs-key-123");
 		assert.ok(!request.path.includes("hs-key-123") && !JSON.stringify(request.body).includes("hs-key-123"));
 	}
-	RemoteMemoryClient.resetBankCache();
 	const bad = new RemoteMemoryClient(settings({ remoteApiUrl: locked.url, remoteApiToken: "wrong" }));
 	await assert.rejects(bad.recall("x", scope), /remote memory recall failed \(HTTP 401\): \{"detail":"Invalid API key"\}/);
 	// A server that echoes the token in an error never gets it into our error text, whatever its shape.

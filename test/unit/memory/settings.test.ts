@@ -56,14 +56,30 @@ test("every key is validated and errors name it", () => {
 		[{ remoteBankId: 7 }, /memory\.remoteBankId must be a string/],
 		[{ remoteApiToken: 12345 }, /memory\.remoteApiToken must be a string$/],
 		[{ backend: null }, /memory\.backend must be one of local, remote, off \(got null\)/],
-		[{ colour: "red" }, /memory\.colour is not a memory setting/],
 	];
-	assert.throws(() => parseMemorySettings(JSON.parse('{"__proto__": {"backend": "off"}}'), {}), /memory\.__proto__ is not a memory setting/);
 	for (const [raw, pattern] of cases) assert.throws(() => parseMemorySettings(raw, {}), pattern, JSON.stringify(raw));
 	assert.throws(() => parseMemorySettings("local", {}), /memory must be an object/);
 	const dir = tempDir();
 	writeFileSync(join(dir, "settings.json"), "{ not json");
 	assert.throws(() => loadMemorySettings(dir), /not valid JSON/);
+});
+
+test("keys that are no memory setting are left alone, each named in a warning; the others still count", () => {
+	const warnings: string[] = [];
+	const parsed = parseMemorySettings({ backend: "off", colour: "red", ["x".repeat(100)]: 1 }, {}, (line) => warnings.push(line));
+	assert.equal(parsed.backend, "off");
+	assert.equal("colour" in parsed, false);
+	assert.equal(warnings.length, 2);
+	assert.match(warnings[0]!, /^memory\.colour is not a memory setting; it is ignored/);
+	assert.match(warnings[1]!, /^memory\."x{64}"… is not a memory setting/, "a long key is cut");
+	const proto: string[] = [];
+	assert.equal(parseMemorySettings(JSON.parse('{"__proto__": {"backend": "off"}}'), {}, (line) => proto.push(line)).backend, "local");
+	assert.match(proto[0]!, /memory\.__proto__ is not a memory setting/);
+	const dir = tempDir();
+	writeFileSync(join(dir, "settings.json"), JSON.stringify({ memory: { bankId: "typo" } }));
+	const fromFile: string[] = [];
+	assert.deepEqual(loadMemorySettings(dir, {}, (line) => fromFile.push(line)), DEFAULT_MEMORY_SETTINGS);
+	assert.match(fromFile[0]!, /memory\.bankId is not a memory setting/);
 });
 
 test("the token may be a $ENV reference; unset is an error; views always redact it", () => {
