@@ -5,7 +5,7 @@
  */
 import { Type } from "typebox";
 import type { AgentHandle, JsonObject } from "../../agent/types.js";
-import { redactSecrets } from "../../shared/redact.js";
+import { redactKept } from "../../shared/redact-kept.js";
 import { defineFeatureTool, type FeatureTool, MAX_TOOL_OUTPUT_BYTES } from "../../agent/feature-tool.js";
 
 /** Messages peek_main shows unless asked for another number, and at most. */
@@ -101,9 +101,8 @@ export function renderPeek(main: MainView, fork: ForkPoint, wanted: number): str
 function renderMessage(message: JsonObject, heading?: string): string | undefined {
 	const body = messageBody(message);
 	if (body === undefined) return undefined;
-	const text = redactSecrets(body.text);
-	const cut = text.length > PEEK_MESSAGE_MAX_CHARS ? `${text.slice(0, PEEK_MESSAGE_MAX_CHARS)}… [cut]` : text;
-	return `[${heading ?? body.heading}]\n${cut}`;
+	const { text, cut } = redactKept(body.text, PEEK_MESSAGE_MAX_CHARS);
+	return `[${heading ?? body.heading}]\n${cut ? `${text}… [cut]` : text}`;
 }
 
 function messageBody(m: JsonObject): { heading: string; text: string } | undefined {
