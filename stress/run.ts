@@ -15,6 +15,7 @@ import { fuzz } from "./scenarios/fuzz.js";
 import { halfOpen } from "./scenarios/half-open.js";
 import { killNine } from "./scenarios/kill.js";
 import { manySessions } from "./scenarios/many-sessions.js";
+import { adversarialRedaction } from "./scenarios/redaction.js";
 import { slowConsumers } from "./scenarios/slow-consumers.js";
 import { soak } from "./scenarios/soak.js";
 
@@ -39,6 +40,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
 	damaged: () => damagedFiles(),
 	"half-open": () => halfOpen({ connections: 300 }),
 	soak: () => soak({ cycles: 1_000 }),
+	redaction: () => adversarialRedaction(),
 };
 
 const only = values.only?.split(",").map((s) => s.trim());

@@ -81,7 +81,7 @@ test("a 150 KB adversarial prompt with a collaboration guest following: ping wit
 			120_000,
 		);
 		await pingsStayFastWhile("the guest following", (async () => {
-			await host.ok({ type: "prompt", sessionId, message: prompt });
+			await host.ok({ type: "prompt", sessionId, message: prompt }, 120_000);
 			return seen;
 		})());
 		const userEnd = guest.messages.slice(from).find((m) => m.type === "message_end" && m.message.role === "user");
