@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MAX_FRAME_BYTES } from "../../../src/listener/limits.js";
 import { REDACTED, redactSecrets } from "../../../src/shared/redact.js";
+import { Prng } from "../../support/prng.js";
 import { ADVERSARIAL_SHAPES, adversarialText, interleavedText, SECRET_SAMPLES } from "../../support/redaction-inputs.js";
 
 const MIB = 1024 * 1024;
@@ -38,6 +39,18 @@ for (const shape of ADVERSARIAL_SHAPES) {
 test("linear time: the rules' prefixes and near misses interleaved at random", () => {
 	for (let seed = 1; seed <= 8; seed++) assertLinear(`seed ${seed}`, interleavedText(seed, MIB));
 	assertLinear("seed 9", interleavedText(9, MAX_FRAME_BYTES));
+});
+
+test("the JWT rule masks exactly what its plain form did (quadratic, so only on short texts)", () => {
+	const plain = /\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*/g;
+	// Pieces of tokens and of the runs around them, and nothing another rule starts with.
+	const pieces = ["eyJ", "eyJhbGciOiJIUzI1NiJ9", "-", ".", "A", "b", "9", "_", " ", "\n", "x", "abcdefgh", "é"];
+	const prng = new Prng(20);
+	for (let i = 0; i < 20_000; i++) {
+		let text = "";
+		for (let n = prng.int(40); n > 0; n--) text += prng.pick(pieces);
+		assert.equal(redactSecrets(text), text.replace(plain, REDACTED), JSON.stringify(text));
+	}
 });
 
 test("every shape is still masked, as before", () => {
