@@ -16,6 +16,7 @@ import { hangingGitHook } from "./scenarios/git-hooks.js";
 import { halfOpen } from "./scenarios/half-open.js";
 import { killNine } from "./scenarios/kill.js";
 import { manySessions } from "./scenarios/many-sessions.js";
+import { adversarialRedaction } from "./scenarios/redaction.js";
 import { slowConsumers } from "./scenarios/slow-consumers.js";
 import { soak } from "./scenarios/soak.js";
 import { twoProcesses } from "./scenarios/two-processes.js";
@@ -45,6 +46,7 @@ const SCENARIOS: Record<string, () => Promise<ScenarioResult>> = {
 	"two-processes": () => twoProcesses({ rounds: 10 }),
 	"git-hooks": () => hangingGitHook({ signalRounds: 12 }),
 	"streamed-secrets": () => streamedSecrets({ replies: 60, seed }),
+	redaction: () => adversarialRedaction(),
 };
 
 const only = values.only?.split(",").map((s) => s.trim());

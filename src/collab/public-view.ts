@@ -8,7 +8,7 @@
 import type { WireEvent } from "../protocol/coalesce.js";
 import { RUN_EVENT_TYPES } from "../protocol/events/core-events.js";
 import type { CollabSessionView } from "../shared/collab-wire.js";
-import { redactSecrets } from "../shared/redact.js";
+import { redactKept } from "../shared/redact-kept.js";
 
 /** Longest string a guest receives; the rest is cut and marked. */
 export const MAX_PUBLIC_STRING_CHARS = 65_536;
@@ -86,12 +86,16 @@ export class PublicView {
 		}
 	}
 
-	/** A string as guests see it: paths shortened, secrets redacted, cut to the limit. */
+	/** A string as guests see it: paths shortened, secrets redacted, cut to the limit (only what is kept is looked at). */
 	text(value: string): string {
+		const { text, cut } = redactKept(value, this.maxStringChars, (kept) => this.shortenPaths(kept));
+		return cut ? `${text}${CUT_MARKER}` : text;
+	}
+
+	private shortenPaths(value: string): string {
 		let out = value;
 		for (const { pattern, replacement } of this.prefixes) out = out.replace(pattern, replacement);
-		out = redactSecrets(out);
-		return out.length > this.maxStringChars ? `${out.slice(0, this.maxStringChars)}${CUT_MARKER}` : out;
+		return out;
 	}
 
 	/** Any value as guests see it (see the module comment). */

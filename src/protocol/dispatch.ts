@@ -4,8 +4,9 @@
  * thrown here escapes to the transport.
  */
 import { codeOf, type ErrorCode } from "../shared/errors.js";
+import { redactKept } from "../shared/redact-kept.js";
 import type { CommandRegistry } from "./command.js";
-import { cut, echo } from "./echo.js";
+import { echo } from "./echo.js";
 import { describeSchemaErrors } from "./schema-errors.js";
 import type { ClientLink, CommandContext, EventClient, ProtocolServices } from "./context.js";
 import { ServiceDirectory } from "./service-key.js";
@@ -20,6 +21,15 @@ export const MAX_ID_CHARS = 256;
 export const MAX_SESSION_ID_CHARS = 256;
 /** Longest error message a handler's failure is reported with; the rest is cut. */
 export const MAX_ERROR_CHARS = 2048;
+
+/**
+ * A handler's failure as reported: cut to MAX_ERROR_CHARS and "…", redacted without looking past the cut more
+ * than redaction needs, so a secret that straddles the cut is masked rather than shown in half.
+ */
+function reportedError(error: unknown): string {
+	const { text, cut } = redactKept(errorMessage(error), MAX_ERROR_CHARS);
+	return cut ? `${text}…` : text;
+}
 
 /** The error response to a command value refused before it is handled, echoing its `type` and `id` when it has them. */
 export function refusalOf(value: unknown, message: string, code: ErrorCode): ResponseEnvelope {
@@ -110,7 +120,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		try {
 			return successResponse(type, echoId, await command.definition.handler(fields as never, context));
 		} catch (error) {
-			return errorResponse(type, echoId, cut(errorMessage(error), MAX_ERROR_CHARS), codeOf(error));
+			return errorResponse(type, echoId, reportedError(error), codeOf(error));
 		}
 	};
 	/**
@@ -121,7 +131,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		dispatchValue(value, client).catch((error: unknown) => {
 			const { type, id } = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
 			const name = typeof type === "string" && type.length > 0 ? echo(type) : PARSE_COMMAND;
-			return errorResponse(name, echoableId(id), `The command could not be checked: ${cut(errorMessage(error), MAX_ERROR_CHARS)}`, "failed");
+			return errorResponse(name, echoableId(id), `The command could not be checked: ${reportedError(error)}`, "failed");
 		});
 	return {
 		dispatchValue: answer,

@@ -111,7 +111,19 @@ interface Script {
 	chunks?: { max: number; seed?: number };
 }
 
-const DIRECTIVE = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|CHUNKS|ERROR)\s+(.*?)\s*$/;
+const DIRECTIVE_HEAD = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|CHUNKS|ERROR)\s+/;
+
+/**
+ * A directive line's name and argument (without trailing whitespace), or undefined. The trailing whitespace is
+ * trimmed, not matched: a lazy argument before `\s*$` scanned a long run of spaces inside it (a CALL whose JSON
+ * holds 300 KB of them) once from each of its characters, and the fake model never answered.
+ */
+function directiveOf(line: string): { directive: string; rest: string } | undefined {
+	const head = DIRECTIVE_HEAD.exec(line);
+	if (!head) return undefined;
+	const rest = line.slice(head[0].length).trimEnd();
+	return /[\r\u2028\u2029]/.test(rest) ? undefined : { directive: head[1]!, rest };
+}
 
 /** Splits `rest` at its first space: `["a", "b c"]` for "a b c", `[rest, undefined]` without a space. */
 function firstWord(rest: string): [string, string | undefined] {
@@ -127,10 +139,9 @@ function nonNegative(text: string): number {
 export function parseScript(text: string): Script {
 	const script: Script = { toolCalls: [], loopCalls: [], benchChars: 1, pauseMs: 0, slowMs: 0 };
 	for (const line of text.split(/\r?\n/)) {
-		const match = DIRECTIVE.exec(line);
+		const match = directiveOf(line);
 		if (!match) continue;
-		const directive = match[1]!;
-		const rest = match[2]!;
+		const { directive, rest } = match;
 		switch (directive) {
 			case "REPLY":
 				script.reply = rest;
@@ -211,7 +222,7 @@ function userTurnText(messages: ChatMessage[]): string {
 	const last = index;
 	for (; index >= 0 && messages[index]!.role === "user"; index--) {
 		const text = textOf(messages[index]!.content);
-		if (text.split(/\r?\n/).some((line) => DIRECTIVE.test(line))) return text;
+		if (text.split(/\r?\n/).some((line) => directiveOf(line) !== undefined)) return text;
 	}
 	return last < 0 ? "" : textOf(messages[last]!.content);
 }

@@ -18,6 +18,7 @@ import {
 	FAKE_PROVIDER,
 	FAKE_REASONER,
 	type FakeOpenAiServer,
+	parseScript,
 	type RecordedRequest,
 	startFakeOpenAi,
 	writeFakeModelsJson,
@@ -201,6 +202,18 @@ test("LOOP_CALL calls its tool in every reply, after tool results too", async ()
 		assert.equal(r.toolCalls[0].function.name, "ls");
 		assert.deepEqual(JSON.parse(r.toolCalls.map((c) => c.function.arguments ?? "").join("")), { path: "." });
 	}
+});
+
+test("directive lines are read in time linear in their length: a CALL whose JSON holds 300 KB of spaces", () => {
+	const args = JSON.stringify({ op: "learn", content: `a${" ".repeat(300_000)}b` });
+	// Timed as the redaction fuzz is, per MiB against a bound far above the linear cost: it took 68 s before.
+	const started = performance.now();
+	const script = parseScript(`CALL memory ${args}   \nREPLY  spaced out  \n${" ".repeat(300_000)}x`);
+	const ms = performance.now() - started;
+	assert.ok(ms < 400, `${ms.toFixed(0)} ms for 0.6 MB (at most 400 ms, counted as one MiB)`);
+	assert.deepEqual(script.toolCalls, [{ name: "memory", arguments: args }]);
+	assert.equal(script.reply, "spaced out");
+	assert.equal(parseScript("REPLY a\rb").reply, undefined, "a carriage return inside the argument is no directive, as before");
 });
 
 test("BENCH streams n one-character deltas, each its own SSE event", async () => {

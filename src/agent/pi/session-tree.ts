@@ -4,6 +4,7 @@
  * built once and kept (per entry object); only labels, which change, are read on every build.
  */
 import { redactSecrets } from "../../shared/redact.js";
+import { redactionWindow } from "../../shared/redact-kept.js";
 import type { SessionEntry, SessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionTree, TreeNode } from "../types.js";
 
@@ -171,7 +172,7 @@ function textOf(content: unknown): string {
  * and redacting a long secret earlier could move the half into view.
  */
 export function preview(text: string): string {
-	const scanned = text.length > PREVIEW_SCAN_CHARS ? text.slice(0, PREVIEW_SCAN_CHARS).replace(/\S+$/, "") : text;
+	const scanned = redactionWindow(text, PREVIEW_SCAN_CHARS);
 	const line = redactSecrets(scanned).replace(/\s+/g, " ").trim();
 	if (line.length <= TREE_PREVIEW_CHARS) return line;
 	// Cut on a code point boundary: a lone surrogate half is not valid text.

@@ -3,7 +3,8 @@ import { Type } from "typebox";
 import type { LoadedSession } from "../../agent/runtime-manager.js";
 import { defineCommand, NoFields } from "../../protocol/command.js";
 import type { DoctorCheck } from "../../protocol/commands/doctor.js";
-import { REDACTED, redactSecrets } from "../../shared/redact.js";
+import { REDACTED } from "../../shared/redact.js";
+import { redactKept } from "../../shared/redact-kept.js";
 import { MAX_ENTRIES, type MemoryEntry } from "./local-store.js";
 import type { ServiceKey } from "../../protocol/service-key.js";
 import type { MemoryService } from "./memory-service.js";
@@ -29,12 +30,13 @@ const MemoryEntryViewSchema = Type.Object(
 );
 
 function entryView(entry: MemoryEntry) {
-	const content = redactSecrets(entry.content);
-	const cut = [...content.slice(0, MAX_INSPECTED_CHARS * 2)].slice(0, MAX_INSPECTED_CHARS).join("");
+	// Up to twice as many UTF-16 units as characters shown: then cut on a character boundary.
+	const content = redactKept(entry.content, MAX_INSPECTED_CHARS * 2);
+	const cut = [...content.text].slice(0, MAX_INSPECTED_CHARS).join("");
 	return {
 		id: entry.id,
 		content: cut,
-		truncated: cut.length < content.length,
+		truncated: content.cut || cut.length < content.text.length,
 		tags: entry.tags,
 		created: new Date(entry.ts).toISOString(),
 		session: entry.session,

@@ -16,6 +16,7 @@ import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../..
 import { FileCache } from "./file-cache.js";
 import { withFileLock } from "./file-lock.js";
 import { projectAnchor, projectDigest } from "./project-identity.js";
+import { queryMatchers } from "./query-matchers.js";
 
 export const MAX_ENTRY_BYTES = 1024 * 1024;
 export const MAX_TAGS = 20;
@@ -105,10 +106,7 @@ export class LocalMemoryStore {
 		const phrase = query.trim().toLowerCase();
 		if (!phrase) return [];
 		const normalized = phrase.replace(/\s+/g, " ");
-		// Terms match at the start of a word ("test" finds "testing", not "attestation").
-		const atWordStart = (text: string) => new RegExp(`(^|[^\\p{L}\\p{N}_])${escapeRegExp(text)}`, "u");
-		const whole = atWordStart(normalized);
-		const terms = [...new Set(normalized.split(" "))].map(atWordStart);
+		const { whole, terms } = queryMatchers(normalized);
 		const scored = (await this.read()).entries.flatMap((entry) => {
 			const haystack = `${entry.content} ${entry.tags.join(" ")}`.toLowerCase().replace(/\s+/g, " ");
 			const score = (whole.test(haystack) ? 2 : 0) + terms.filter((t) => t.test(haystack)).length;
@@ -264,10 +262,6 @@ function parseEntry(line: string): MemoryEntry | undefined {
 	} catch {
 		return undefined;
 	}
-}
-
-function escapeRegExp(text: string): string {
-	return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function newestFirst(entries: MemoryEntry[]): MemoryEntry[] {

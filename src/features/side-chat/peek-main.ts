@@ -7,7 +7,7 @@
  */
 import { Type } from "typebox";
 import type { AgentHandle, JsonObject } from "../../agent/types.js";
-import { redactSecrets } from "../../shared/redact.js";
+import { redactKept } from "../../shared/redact-kept.js";
 import { redactedSoFar } from "../../shared/redact-stream.js";
 import { defineFeatureTool, type FeatureTool, MAX_TOOL_OUTPUT_BYTES } from "../../agent/feature-tool.js";
 
@@ -78,7 +78,7 @@ export function renderPeek(main: MainView, fork: ForkPoint, wanted: number): str
 	const { messages, byTime } = messagesSinceFork(main.messages(), fork);
 	const blocks = messages.map((m) => renderMessage(m)).filter((b): b is string => b !== undefined);
 	const streaming = main.streamingMessage();
-	const live = streaming ? renderMessage(streaming, "assistant, still streaming", redactedSoFar) : undefined;
+	const live = streaming ? renderMessage(streaming, "assistant, still streaming", { streaming: true }) : undefined;
 	const notes: string[] = [];
 	if (byTime) notes.push("The main conversation was compacted, reloaded or moved to another branch since the fork: new messages are those recorded after it.");
 	if (main.isBusy) notes.push("The main agent is working right now.");
@@ -100,13 +100,17 @@ export function renderPeek(main: MainView, fork: ForkPoint, wanted: number): str
 	return [header, ...notes, ...shown, ...(live ? [live] : [])].join("\n\n");
 }
 
-/** One message as text (redacted, as far as it is safe so far while it streams, and cut), or undefined for hidden context. */
-function renderMessage(message: JsonObject, heading?: string, redact: (text: string) => string = redactSecrets): string | undefined {
+/**
+ * One message as text, redacted and cut, or undefined for hidden context. Only what is kept is redacted
+ * (redact-kept.ts); a message still streaming that fits shows only what is safe so far: its unfinished end
+ * could still become a secret.
+ */
+function renderMessage(message: JsonObject, heading?: string, how: { streaming?: boolean } = {}): string | undefined {
 	const body = messageBody(message);
 	if (body === undefined) return undefined;
-	const text = redact(body.text);
-	const cut = text.length > PEEK_MESSAGE_MAX_CHARS ? `${text.slice(0, PEEK_MESSAGE_MAX_CHARS)}… [cut]` : text;
-	return `[${heading ?? body.heading}]\n${cut}`;
+	const fits = body.text.length <= PEEK_MESSAGE_MAX_CHARS;
+	const { text, cut } = how.streaming && fits ? { text: redactedSoFar(body.text), cut: false } : redactKept(body.text, PEEK_MESSAGE_MAX_CHARS);
+	return `[${heading ?? body.heading}]\n${cut ? `${text}… [cut]` : text}`;
 }
 
 function messageBody(m: JsonObject): { heading: string; text: string } | undefined {

@@ -1,7 +1,7 @@
 /** What guests may see: secrets redacted, paths shortened, internal details dropped, sizes bounded. */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { CUT_MARKER, DEPTH_MARKER, MAX_PUBLIC_DEPTH, PublicView } from "../../../src/collab/public-view.js";
+import { CUT_MARKER, DEPTH_MARKER, MAX_PUBLIC_DEPTH, MAX_PUBLIC_STRING_CHARS, PublicView } from "../../../src/collab/public-view.js";
 import { snapshotText } from "../../../src/collab/snapshot.js";
 import type { WireEvent } from "../../../src/protocol/coalesce.js";
 
@@ -23,6 +23,20 @@ test("secrets are redacted and long strings cut", () => {
 	assert.equal(view.text("token=abcd1234efgh and sk-abcdefghijklmnopqrstuvwx"), "token=[REDACTED] and [REDACTED]");
 	const small = new PublicView({ maxStringChars: 10 });
 	assert.equal(small.text("x".repeat(25)), `${"x".repeat(10)}${CUT_MARKER}`);
+});
+
+test("a string of megabytes: only what guests get is looked at, and a secret or path straddling the cut never shows in half", () => {
+	const tail = " x".repeat(2 * 1024 * 1024);
+	const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz";
+	for (const offset of [3, 10, key.length - 2]) {
+		const text = `${"w ".repeat((MAX_PUBLIC_STRING_CHARS - offset) / 2)}${(MAX_PUBLIC_STRING_CHARS - offset) % 2 ? " " : ""}${key}${tail}`;
+		const shown = view.text(text);
+		assert.ok(shown.endsWith(CUT_MARKER));
+		assert.ok(!shown.includes("sk-a"), `cut ${offset} characters into the key: …${shown.slice(-30)}`);
+		assert.ok(shown.length <= MAX_PUBLIC_STRING_CHARS + CUT_MARKER.length);
+	}
+	const path = `${"w ".repeat(MAX_PUBLIC_STRING_CHARS / 2 - 5)}/home/ann/code/app/src/x.ts${tail}`;
+	assert.ok(!view.text(path).includes("/home/ann"), "the session's folder is shortened across the cut");
 });
 
 test("internal fields go at any depth; images become a marker; deep values are cut off", () => {

@@ -7,6 +7,7 @@ import { createDispatcher, MAX_ERROR_CHARS, MAX_ID_CHARS, MAX_SESSION_ID_CHARS }
 import { echo, MAX_ECHO_CHARS } from "../../../src/protocol/echo.js";
 import { EventStreams } from "../../../src/protocol/event-streams.js";
 import { NO_EVENT_STREAM } from "../../../src/protocol/subscriptions.js";
+import { redactSecrets } from "../../../src/shared/redact.js";
 import { runtimeOfAnyId } from "../../support/fake-agent.js";
 
 const failing = defineCommand({
@@ -81,5 +82,28 @@ test("a value nested a hundred thousand levels deep is refused with a short echo
 		assert.equal((response as { code?: string }).code, "invalid_command");
 		assert.match(response.error!, /`mode` must be one of fast, slow \(got [[{]/);
 		assert.ok(response.error!.length < 200, response.error);
+	}
+});
+
+test("a secret straddling the cut of a long error message is masked, not shown in half", async () => {
+	let message = "";
+	const throwing = defineCommand({
+		name: "fail_with",
+		summary: "Throws the message set by the test (tests only).",
+		params: NoFields,
+		result: NoResult,
+		handler: () => {
+			throw new Error(message);
+		},
+	});
+	const failer = createDispatcher(new CommandRegistry().register(throwing), { runtime, streams });
+	const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+	for (const before of [MAX_ERROR_CHARS - 5, MAX_ERROR_CHARS - 20, MAX_ERROR_CHARS - key.length + 2]) {
+		message = `${"w ".repeat(before / 2)}${before % 2 ? " " : ""}${key} and more`;
+		const response = await failer.dispatchValue({ type: "fail_with", id: "f" }, NO_EVENT_STREAM);
+		assert.equal(response.success, false);
+		assert.ok(!response.error!.includes(key.slice(0, 4)), `cut ${MAX_ERROR_CHARS - before} characters into the key: …${response.error!.slice(-30)}`);
+		const whole = redactSecrets(message);
+		assert.equal(response.error, whole.length > MAX_ERROR_CHARS ? `${whole.slice(0, MAX_ERROR_CHARS)}…` : whole, "as the whole message redacted, then cut");
 	}
 });

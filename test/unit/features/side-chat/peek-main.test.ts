@@ -81,3 +81,14 @@ test("bounded: the newest messages by count, each cut, the whole within the tool
 	const shown = Number(/the last (\d+) shown/.exec(bounded)?.[1]);
 	assert.ok(shown >= 1 && shown < 50, `${shown} shown`);
 });
+
+test("a message of hundreds of KB: cut, its secrets masked, one straddling the cut too", () => {
+	const key = "ghp_abcdefghijklmnopqrstuvwxyz012345";
+	const filler = "-eyJAAAAAAAA ".repeat(25_000); // the redactor's worst case once, and 300 KB
+	for (const offset of [2, 10, key.length - 3]) {
+		const before = "w ".repeat((PEEK_MESSAGE_MAX_CHARS - offset) / 2) + ((PEEK_MESSAGE_MAX_CHARS - offset) % 2 ? " " : "");
+		const text = renderPeek(view([user(`${before}${key} ${filler}`)]), forkPointOf([]), 1);
+		assert.match(text, /… \[cut\]$/);
+		assert.ok(!text.includes("ghp_"), `cut ${offset} characters into the token: …${text.slice(-30)}`);
+	}
+});
