@@ -7,6 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { mkdir, open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 /** Private to the user unless a caller says otherwise: most files hold what a user or an agent wrote. */
@@ -43,7 +44,7 @@ export class FileExistsError extends Error {
  */
 export function writeFileAtomically(path: string, content: string, options: AtomicWriteOptions = {}): void {
 	const folder = dirname(path);
-	const temp = join(folder, `.${basename(path)}.${process.pid}.${randomBytes(TEMP_NAME_RANDOM_BYTES).toString("hex")}.tmp`);
+	const temp = tempNameFor(path);
 	let claimed = false;
 	try {
 		if (options.createFolder) mkdirSync(folder, { recursive: true, mode: options.createFolder.mode });
@@ -59,6 +60,35 @@ export function writeFileAtomically(path: string, content: string, options: Atom
 		throw error;
 	}
 	syncFolder(folder);
+}
+
+/**
+ * The same write without holding the event loop, for files that can be large (a memory store of megabytes):
+ * the writing and flushing run on the thread pool. Not exclusive: its callers serialize writers with a lock.
+ */
+export async function writeFileAtomicallyAsync(path: string, content: string, options: Omit<AtomicWriteOptions, "exclusive"> = {}): Promise<void> {
+	const folder = dirname(path);
+	const temp = tempNameFor(path);
+	try {
+		if (options.createFolder) await mkdir(folder, { recursive: true, mode: options.createFolder.mode });
+		const handle = await open(temp, "wx", options.mode ?? PRIVATE_FILE_MODE);
+		try {
+			await handle.writeFile(content, "utf8");
+			await handle.sync();
+		} finally {
+			await handle.close();
+		}
+		await rename(temp, path);
+	} catch (error) {
+		removeQuietly(temp);
+		throw error;
+	}
+	await syncFolderAsync(folder);
+}
+
+/** A temporary name beside `path`, hidden, unique to this process and this write. */
+function tempNameFor(path: string): string {
+	return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(TEMP_NAME_RANDOM_BYTES).toString("hex")}.tmp`);
 }
 
 /** Writes a new file (never an existing one) whole and flushes it to the disk. */
@@ -99,6 +129,20 @@ function syncFolder(folder: string): void {
 		}
 	} catch {
 		// best effort: the rename has happened, only its durability across a crash is less certain
+	}
+}
+
+/** syncFolder off the event loop. */
+async function syncFolderAsync(folder: string): Promise<void> {
+	try {
+		const handle = await open(folder, "r");
+		try {
+			await handle.sync();
+		} finally {
+			await handle.close();
+		}
+	} catch {
+		// best effort, as in syncFolder
 	}
 }
 

@@ -10,7 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { PRIVATE_FILE_MODE, writeFileAtomically } from "../../shared/atomic-write.js";
+import { PRIVATE_FILE_MODE, writeFileAtomicallyAsync } from "../../shared/atomic-write.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
 import { FileCache } from "./file-cache.js";
@@ -212,7 +212,8 @@ export class LocalMemoryStore {
 			const result = mutate(file);
 			const lines = [...file.entries.map(entryLine), ...file.unreadable];
 			parsed.delete(this.path);
-			writeFileAtomically(this.path, lines.length ? `${lines.join("\n")}\n` : "", { mode: PRIVATE_FILE_MODE });
+			// A store may hold megabytes: written and flushed off the event loop (the lock keeps other writers out).
+			await writeFileAtomicallyAsync(this.path, lines.length ? `${lines.join("\n")}\n` : "", { mode: PRIVATE_FILE_MODE });
 			return result;
 		});
 	}

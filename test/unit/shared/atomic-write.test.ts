@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { FileExistsError, PRIVATE_FILE_MODE, writeFileAtomically } from "../../../src/shared/atomic-write.js";
+import { FileExistsError, PRIVATE_FILE_MODE, writeFileAtomically, writeFileAtomicallyAsync } from "../../../src/shared/atomic-write.js";
+import { turnsWhile } from "../../support/event-loop.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
@@ -111,4 +112,26 @@ test("writers in one process (same pid, several threads) replacing one file neve
 	const finals = Array.from({ length: writers }, (_, writer) => contentOf(writer, rounds - 1));
 	assert.ok(finals.includes(readFileSync(path, "utf8")), "the file holds one writer's last content, whole");
 	assert.deepEqual(readdirSync(dir), ["shared.json"], "no temporary file is left");
+});
+
+test("the asynchronous write replaces a file whole, leaves the event loop free meanwhile, and fails as the other does", async () => {
+	const dir = tempDir();
+	const path = join(dir, "store.jsonl");
+	writeFileSync(path, "old\n");
+	const big = `${"memory entry ".repeat(800_000)}\n`; // about 10 MB, a store near its bound
+	const { turns } = await turnsWhile(writeFileAtomicallyAsync(path, big, { mode: 0o600 }));
+	assert.ok(turns > 0, "the loop turned while the file was written and flushed");
+	assert.equal(readFileSync(path, "utf8"), big);
+	assert.equal(modeOf(path), 0o600);
+	await writeFileAtomicallyAsync(join(dir, "a", "b.json"), "made\n", { createFolder: { mode: 0o700 } });
+	assert.equal(readFileSync(join(dir, "a", "b.json"), "utf8"), "made\n");
+
+	const parent = join(dir, "not-a-folder");
+	writeFileSync(parent, "kept");
+	await assert.rejects(writeFileAtomicallyAsync(join(parent, "x.json"), "new"), (error: NodeJS.ErrnoException) => error.code === "ENOTDIR");
+	const target = join(dir, "busy");
+	mkdirSync(target);
+	writeFileSync(join(target, "inside"), "kept");
+	await assert.rejects(writeFileAtomicallyAsync(target, "new"), (error: NodeJS.ErrnoException) => typeof error.code === "string");
+	assert.deepEqual(readdirSync(dir).sort(), ["a", "busy", "not-a-folder", "store.jsonl"], "no temporary file is left");
 });
