@@ -126,7 +126,7 @@ function workingDirectory(options: CliOptions): string {
 
 function webPageSource(): WebPageSource {
 	const dir = process.env.SKIFF_WEB_DEV_DIR;
-	return dir ? { kind: "directory", dir: resolve(dir) } : { kind: "embedded", html: embeddedWebPage() };
+	return dir ? { kind: "directory", dir: resolve(dir) } : embeddedWebPage();
 }
 
 function packageVersion(): string {

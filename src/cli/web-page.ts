@@ -1,11 +1,15 @@
 /**
  * The page served at /web: the chat client built from web/ into dist/web/index.html by `npm run build`,
- * read once and kept in memory. If the build is missing (a checkout compiled with tsc alone), a minimal page
+ * read once and kept in memory, with the folder holding the compressed forms the build made of it (served in
+ * their place; src/listener/web-precompressed.ts). If the build is missing (a checkout compiled with tsc alone), a minimal page
  * explains how to drive the control plane instead.
  */
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { WebPageSource } from "../listener/web-route.js";
 
-const BUILT_PAGE = new URL("../web/index.html", import.meta.url);
+const BUILT_DIR = new URL("../web/", import.meta.url);
+const BUILT_PAGE = new URL("index.html", BUILT_DIR);
 
 const FALLBACK_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -19,14 +23,14 @@ protocol: a WebSocket at <code>/ws</code> (one JSON command per text frame) or <
 <p>See <code>docs/protocol.md</code> in the package for every command and event.</p></body></html>
 `;
 
-let cached: string | undefined;
+let cached: WebPageSource | undefined;
 
-export function embeddedWebPage(): string {
+export function embeddedWebPage(): WebPageSource {
 	if (cached === undefined) {
 		try {
-			cached = readFileSync(BUILT_PAGE, "utf8");
+			cached = { kind: "embedded", html: readFileSync(BUILT_PAGE, "utf8"), dir: fileURLToPath(BUILT_DIR) };
 		} catch {
-			cached = FALLBACK_PAGE;
+			cached = { kind: "embedded", html: FALLBACK_PAGE };
 		}
 	}
 	return cached;

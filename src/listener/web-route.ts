@@ -1,41 +1,44 @@
 /**
  * GET /web: the chat page, served from memory with compression and an ETag (or from SKIFF_WEB_DEV_DIR on
- * disk, read per request). It never needs authentication and carries no data; strict security headers keep
+ * disk, read per request). Its compressed forms are the build's (web-precompressed.ts) when they were made from
+ * the page served, else compressed once on the thread pool. It never needs authentication and carries no data; strict security headers keep
  * it from being framed, from loading anything remote, and from connecting anywhere but this origin's /ws.
  */
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
 import { isAuthority } from "./host-syntax.js";
 import { sendText } from "./http-reply.js";
-
-/** Where the page comes from: the embedded copy, or a development directory read on every request. */
-export type WebPageSource = { kind: "embedded"; html: string } | { kind: "directory"; dir: string };
-
-const compressBrotli = promisify(brotliCompress);
-const compressGzip = promisify(gzip);
-
-type Encoding = "br" | "gzip";
+import { compressPage, type Encoding, PAGE_FILE, readPrecompressed } from "./web-precompressed.js";
 
 /**
- * A page body, its ETag, and its encodings, each compressed once on first use, on the thread pool: brotli at
- * its best quality takes about a third of a second for the page, which the event loop (every client) would wait.
+ * Where the page comes from: the embedded copy (with `dir`, the build's folder holding its compressed forms), or a
+ * development directory read on every request (whose compressed forms are used too, when made from its page).
+ */
+export type WebPageSource = { kind: "embedded"; html: string; dir?: string } | { kind: "directory"; dir: string };
+
+/**
+ * A page body, its ETag, and its encodings, each prepared once on first use: the build's file when it was made
+ * from this page, else compressed on the thread pool (brotli at its best quality takes about half a second for
+ * the page, which the event loop, every client, would otherwise wait).
  */
 class PreparedPage {
 	readonly etag: string;
 	private readonly encoded = new Map<Encoding, Promise<Buffer>>();
 
-	constructor(readonly identity: Buffer) {
+	constructor(
+		readonly identity: Buffer,
+		private readonly dir: string | undefined,
+	) {
 		this.etag = `"${createHash("sha256").update(identity).digest("base64url").slice(0, 27)}"`;
 	}
 
 	encode(encoding: Encoding): Promise<Buffer> {
 		let body = this.encoded.get(encoding);
 		if (!body) {
-			body = encoding === "br" ? compressBrotli(this.identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }) : compressGzip(this.identity, { level: 9 });
+			const built = this.dir === undefined ? Promise.resolve(undefined) : readPrecompressed(this.dir, this.identity, encoding);
+			body = built.then((found) => found ?? compressPage(this.identity, encoding));
 			body.catch(() => this.encoded.delete(encoding)); // tried again next time
 			this.encoded.set(encoding, body);
 		}
@@ -49,9 +52,9 @@ const prepared = new WeakMap<WebPageSource, PreparedPage>();
 function pageOf(source: WebPageSource): PreparedPage {
 	const cached = prepared.get(source);
 	if (cached && source.kind === "embedded") return cached;
-	const html = source.kind === "embedded" ? Buffer.from(source.html, "utf8") : readFileSync(join(source.dir, "index.html"));
+	const html = source.kind === "embedded" ? Buffer.from(source.html, "utf8") : readFileSync(join(source.dir, PAGE_FILE));
 	if (cached?.identity.equals(html)) return cached;
-	const page = new PreparedPage(html);
+	const page = new PreparedPage(html, source.dir);
 	prepared.set(source, page);
 	return page;
 }

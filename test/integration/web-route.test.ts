@@ -1,6 +1,6 @@
 /** GET /web: the embedded page, compressed, with an ETag and strict headers; SKIFF_WEB_DEV_DIR overrides it. */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
@@ -33,6 +33,9 @@ test("the embedded page is one self-contained file, served compressed with an ET
 		const br = await raw({ "Accept-Encoding": "br, gzip" });
 		assert.equal(br.headers["content-encoding"], "br");
 		assert.equal(brotliDecompressSync(br.body).toString("utf8"), built);
+		// The build's compressed forms (npm run build writes them beside the page), not compressed on the request.
+		assert.deepEqual(br.body, readFileSync(join(REPO_ROOT, "dist", "web", "index.html.br")));
+		assert.deepEqual(gz.body, readFileSync(join(REPO_ROOT, "dist", "web", "index.html.gz")));
 		const plain = await raw({});
 		assert.equal(plain.body.toString("utf8"), built);
 		const csp = String(plain.headers["content-security-policy"]);
@@ -65,8 +68,11 @@ test("SKIFF_WEB_DEV_DIR serves the page from disk, read on every request", async
 	}
 });
 
-test("compressing the page for its first request (brotli at its best, about a third of a second) leaves ping answered at once", async () => {
-	const skiff = await startSkiff({ agentDir: tempDir() });
+test("compressing the page for its first request (brotli at its best, about half a second) leaves ping answered at once", async () => {
+	// A development directory holding the built page without its compressed forms: the route compresses it itself.
+	const dir = tempDir();
+	copyFileSync(join(REPO_ROOT, "dist", "web", "index.html"), join(dir, "index.html"));
+	const skiff = await startSkiff({ agentDir: tempDir(), env: { SKIFF_WEB_DEV_DIR: dir } });
 	try {
 		const client = await TestClient.connect(skiff.wsUrl);
 		await client.ok({ type: "ping" });
