@@ -11,11 +11,13 @@ export interface BenchOptions {
 	deltas: number;
 	/** Timed calls per operation (memory.ts). */
 	rounds: number;
+	/** new_session + close_session cycles (churn.ts). */
+	cycles: number;
 	/** Replace this script's section of docs/benchmarks.md with the new table. */
 	write: boolean;
 }
 
-const DEFAULTS = { iterations: 5, deltas: 20_000, rounds: 200 };
+const DEFAULTS = { iterations: 5, deltas: 20_000, rounds: 200, cycles: 6000 };
 
 /** Reads process.argv; throws naming the option when a count is not a positive whole number. */
 export function readBenchOptions(): BenchOptions {
@@ -24,6 +26,7 @@ export function readBenchOptions(): BenchOptions {
 			iterations: { type: "string" },
 			deltas: { type: "string" },
 			rounds: { type: "string" },
+			cycles: { type: "string" },
 			write: { type: "boolean", default: false },
 		},
 	});
@@ -34,5 +37,5 @@ export function readBenchOptions(): BenchOptions {
 		if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive whole number, got "${text}"`);
 		return value;
 	};
-	return { iterations: count("iterations"), deltas: count("deltas"), rounds: count("rounds"), write: values.write };
+	return { iterations: count("iterations"), deltas: count("deltas"), rounds: count("rounds"), cycles: count("cycles"), write: values.write };
 }

@@ -7,6 +7,7 @@
  */
 import { isDeepStrictEqual } from "node:util";
 import type { FeatureTool } from "../../agent/feature-tool.js";
+import type { FeatureSession } from "../../agent/types.js";
 import { boundText } from "../../agent/feature-tool.js";
 import { LocalMemoryStore, personaStorePath, projectStorePath } from "./local-store.js";
 import { createLocalMemoryTool } from "./local-tool.js";
@@ -70,6 +71,8 @@ export interface SessionMemory {
 	localStore(): LocalMemoryStore;
 	activeToolNames(): string[];
 	contextForPrompt(prompt: string, signal: AbortSignal | undefined): Promise<{ customType: string; content: string } | undefined>;
+	/** Once the session is open: when it closes, the service keeps only what loading it again needs. */
+	bind(session: FeatureSession): void;
 }
 
 export interface SessionMemoryOptions {
@@ -100,10 +103,14 @@ export class MemoryService {
 	readonly defaults: MemoryBinding;
 	/** Shared configurations of projects that set memory keys, by working directory (null: it uses the defaults). */
 	private readonly projects = new Map<string, MemoryBinding | null>();
-	/** Each attached session: its own configuration (children's), its working directory, and its local store. */
+	/**
+	 * Each attached session: its own configuration (children's), its working directory, and its local store.
+	 * A closed session keeps an entry (so it is the same when loaded again) made of plain values: `memory`, the
+	 * loaded session's features, whose closures hold the whole agent session, is dropped on close.
+	 */
 	private readonly sessions = new Map<
 		string,
-		{ own: MemoryBinding | undefined; cwd: () => string; namespace: LocalNamespace; store: () => LocalMemoryStore }
+		{ own: MemoryBinding | undefined; cwd: () => string; namespace: LocalNamespace; store: () => LocalMemoryStore; memory?: SessionMemory }
 	>();
 
 	constructor(
@@ -125,7 +132,7 @@ export class MemoryService {
 			if (live().backend !== "local") throw new Error(`the memory backend is now ${live().backend}; this tool is not available`);
 			return store();
 		}, options.sessionId);
-		return {
+		const memory: SessionMemory = {
 			own,
 			cwd: options.cwd,
 			namespace: options.personaRoot ? "persona" : "project",
@@ -136,7 +143,11 @@ export class MemoryService {
 				const content = await this.injection(live(), options.cwd(), prompt, signal);
 				return content === undefined ? undefined : { customType: INJECTION_CUSTOM_TYPE, content };
 			},
+			bind: (session) => {
+				session.onClose(() => this.release(session.sessionId, memory));
+			},
 		};
+		return memory;
 	}
 
 	/**
@@ -146,7 +157,26 @@ export class MemoryService {
 	attach(sessionId: string, memory: SessionMemory): void {
 		const earlier = this.sessions.get(sessionId)?.own;
 		if (earlier && memory.own && earlier !== memory.own) memory.own.settings = earlier.settings;
-		this.sessions.set(sessionId, { own: memory.own, cwd: memory.cwd, namespace: memory.namespace, store: () => memory.localStore() });
+		this.sessions.set(sessionId, { own: memory.own, cwd: memory.cwd, namespace: memory.namespace, store: () => memory.localStore(), memory });
+	}
+
+	/**
+	 * The session closed (unloaded, or replaced by a reload that attached its successor first): its entry keeps
+	 * its configuration, its last working directory and its store's path, and no longer refers to the session.
+	 */
+	private release(sessionId: string, memory: SessionMemory): void {
+		const entry = this.sessions.get(sessionId);
+		if (entry?.memory !== memory) return;
+		const cwd = entry.cwd();
+		const path = entry.store().path;
+		this.sessions.set(sessionId, { own: entry.own, cwd: () => cwd, namespace: entry.namespace, store: () => new LocalMemoryStore(path) });
+	}
+
+	/** How many sessions hold a live (loaded) entry, for tests of the bound. */
+	get liveSessionCount(): number {
+		let live = 0;
+		for (const entry of this.sessions.values()) if (entry.memory) live++;
+		return live;
 	}
 
 	/** The local store of a session (its persona's when it has one), else of the project at `cwd`. */

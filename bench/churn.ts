@@ -1,0 +1,59 @@
+/**
+ * Session churn: N cycles of `new_session` + `close_session` over one WebSocket against the real service (fake
+ * model, inspector on loopback). Reads resident memory and the heap after a forced full GC at the 1,000th cycle
+ * (or the middle one when N is smaller) and after the last one: a closed session must leave nothing behind, so
+ * growth between the two readings is what each session leaks. Issue 21 asks for at most 40 MiB of RSS growth
+ * between the 1,000th and the 6,000th cycle.
+ * Usage: npm run bench:churn [-- --cycles 2000 --write] (6,000 cycles by default: about ten seconds)
+ */
+import { execFileSync } from "node:child_process";
+import { StressClient } from "../stress/client.js";
+import { startService } from "../stress/service.js";
+import { writeBenchSection } from "./doc-section.js";
+import { readBenchOptions } from "./options.js";
+import { processTreeRssMiB } from "./process-rss.js";
+
+const options = readBenchOptions();
+const CYCLES = options.cycles;
+if (CYCLES < 2) throw new Error(`--cycles must be at least 2, got ${CYCLES}`);
+const MARK = CYCLES > 1000 ? 1000 : Math.ceil(CYCLES / 2);
+
+const service = await startService();
+const client = await StressClient.connect(service.skiff.wsUrl);
+// Only the skiff process: the fake model runs in a separate process tree of the bench.
+const rss = () => processTreeRssMiB(service.pid);
+const readings: { cycle: number; rssMiB: number; heapMiB: number }[] = [];
+const started = performance.now();
+try {
+	for (let cycle = 1; cycle <= CYCLES; cycle++) {
+		const { sessionId } = await client.ok({ type: "new_session" });
+		await client.ok({ type: "close_session", sessionId });
+		if (cycle === MARK || cycle === CYCLES) {
+			const heapMiB = await service.heapMiB();
+			readings.push({ cycle, rssMiB: rss(), heapMiB });
+		}
+	}
+} finally {
+	client.close();
+	await service.stop();
+}
+const commit = (() => {
+	try {
+		return execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { encoding: "utf8" }).trim();
+	} catch {
+		return "unknown";
+	}
+})();
+const seconds = (performance.now() - started) / 1000;
+const [first, last] = readings as [(typeof readings)[0], (typeof readings)[0]];
+const growth = (a: number, b: number) => `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(1)}`;
+const table = [
+	`Measured ${new Date().toISOString().slice(0, 10)} on src/ as of commit ${commit} (built bundle), ${CYCLES} cycles of new_session + close_session over one WebSocket in ${seconds.toFixed(0)} s; heap read after a forced full GC.`,
+	"",
+	`| metric | after cycle ${first.cycle} (MiB) | after cycle ${last.cycle} (MiB) | growth (MiB) | per 1,000 cycles (MiB) |`,
+	"|---|---|---|---|---|",
+	`| resident memory (skiff process) | ${first.rssMiB.toFixed(1)} | ${last.rssMiB.toFixed(1)} | ${growth(first.rssMiB, last.rssMiB)} | ${(((last.rssMiB - first.rssMiB) * 1000) / (last.cycle - first.cycle)).toFixed(1)} |`,
+	`| JavaScript heap after GC | ${first.heapMiB.toFixed(1)} | ${last.heapMiB.toFixed(1)} | ${growth(first.heapMiB, last.heapMiB)} | ${(((last.heapMiB - first.heapMiB) * 1000) / (last.cycle - first.cycle)).toFixed(1)} |`,
+].join("\n");
+console.log(table);
+if (options.write) writeBenchSection("churn", table);
