@@ -123,3 +123,18 @@ test("a stalled client that never reads learns of the close only when it reads t
 	const answers = await Promise.all(closes); // reading now: each one ends at once
 	for (const answer of answers) assert.equal(statusOf(answer), 408);
 });
+
+test("requests that stall in their body are closed at the request deadline, not up to node's 30 s check later", { timeout: 10_000 }, async () => {
+	const requestTimeoutMs = 400;
+	harness = await startHarness({ limits: { requestTimeoutMs } });
+	const opened: RawConnection[] = [];
+	for (let i = 0; i < 20; i++) {
+		const connection = await openRaw(harness.url, `127.0.0.${2 + (i % 5)}`);
+		connection.socket.write('POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n{"ty');
+		opened.push(connection);
+		stalled.push(connection);
+	}
+	await new Promise((resolve) => setTimeout(resolve, requestTimeoutMs + CLOSE_GRACE_MS));
+	assert.equal(opened.filter((c) => !c.isClosed()).length, 0);
+	for (const connection of opened) assert.equal(statusOf(connection.received()), 408);
+});
