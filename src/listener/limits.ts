@@ -39,6 +39,11 @@ export const HEARTBEAT_INTERVAL_MS = 30_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** Time allowed for a whole /rpc request, body included. */
 export const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * How often node checks its request deadline (and its own header deadline, behind header-watch.ts's timers).
+ * Node's default, 30 s, let a request that stalled in its body live 90 s instead of 60.
+ */
+export const DEADLINE_CHECK_INTERVAL_MS = 1_000;
 /** Largest request header block; larger ones get 431. */
 export const MAX_HEADER_BYTES = 32 * 1024;
 /** Simultaneous TCP connections the listener accepts. */
@@ -68,6 +73,7 @@ export const CLOSE_GRACE_MS = 1_000;
 /** The limits a listener runs with; tests inject small ones. */
 export interface ListenerLimits {
 	headersTimeoutMs: number;
+	requestTimeoutMs: number;
 	maxPendingPerAddress: number;
 	maxPendingTotal: number;
 	clientQueueMessages: number;
@@ -82,6 +88,7 @@ export interface ListenerLimits {
 
 export const DEFAULT_LIMITS: Readonly<ListenerLimits> = {
 	headersTimeoutMs: HEADERS_TIMEOUT_MS,
+	requestTimeoutMs: REQUEST_TIMEOUT_MS,
 	maxPendingPerAddress: MAX_PENDING_HEADERS_PER_ADDRESS,
 	maxPendingTotal: MAX_PENDING_HEADERS_TOTAL,
 	clientQueueMessages: MAX_CLIENT_QUEUE_MESSAGES,

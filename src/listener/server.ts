@@ -14,12 +14,12 @@ import { HeaderWatch } from "./header-watch.js";
 import { replyOnSocket } from "./http-reply.js";
 import {
 	CLOSE_GRACE_MS,
+	DEADLINE_CHECK_INTERVAL_MS,
 	DEFAULT_LIMITS,
 	HEADERS_TIMEOUT_MS,
 	type ListenerLimits,
 	MAX_CONNECTIONS,
 	MAX_HEADER_BYTES,
-	REQUEST_TIMEOUT_MS,
 } from "./limits.js";
 import { OutboundBudget } from "./outbound-queue.js";
 import { createRouter, listenerRoutes } from "./routes.js";
@@ -83,7 +83,13 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 	const serve = createRouter(listenerRoutes({ dispatcher, web, collab }), (request, route) => admission.request(request, route));
 
 	const server: Server = createServer(
-		{ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS, maxHeaderSize: MAX_HEADER_BYTES },
+		{
+			// header-watch.ts enforces the header deadline; node's is a backstop, and may not exceed the request's.
+			headersTimeout: Math.min(HEADERS_TIMEOUT_MS, limits.requestTimeoutMs),
+			requestTimeout: limits.requestTimeoutMs,
+			connectionsCheckingInterval: Math.min(DEADLINE_CHECK_INTERVAL_MS, limits.requestTimeoutMs / 4),
+			maxHeaderSize: MAX_HEADER_BYTES,
+		},
 		(request, response) => {
 			// The connection waits for headers again once the response is out (see header-watch.ts).
 			const connection = request.socket;
