@@ -86,8 +86,8 @@ export async function writeFileAtomicallyAsync(path: string, content: string, op
 	await syncFolderAsync(folder);
 }
 
-/** A temporary name beside `path`, hidden, unique to this process and this write. */
-function tempNameFor(path: string): string {
+/** A temporary name beside `path`, hidden, unique to this process and this write (for every whole-file write). */
+export function tempNameFor(path: string): string {
 	return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(TEMP_NAME_RANDOM_BYTES).toString("hex")}.tmp`);
 }
 
@@ -132,8 +132,8 @@ function syncFolder(folder: string): void {
 	}
 }
 
-/** syncFolder off the event loop. */
-async function syncFolderAsync(folder: string): Promise<void> {
+/** syncFolder off the event loop: makes a rename in `folder` durable, where the file system allows it. */
+export async function syncFolderAsync(folder: string): Promise<void> {
 	try {
 		const handle = await open(folder, "r");
 		try {

@@ -6,10 +6,10 @@
  * opened as a regular file only (src/shared/regular-file.ts): a FIFO put in its place is refused, never
  * waited on; and `sessions` must be a real folder (a symbolic link there is not written through).
  */
-import { randomBytes } from "node:crypto";
 import { closeSync, constants, lstatSync, readFileSync } from "node:fs";
 import { type FileHandle, lstat, mkdir, open, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { dirname } from "node:path";
+import { syncFolderAsync, tempNameFor } from "../../shared/atomic-write.js";
 import { CodedError } from "../../shared/errors.js";
 import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
 import { writeFileAtomic } from "../atomic-file.js";
@@ -33,7 +33,7 @@ export async function archiveTranscript(source: string, target: string, options:
 		return unreadable(error);
 	}
 	const folder = dirname(target);
-	const temp = join(folder, `.${basename(target)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+	const temp = tempNameFor(target);
 	try {
 		await mkdir(folder, { recursive: true, mode: FOLDER_MODE });
 		if ((await lstat(folder)).isSymbolicLink()) throw linkedFolder(folder);
@@ -54,7 +54,7 @@ export async function archiveTranscript(source: string, target: string, options:
 	} finally {
 		await input.close().catch(() => undefined);
 	}
-	await syncFolder(folder);
+	await syncFolderAsync(folder);
 }
 
 /** Copies what `from` holds into `to`, a chunk at a time (each read and write on the thread pool). */
@@ -99,18 +99,4 @@ function unreadable(error: unknown): void {
 
 function linkedFolder(folder: string): CodedError {
 	return new CodedError("io_error", `${folder} is a symbolic link (not followed); the run's transcript was not archived`);
-}
-
-/** Makes the rename durable where the file system allows it (best effort: the rename has happened). */
-async function syncFolder(folder: string): Promise<void> {
-	try {
-		const handle = await open(folder, "r");
-		try {
-			await handle.sync();
-		} finally {
-			await handle.close();
-		}
-	} catch {
-		// some file systems refuse to flush a folder
-	}
 }
