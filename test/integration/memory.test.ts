@@ -23,12 +23,12 @@ after(async () => {
 	await hindsight.close();
 });
 
-async function start(memory: Record<string, unknown> | undefined, env: Record<string, string> = {}) {
+async function start(memory: Record<string, unknown> | undefined, env: Record<string, string> = {}, args: string[] = []) {
 	const agentDir = tempDir();
 	const cwd = tempDir("project-");
 	writeFakeModelsJson(agentDir, model.url);
 	if (memory) writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ memory }));
-	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"], env });
+	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model", ...args], env });
 	running.push(skiff);
 	return { skiff, agentDir, cwd, client: await TestClient.connect(skiff.wsUrl) };
 }
@@ -185,6 +185,36 @@ test("children inherit the parent's live backend; persona sessions keep local me
 	const learned = await turn(client, 'CALL memory {"op":"learn","content":"the persona prefers short answers"}', persona.sessionId);
 	assert.match(learned.result!, /Learned memory entry/);
 	assert.match(readFileSync(join(personaRoot, "memory", "entries.jsonl"), "utf8"), /prefers short answers/);
+});
+
+const memoryTools = (tools: string[]) => tools.filter((t) => ["memory", "recall", "retain", "reflect"].includes(t));
+
+test("an applied memory setting is in force in forks and clones too, and a session loaded again keeps its own", async () => {
+	const { client } = await start(undefined, {}, ["--max-sessions", "2"]);
+	await turn(client, "REPLY first answer\nfirst question");
+	const { messages: points } = await client.ok({ type: "get_fork_messages" });
+	const fork = await client.ok({ type: "fork", entryId: points[0].entryId });
+	const clone = await client.ok({ type: "clone" });
+	assert.equal((await client.ok({ type: "memory_get_settings", sessionId: fork.sessionId })).backend, "local");
+
+	const { draftId } = await client.ok({ type: "settings_open_draft", scope: "global" });
+	await client.ok({ type: "settings_set", draftId, key: "memory.backend", value: "off" });
+	assert.deepEqual((await client.ok({ type: "settings_apply", draftId })).appliedLive, ["memory.backend"]);
+	for (const sessionId of [undefined, fork.sessionId, clone.sessionId]) {
+		assert.equal((await client.ok({ type: "memory_get_settings", sessionId })).backend, "off", `backend of ${sessionId ?? "primary"}`);
+		const inspected = await client.ok({ type: "settings_inspect", sessionId });
+		assert.equal(inspected.values.find((v: any) => v.key === "memory.backend").effectiveValue, "off");
+		assert.deepEqual(memoryTools((await turn(client, "REPLY quiet", sessionId)).tools), [], `no memory tool in ${sessionId ?? "primary"}`);
+	}
+
+	// The fork's own run-time switch survives its unloading (--max-sessions 2) and loading again.
+	await client.ok({ type: "memory_set_backend", sessionId: fork.sessionId, backend: "local" });
+	for (let i = 0; i < 3; i++) await client.ok({ type: "new_session" });
+	const listed = (await client.ok({ type: "session_list" })).sessions.find((s: any) => s.sessionId === fork.sessionId);
+	assert.equal(listed.loaded, false, "the fork was unloaded");
+	assert.deepEqual(memoryTools((await turn(client, "REPLY back again", fork.sessionId)).tools), ["memory"]);
+	assert.equal((await client.ok({ type: "memory_get_settings", sessionId: fork.sessionId })).backend, "local");
+	assert.equal((await client.ok({ type: "memory_get_settings" })).backend, "off", "the primary keeps the applied value");
 });
 
 test("invalid memory settings stop start-up with a message naming the key", async () => {

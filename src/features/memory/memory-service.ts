@@ -61,8 +61,11 @@ export interface MemoryBinding {
 
 /** What a session gets from memory: tools to register, which of them are active now, and turn-start context. */
 export interface SessionMemory {
-	/** The session's own configuration (a child's copy); undefined when it shares its project's or the defaults. */
-	readonly own: MemoryBinding | undefined;
+	/**
+	 * The session's own configuration (a child's copy); undefined when it shares its project's or the defaults.
+	 * A session loaded again takes the one it had before (MemoryService.attach).
+	 */
+	own: MemoryBinding | undefined;
 	/** Its working directory (known once the session is open), which decides the shared configuration it uses. */
 	readonly cwd: () => string;
 	readonly tools: FeatureTool[];
@@ -124,8 +127,11 @@ export class MemoryService {
 	/** Memory for a new session. Call `attach` with its id once it exists. */
 	forSession(options: SessionMemoryOptions): SessionMemory {
 		const parentId = options.parentSessionId;
-		const own = parentId !== undefined && this.sessions.has(parentId) ? { settings: { ...this.binding(parentId).settings } } : undefined;
-		const live = () => (own ?? this.shared(options.cwd())).settings;
+		const parent = parentId !== undefined && this.sessions.has(parentId) ? this.binding(parentId) : undefined;
+		// The copy remembers what the files said, so an applied settings change reaches it as it reaches the
+		// shared configurations (reload), while its own run-time switches stay.
+		const own = parent ? { settings: { ...parent.settings }, fromFiles: parent.fromFiles } : undefined;
+		const live = () => (memory.own ?? this.shared(options.cwd())).settings;
 		const store = () =>
 			new LocalMemoryStore(options.personaRoot ? personaStorePath(options.personaRoot) : projectStorePath(this.agentDir, options.cwd()));
 		const local = createLocalMemoryTool(() => {
@@ -152,11 +158,12 @@ export class MemoryService {
 
 	/**
 	 * Remembers which binding a session uses (for its commands and its future children). A session loaded
-	 * again (after it was unloaded) keeps the configuration it had, not a fresh copy of its parent's.
+	 * again (after it was unloaded, which opens it without its parent) keeps the configuration it had, not a
+	 * fresh copy of its parent's nor the shared one.
 	 */
 	attach(sessionId: string, memory: SessionMemory): void {
 		const earlier = this.sessions.get(sessionId)?.own;
-		if (earlier && memory.own && earlier !== memory.own) memory.own.settings = earlier.settings;
+		if (earlier) memory.own = earlier;
 		this.sessions.set(sessionId, { own: memory.own, cwd: memory.cwd, namespace: memory.namespace, store: () => memory.localStore(), memory });
 	}
 
@@ -251,17 +258,24 @@ export class MemoryService {
 	}
 
 	/**
-	 * The settings files changed (settings_apply, project_trust): the shared configurations take the files' new
-	 * values of the keys that changed; a run-time switch of another key stays. Children keep their copies.
+	 * The settings files changed (settings_apply, project_trust): every configuration, shared or a session's own
+	 * (children, forks, clones), takes the files' new values of the keys that changed, so what was applied is in
+	 * force in every session; a run-time switch of another key stays.
 	 */
 	reload(global: MemorySettings): void {
 		rebase(this.defaults, global);
+		const files = new Map<string, MemorySettings | undefined>();
+		const filesOf = (cwd: string) => {
+			if (!files.has(cwd)) files.set(cwd, this.options.projectSettings?.(cwd));
+			return files.get(cwd);
+		};
 		for (const [cwd, binding] of this.projects) {
-			const settings = this.options.projectSettings?.(cwd);
+			const settings = filesOf(cwd);
 			if (!settings) this.projects.delete(cwd);
 			else if (binding) rebase(binding, settings);
 			else this.projects.set(cwd, { settings, fromFiles: settings });
 		}
+		for (const session of this.sessions.values()) if (session.own) rebase(session.own, filesOf(session.cwd()) ?? global);
 	}
 
 	/** Switches a binding's backend; it applies from the next turn. Remote needs a configured URL. */

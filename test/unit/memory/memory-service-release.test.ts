@@ -54,3 +54,21 @@ test("a session reloaded under the same id keeps its new entry when the replaced
 	second.close();
 	assert.equal(memory.liveSessionCount, 0);
 });
+
+test("a child opened again without its parent (after unloading) keeps its own configuration, and applied files reach it", () => {
+	const memory = new MemoryService("/agent", { ...DEFAULT_MEMORY_SETTINGS });
+	open(memory, "parent", { cwd: "/work/a" });
+	const child = open(memory, "child", { cwd: "/work/a", parentSessionId: "parent" });
+	memory.setBackend(memory.binding("child"), "off"); // the child's own run-time switch
+	child.close();
+	const again = open(memory, "child", { cwd: "/work/a" }); // loaded again: no parent is named
+	assert.equal(again.features.activeToolNames().length, 0, "still off");
+	assert.equal(memory.binding("parent").settings.backend, "local");
+
+	memory.reload({ ...DEFAULT_MEMORY_SETTINGS, backend: "off" }); // the files now say off: every configuration takes it
+	assert.equal(memory.binding("parent").settings.backend, "off");
+	memory.setBackend(memory.binding("child"), "local");
+	memory.reload({ ...DEFAULT_MEMORY_SETTINGS, backend: "off", remoteInjection: !DEFAULT_MEMORY_SETTINGS.remoteInjection });
+	assert.equal(memory.binding("child").settings.backend, "local", "a change of another key leaves the run-time switch");
+	assert.equal(memory.binding("child").settings.remoteInjection, !DEFAULT_MEMORY_SETTINGS.remoteInjection);
+});
