@@ -1538,7 +1538,7 @@ export interface Commands {
 			checks: DoctorCheck[];
 		};
 	};
-	/** Writes the session as a standalone HTML page (its content policy in the page, its secrets redacted, as the downloads: docs/security.md) and answers with its absolute path. `outputPath` is taken from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted. */
+	/** Writes the session as a standalone HTML page (its content policy in the page, its secrets redacted, as the downloads: docs/security.md) and answers with its absolute path. `outputPath` is taken from the session's cwd (default `<session name>.html` there, or `skiff-session-<session file name>.html` for an unnamed session). Over /ws and /rpc it must name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted. */
 	export_html: {
 		params: {
 			/** Where to write the page (relative: to the session's cwd). */

@@ -8,6 +8,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { pipeline } from "node:stream";
 import type { Dispatcher } from "../protocol/dispatch.js";
 import type { DownloadFormat, SessionDownload } from "../protocol/session-download.js";
+import { contentDisposition } from "../shared/download-name.js";
 import { codeOf, type ErrorCode } from "../shared/errors.js";
 import { redactSecrets } from "../shared/redact.js";
 import { sendText } from "./http-reply.js";
@@ -62,7 +63,7 @@ export async function serveExport(
 	response.writeHead(200, {
 		"Content-Type": download.contentType,
 		"Content-Length": String(download.size),
-		"Content-Disposition": `attachment; filename="${download.fileName}"`,
+		"Content-Disposition": contentDisposition(download.name),
 		"Content-Security-Policy": target.format === "html" ? HTML_POLICY : DATA_POLICY,
 		"Cache-Control": "no-store",
 		"X-Content-Type-Options": "nosniff",

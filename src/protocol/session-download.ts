@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import type { RuntimeManager } from "../agent/runtime-manager.js";
+import { type DownloadName, downloadName } from "../shared/download-name.js";
 import { CodedError } from "../shared/errors.js";
 import { redactJsonLine } from "../shared/redact-value.js";
 
@@ -21,8 +22,8 @@ export type DownloadFormat = (typeof DOWNLOAD_FORMATS)[number];
 
 /** A file ready to send: what it is, its size, its content (read once), and how to clean up after it. */
 export interface SessionDownload {
-	/** A safe file name for Content-Disposition. */
-	fileName: string;
+	/** What it is saved as: the session's name (or its id), made safe as a file name (contentDisposition). */
+	name: DownloadName;
 	contentType: string;
 	size: number;
 	open(): Readable;
@@ -45,7 +46,7 @@ export async function sessionDownload(runtime: RuntimeManager, sessionId: string
 			`Session ${sessionId} is not recorded yet, so there is nothing to export: it is written with its first message, plan, goal or name (--no-session records nothing)`,
 		);
 	}
-	const fileName = `skiff-session-${sessionId.replace(/[^A-Za-z0-9._-]/g, "_")}.${format}`;
+	const name = downloadName(handle.state().sessionName, sessionId, format);
 	const contentType = CONTENT_TYPES[format];
 	const dir = mkdtempSync(join(tmpdir(), "skiff-export-"));
 	try {
@@ -54,7 +55,7 @@ export async function sessionDownload(runtime: RuntimeManager, sessionId: string
 				? await redactedCopy(file, statSync(file).size, join(dir, "session.jsonl")) // what is written now: later entries are not in it
 				: await handle.exportHtml(join(dir, "session.html"));
 		const size = statSync(made).size;
-		return { fileName, contentType, size, open: () => readUpTo(made, size), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+		return { name, contentType, size, open: () => readUpTo(made, size), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 	} catch (error) {
 		rmSync(dir, { recursive: true, force: true });
 		throw error;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { httpRequest } from "../support/http.js";
@@ -77,6 +77,28 @@ test("the HTML download is pi's standalone page under a strict, sandboxing polic
 	const policy = String(response.headers["content-security-policy"]);
 	for (const part of ["default-src 'none'", "sandbox allow-scripts", "frame-ancestors 'none'", "form-action 'none'"]) assert.ok(policy.includes(part), part);
 	assert.ok(!policy.includes("allow-same-origin"), "the page gets an opaque origin");
+});
+
+test("a named session is saved and titled by its name, whatever characters the name holds", async () => {
+	const client = await TestClient.connect(open.wsUrl);
+	const { sessionId } = await recordedSession(open);
+	const name = 'Décisions d\'API </script><script>alert(1)</script> / "v2"';
+	await client.ok({ type: "set_session_name", sessionId, name });
+	const written = await client.ok({ type: "export_html", sessionId });
+	assert.equal(basename(written.path), `Décisions d'API -script-script-alert(1)-script- - -v2-.html`, "export_html's default name is the session's too");
+	client.close();
+	const html = await httpRequest(`${open.url}/export/${sessionId}.html`);
+	assert.equal(html.status, 200, html.body);
+	assert.equal(
+		html.headers["content-disposition"],
+		`attachment; filename="Decisions d-API -script-script-alert-1-script- - -v2.html"; filename*=UTF-8''D%C3%A9cisions%20d%27API%20-script-script-alert%281%29-script-%20-%20-v2-.html`,
+	);
+	assert.match(html.body, /<title>Décisions d&#39;API &#60;\/script&#62;&#60;script&#62;alert\(1\)&#60;\/script&#62; \/ &#34;v2&#34;<\/title>/);
+	assert.ok(html.body.includes('${escapeHtml("Décisions d\'API \\u003c/script>\\u003cscript>alert(1)\\u003c/script> / \\"v2\\"")}'), "pi's heading shows the name");
+	assert.ok(!html.body.includes("Session: ${escapeHtml(header?.id"), "the id heading is replaced");
+	assert.ok(!html.body.includes("</script><script>alert(1)"), "the name ends no script element");
+	const jsonl = await httpRequest(`${open.url}/export/${sessionId}.jsonl`);
+	assert.match(String(jsonl.headers["content-disposition"]), /filename="Decisions d-API .*\.jsonl"; filename\*=UTF-8''D%C3%A9cisions/);
 });
 
 test("a session not recorded yet is a conflict, an unknown one 404, odd requests get plain refusals", async () => {

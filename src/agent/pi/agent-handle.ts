@@ -349,7 +349,7 @@ export class PiAgentHandle implements AgentHandle {
 		if (!this.sessionFile || !this.recorder.onDisk) {
 			throw new CodedError("conflict", "Nothing to export yet: the session is not recorded (it is written with its first message, plan, goal or name; --no-session records nothing)");
 		}
-		return exportSealedPage((raw) => this.session.exportToHtml(raw), path);
+		return exportSealedPage((raw) => this.session.exportToHtml(raw), path, this.session.sessionName);
 	}
 
 	changedOnDisk(): boolean {

@@ -7,6 +7,7 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { Type } from "typebox";
+import { downloadName } from "../../shared/download-name.js";
 import { CodedError } from "../../shared/errors.js";
 import { isDirectory, isSymbolicLink } from "../../shared/path-kind.js";
 import { defineCommand } from "../command.js";
@@ -19,7 +20,7 @@ export const exportHtml = defineCommand({
 	summary:
 		"Writes the session as a standalone HTML page (its content policy in the page, its secrets redacted, as " +
 		"the downloads: docs/security.md) and answers with its absolute path. `outputPath` is taken " +
-		"from the session's cwd (default `skiff-session-<session file name>.html` there). Over /ws and /rpc it must " +
+		"from the session's cwd (default `<session name>.html` there, or `skiff-session-<session file name>.html` for an unnamed session). Over /ws and /rpc it must " +
 		"name an `.html` file inside the session's cwd (else `forbidden`); in `--mode rpc` any path is accepted.",
 	params: Type.Object(
 		{ outputPath: Type.Optional(Type.String({ minLength: 1, description: "Where to write the page (relative: to the session's cwd)." })) },
@@ -28,7 +29,8 @@ export const exportHtml = defineCommand({
 	result: Type.Object({ path: Type.String({ description: "The absolute path written." }) }),
 	handler: async ({ outputPath }, context) => {
 		const { handle } = await context.session();
-		const defaultName = `skiff-session-${basename(handle.sessionFile ?? handle.sessionId, ".jsonl")}.html`;
+		const name = downloadName(handle.state().sessionName, handle.sessionId, "html");
+		const defaultName = name.named ? name.fileName : `skiff-session-${basename(handle.sessionFile ?? handle.sessionId, ".jsonl")}.html`;
 		const target = exportTarget(handle.cwd, outputPath ?? defaultName, context.client.transport === "stdio");
 		return { path: await handle.exportHtml(target) };
 	},

@@ -290,7 +290,16 @@ export function plural(count: number, one: string, many: string): string {
 }
 
 /** The file name of a `Content-Disposition: attachment; filename="…"` header. */
+/** The name to save as: the session's own (`filename*`, RFC 8187) where the service sent one, else the ASCII one. */
 function fileName(header: string | null): string | undefined {
+	const encoded = header ? /filename\*=UTF-8''([^;\s]+)/i.exec(header) : null;
+	if (encoded) {
+		try {
+			return decodeURIComponent(encoded[1]!);
+		} catch {
+			// a malformed encoding: the plain name below
+		}
+	}
 	const match = header ? /filename="([^"]+)"/.exec(header) : null;
 	return match?.[1];
 }
