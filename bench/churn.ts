@@ -6,11 +6,11 @@
  * between the 1,000th and the 6,000th cycle.
  * Usage: npm run bench:churn [-- --cycles 2000 --write] (6,000 cycles by default: about ten seconds)
  */
-import { execFileSync } from "node:child_process";
 import { StressClient } from "../stress/client.js";
 import { startService } from "../stress/service.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
+import { srcCommit } from "./src-commit.js";
 import { processTreeRssMiB } from "./process-rss.js";
 
 const options = readBenchOptions();
@@ -39,13 +39,7 @@ try {
 	client.close();
 	await service.stop();
 }
-const commit = (() => {
-	try {
-		return execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { encoding: "utf8" }).trim();
-	} catch {
-		return "unknown";
-	}
-})();
+const commit = srcCommit();
 const seconds = (performance.now() - started) / 1000;
 const [first, last] = readings as [(typeof readings)[0], (typeof readings)[0]];
 const growth = (a: number, b: number) => `${b - a >= 0 ? "+" : ""}${(b - a).toFixed(1)}`;

@@ -6,13 +6,13 @@
  * each on a timer of its own; the documented allowance is 1 s). The goal: every one closed within that.
  * Usage: node --import tsx bench/half-open.ts [-- --write] (after `npm run build`; about 12 s a round)
  */
-import { execFileSync } from "node:child_process";
 import type { Socket } from "node:net";
 import { HEADERS_TIMEOUT_MS } from "../src/listener/limits.js";
 import { stallQuietly } from "../stress/scenarios/half-open.js";
 import { startService } from "../stress/service.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
+import { srcCommit } from "./src-commit.js";
 import { formatNumber, medianWithSpread } from "./stats.js";
 
 const CONNECTIONS = 300;
@@ -67,13 +67,7 @@ try {
 	await service.stop();
 }
 
-const commit = (() => {
-	try {
-		return execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { encoding: "utf8" }).trim();
-	} catch {
-		return "unknown";
-	}
-})();
+const commit = srcCommit();
 const stillOpen = Math.max(...rounds.map((r) => CONNECTIONS - r.closed));
 const worst = Math.max(...rounds.map((r) => r.longestMs));
 const table = [

@@ -7,7 +7,6 @@
  * 100 ms. Every answer must be the unknown-session error it was before.
  * Usage: node --import tsx bench/unknown-sessions.ts [-- --rounds 20 --write] (after `npm run build`)
  */
-import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +16,7 @@ import { startPinger } from "../stress/pinger.js";
 import { startService } from "../stress/service.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
+import { srcCommit } from "./src-commit.js";
 import { formatNumber, medianWithSpread } from "./stats.js";
 
 const FILES = 5_000;
@@ -102,13 +102,7 @@ try {
 }
 if (wrong > 0) throw new Error(`${wrong} commands naming unknown ids did not get the unknown-session error (e.g. ${example})`);
 
-const commit = (() => {
-	try {
-		return execFileSync("git", ["log", "-1", "--format=%h", "--", "src"], { encoding: "utf8" }).trim();
-	} catch {
-		return "unknown";
-	}
-})();
+const commit = srcCommit();
 const met = (value: number) => (value <= GOAL_MS ? "met" : "not met");
 const slowest = Math.max(...rounds);
 const table = [
