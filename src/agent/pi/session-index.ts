@@ -11,8 +11,9 @@
  * arrive while one runs share the single one that follows it (which sees what changed before they asked). So
  * 128 commands naming unknown ids cost one or two refreshes, not 128.
  *
- * Memory is bounded by what is on disk: per file its name, its path and a map entry each way (a few hundred
- * bytes; 5,000 sessions take about a megabyte). Nothing is kept per lookup: an unknown id leaves no trace.
+ * Memory is bounded by what is on disk: per file its name, its path and a map entry each way (about 700 bytes
+ * measured: 5,000 sessions in 100 folders take 3.2 MiB of heap). Nothing is kept per lookup: an unknown id
+ * leaves no trace (10,000 of them: no growth past noise).
  */
 import { basename, dirname, join } from "node:path";
 import type { AsyncDisk, DiskAnswers, DiskRead, SyncDisk } from "./session-disk.js";
