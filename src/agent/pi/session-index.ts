@@ -171,25 +171,33 @@ export class SessionIndex {
 			folder.changed = settled(times[i]!);
 			return true;
 		});
-		const listings = yield* read("list", changed);
+		// Listed and taken in a few folders at a time, so that a first build over thousands of files is many
+		// short steps between which the event loop serves everyone else.
 		const foreign: Array<{ dir: string; name: string }> = [];
-		changed.forEach((dir, i) => {
-			const folder = this.folders.get(dir);
-			if (!folder) return;
-			const names = new Set(listings[i]!.filter((name) => name.endsWith(".jsonl")));
-			for (const name of [...folder.files.keys()]) if (!names.has(name)) this.remove(dir, name);
-			for (const name of names) {
-				if (folder.files.has(name)) continue;
-				const id = idFromFileName(name);
-				if (id) this.add(dir, name, id);
-				else foreign.push({ dir, name });
-			}
-		});
+		for (let i = 0; i < changed.length; i += READS_AT_ONCE) {
+			const group = changed.slice(i, i + READS_AT_ONCE);
+			const listings = yield* read("list", group);
+			group.forEach((dir, j) => this.takeListing(dir, listings[j]!, foreign));
+		}
 		const headers = yield* read("header", foreign.map(({ dir, name }) => join(dir, name)));
 		foreign.forEach(({ dir, name }, i) => {
 			const id = headers[i];
 			if (id && this.folders.has(dir) && !this.folders.get(dir)!.files.has(name)) this.add(dir, name, id);
 		});
+	}
+
+	/** Brings one folder's files in line with its listing; names that do not carry an id go to `foreign`. */
+	private takeListing(dir: string, listing: string[], foreign: Array<{ dir: string; name: string }>): void {
+		const folder = this.folders.get(dir);
+		if (!folder) return;
+		const names = new Set(listing.filter((name) => name.endsWith(".jsonl")));
+		for (const name of [...folder.files.keys()]) if (!names.has(name)) this.remove(dir, name);
+		for (const name of names) {
+			if (folder.files.has(name)) continue;
+			const id = idFromFileName(name);
+			if (id) this.add(dir, name, id);
+			else foreign.push({ dir, name });
+		}
 	}
 
 	private add(dir: string, name: string, id: string): void {
