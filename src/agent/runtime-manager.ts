@@ -113,7 +113,7 @@ export class RuntimeManager {
 		const { catalog, cwd } = this.options;
 		if (choice.kind === "continue") {
 			// A damaged newest file is set aside by the opener (and reported); the next newest is tried.
-			for (let newest = catalog.newestFor(cwd); newest; newest = catalog.newestFor(cwd)) {
+			for (let newest = await catalog.findNewest(cwd); newest; newest = await catalog.findNewest(cwd)) {
 				try {
 					return this.becomePrimary(await this.load({ kind: "file", path: newest.path }));
 				} catch (error) {
@@ -131,10 +131,10 @@ export class RuntimeManager {
 				source = { kind: "memory", cwd };
 				break;
 			case "open":
-				source = { kind: "file", path: catalog.resolve(choice.reference, cwd, { anywhere: true }).path };
+				source = { kind: "file", path: (await catalog.findReference(choice.reference, cwd, { anywhere: true })).path };
 				break;
 			case "id": {
-				const existing = catalog.byId(choice.id);
+				const existing = await catalog.findById(choice.id);
 				source = existing ? { kind: "file", path: existing.path } : { kind: "new", cwd, id: choice.id };
 				break;
 			}
@@ -161,7 +161,7 @@ export class RuntimeManager {
 		if (session) return this.fresh(session);
 		const unloaded = this.unloaded.get(sessionId);
 		if (unloaded) return this.load(unloaded.source, unloaded.origin);
-		const recorded = this.options.catalog.byId(sessionId);
+		const recorded = await this.options.catalog.findById(sessionId);
 		if (!recorded) throw new CodedError("unknown_session", `Unknown session: ${sessionId}`);
 		return this.load({ kind: "file", path: recorded.path });
 	}
@@ -185,7 +185,7 @@ export class RuntimeManager {
 		// A loaded session named by its id is returned even before it has a file (nothing said in it yet).
 		const byId = this.loaded.get(reference.trim());
 		if (byId) return this.fresh(byId);
-		const ref = this.options.catalog.resolve(reference, this.options.cwd, options);
+		const ref = await this.options.catalog.findReference(reference, this.options.cwd, options);
 		const loaded = this.loaded.get(ref.id);
 		if (loaded) return this.fresh(loaded);
 		return this.load({ kind: "file", path: ref.path });
@@ -271,7 +271,7 @@ export class RuntimeManager {
 	async close(sessionId: string): Promise<boolean> {
 		const session = this.loaded.get(sessionId);
 		if (!session) {
-			if (this.unloaded.has(sessionId) || this.options.catalog.byId(sessionId)) return false;
+			if (this.unloaded.has(sessionId) || (await this.options.catalog.findById(sessionId))) return false;
 			throw new CodedError("unknown_session", `Unknown session: ${sessionId}`);
 		}
 		if (sessionId === this.primaryId) throw new CodedError("conflict", "The primary session cannot be closed");

@@ -240,17 +240,20 @@ export interface SessionFileRef {
 	modifiedMs: number;
 }
 
-/** Finds recorded sessions on disk; implemented by the pi adapter. */
+/**
+ * Finds recorded sessions on disk; implemented by the pi adapter. Every lookup is asynchronous: it may have to
+ * read the sessions folder (a file another process wrote), and that never holds the event loop.
+ */
 export interface SessionCatalog {
 	/** The newest recorded session of `cwd`, if any (for --continue). */
-	newestFor(cwd: string): SessionFileRef | undefined;
+	findNewest(cwd: string): Promise<SessionFileRef | undefined>;
 	/** The session file with exactly this id, if recorded. */
-	byId(id: string): SessionFileRef | undefined;
+	findById(id: string): Promise<SessionFileRef | undefined>;
 	/**
-	 * A path, a full id or an unambiguous id prefix; throws an error saying what was not found or was ambiguous.
-	 * A path must lie in the sessions folder unless `anywhere` (the operator's own command line).
+	 * A path, a full id or an unambiguous id prefix; rejects with an error saying what was not found or was
+	 * ambiguous. A path must lie in the sessions folder unless `anywhere` (the operator's own command line).
 	 */
-	resolve(reference: string, baseDir: string, options?: { anywhere?: boolean }): SessionFileRef;
+	findReference(reference: string, baseDir: string, options?: { anywhere?: boolean }): Promise<SessionFileRef>;
 	/** Summaries of this project's sessions, or of all projects', newest first. */
 	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>>;
 	/**

@@ -137,7 +137,7 @@ export async function halfOpen(options: HalfOpenOptions): Promise<ScenarioResult
  * Opens `count` connections (from the scenario's addresses) that send part of an upgrade's headers, read whatever
  * comes, and never reconnect; resolves once all have connected (or failed to).
  */
-async function stallQuietly(port: number, count: number): Promise<Socket[]> {
+export async function stallQuietly(port: number, count: number): Promise<Socket[]> {
 	const sockets: Socket[] = [];
 	const connected: Promise<void>[] = [];
 	for (let i = 0; i < count; i++) {

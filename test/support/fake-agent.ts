@@ -246,6 +246,16 @@ export class FakeCatalog implements SessionCatalog {
 		if (!hit) throw new Error(`No recorded session matches "${reference}"`);
 		return hit;
 	}
+	// The runtime's asynchronous lookups answer from the pretend files (and from a subclass's byId and resolve).
+	async findNewest(): Promise<SessionFileRef | undefined> {
+		return this.newestFor();
+	}
+	async findById(id: string): Promise<SessionFileRef | undefined> {
+		return this.byId(id);
+	}
+	async findReference(reference: string): Promise<SessionFileRef> {
+		return this.resolve(reference);
+	}
 	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>> {
 		return [];
 	}

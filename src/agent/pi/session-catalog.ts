@@ -1,101 +1,121 @@
 /**
- * Finds recorded sessions on disk: pi's layout `<agent-dir>/sessions/<encoded-cwd>/<timestamp>_<id>.jsonl`.
- * An index of every session file is kept in memory and refreshed incrementally: a lookup stats the sessions
- * folder and each project folder, and lists again only the folders that changed, so an unknown id costs a
- * few stat calls however many sessions there are. Files are never parsed for a lookup (only a header line
- * for a foreign file name). Pruning walks every session file, so its walk does not hold the event loop.
+ * Finds recorded sessions on disk: pi's layout `<agent-dir>/sessions/<encoded-cwd>/<timestamp>_<id>.jsonl`,
+ * through an index of every session file kept in memory (src/agent/pi/session-index.ts). The runtime's lookups
+ * (`findById`, `findReference`, `findNewest`) never hold the event loop: a known id is one stat of its file; an
+ * unknown id, a prefix or a vanished file waits for one refresh of the index off the event loop, shared with
+ * every lookup made meanwhile, so a file another process wrote after start is found and a burst of unknown ids
+ * costs one refresh. The synchronous forms (`byId`, `resolve`, `newestFor`, `files`) refresh on the caller's
+ * thread, for tools and tests, never a request. Pruning walks every session file, off the event loop too.
  */
 import { CodedError } from "../../shared/errors.js";
-import { isDirectory } from "../../shared/path-kind.js";
-import { NotRegularFileError, openRegularFile, openRegularFileSync } from "../../shared/regular-file.js";
-import { closeSync, existsSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
-import { type FileHandle, lstat, readdir, unlink } from "node:fs/promises";
+import { lstat, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { SessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionCatalog, SessionFileRef, SessionSummary, StaleSessionFile } from "../types.js";
+import { type AsyncDisk, type FolderReader, headerId, REAL_FOLDERS, sessionDisk, type SyncDisk } from "./session-disk.js";
+import { type Plan, read, runAsync, runSync, SessionIndex } from "./session-index.js";
 
-/**
- * File systems stamp changes with a coarse clock (a few milliseconds): a folder changed this recently may
- * change again without its time moving, so it is listed again on the next lookup.
- */
-const SETTLED_AFTER_NS = 1_000_000_000n;
+export { type FolderReader, REAL_FOLDERS } from "./session-disk.js";
 
 /** pi's project folders: the cwd encoded between double dashes (see projectFolderName). */
 const PROJECT_FOLDER = /^--.*--$/;
 
-/** One project folder as last listed: its change time and its session files by name. */
-interface IndexedFolder {
-	changed: bigint;
-	files: Map<string, { id: string; path: string }>;
-}
-
-/** How the catalog reads folders; tests count the listings. */
-export interface FolderReader {
-	/** The folder's last change, in nanoseconds (-1 when it cannot be read). */
-	changed(dir: string): bigint;
-	/** The names in the folder ([] when it cannot be read). */
-	list(dir: string): string[];
-}
-
-export const REAL_FOLDERS: FolderReader = { changed: changeTime, list: safeReaddir };
-
 export class PiSessionCatalog implements SessionCatalog {
-	private readonly folders = new Map<string, IndexedFolder>();
-	private rootChanged = -1n;
+	private readonly disk: { sync: SyncDisk; async: AsyncDisk };
+	private readonly index: SessionIndex;
 
 	constructor(
 		private readonly sessionsDir: string,
-		private readonly reader: FolderReader = REAL_FOLDERS,
+		reader: FolderReader = REAL_FOLDERS,
 		/** Told of a `.jsonl` entry skipped because it is not a regular file (once per listing of its folder). */
-		private readonly warn: (line: string) => void = () => {},
-	) {}
+		warn: (line: string) => void = () => {},
+	) {
+		this.disk = sessionDisk(reader, warn);
+		this.index = new SessionIndex(sessionsDir, this.disk);
+	}
 
-	/** Every recorded session file (unsorted; see newestFor for recency). */
-	files(): Array<{ id: string; path: string }> {
-		this.refresh();
-		return [...this.folders.values()].flatMap((folder) => [...folder.files.values()]);
+	/** Asynchronous refreshes of the index so far (tests count them). */
+	get refreshes(): number {
+		return this.index.refreshes;
 	}
 
 	/** The newest recorded session whose folder belongs to `cwd`, if any (for --continue). */
-	newestFor(cwd: string): SessionFileRef | undefined {
-		this.refresh();
-		const folder = this.folders.get(join(this.sessionsDir, projectFolderName(cwd)));
-		const refs = [...(folder?.files.values() ?? [])].map((f) => ({ ...f, modifiedMs: safeMtime(f.path) }));
-		return refs.sort((a, b) => b.modifiedMs - a.modifiedMs)[0];
+	async findNewest(cwd: string): Promise<SessionFileRef | undefined> {
+		await this.index.refresh();
+		const files = this.index.filesIn(join(this.sessionsDir, projectFolderName(cwd)));
+		const modified = await runAsync(read("modified", files.map((f) => f.path)), this.disk.async);
+		return newest(files.map((f, i) => ({ ...f, modifiedMs: modified[i] ?? 0 })));
 	}
 
-	/** The session file with exactly this id, if recorded. */
-	byId(id: string): SessionFileRef | undefined {
-		const hit = this.files().find((f) => f.id === id);
-		return hit && { ...hit, modifiedMs: safeMtime(hit.path) };
+	/** The session file with exactly this id, if recorded; the index is refreshed first only when it does not know the id. */
+	async findById(id: string): Promise<SessionFileRef | undefined> {
+		const known = this.index.pathsOf(id)[0];
+		const modifiedMs = known === undefined ? undefined : await this.disk.async.modified(known);
+		if (known !== undefined && modifiedMs !== undefined) return { id, path: known, modifiedMs };
+		await this.index.refresh(); // unknown, or its file is gone: the disk may have changed since the last look
+		const path = this.index.pathsOf(id)[0];
+		return path === undefined ? undefined : { id, path, modifiedMs: (await this.disk.async.modified(path)) ?? 0 };
 	}
 
 	/**
 	 * Resolves what a user typed: a path to a session file, a full id, or an unambiguous id prefix. A path must
-	 * lie in the sessions folder unless `anywhere` (the operator's own command line). Throws an error that says
-	 * what was not found, which sessions a prefix matched, or that a path is outside the sessions folder.
+	 * lie in the sessions folder unless `anywhere` (the operator's own command line). Rejects with an error that
+	 * says what was not found, which sessions a prefix matched, or that a path is outside the sessions folder.
 	 */
+	async findReference(reference: string, baseDir: string, options: { anywhere?: boolean } = {}): Promise<SessionFileRef> {
+		const trimmed = trimmedReference(reference);
+		if (looksLikePath(trimmed)) return runAsync(this.pathPlan(trimmed, baseDir, options), this.disk.async);
+		const exact = await this.findById(trimmed); // refreshes the index when the id is unknown
+		if (exact) return exact;
+		const { id, path } = chosen(trimmed, this.index.matching(trimmed));
+		return { id, path, modifiedMs: (await this.disk.async.modified(path)) ?? 0 };
+	}
+
+	/** Every recorded session file (unsorted), read on the caller's thread. */
+	files(): Array<{ id: string; path: string }> {
+		this.index.refreshNow();
+		return this.index.files();
+	}
+
+	/** findNewest on the caller's thread. */
+	newestFor(cwd: string): SessionFileRef | undefined {
+		this.index.refreshNow();
+		const files = this.index.filesIn(join(this.sessionsDir, projectFolderName(cwd)));
+		return newest(files.map((f) => ({ ...f, modifiedMs: this.disk.sync.modified(f.path) ?? 0 })));
+	}
+
+	/** findById on the caller's thread. */
+	byId(id: string): SessionFileRef | undefined {
+		this.index.refreshNow();
+		const path = this.index.pathsOf(id)[0];
+		return path === undefined ? undefined : { id, path, modifiedMs: this.disk.sync.modified(path) ?? 0 };
+	}
+
+	/** findReference on the caller's thread; throws instead of rejecting. */
 	resolve(reference: string, baseDir: string, options: { anywhere?: boolean } = {}): SessionFileRef {
-		const trimmed = reference.trim();
-		if (!trimmed) throw new CodedError("invalid_command", "Session reference is empty: give an id, an id prefix or a path");
-		if (looksLikePath(trimmed)) {
-			const path = isAbsolute(trimmed) ? trimmed : resolve(baseDir, trimmed);
-			if (!existsSync(path) || !statSync(path).isFile()) throw new CodedError("not_found", `No session file at ${path}`);
-			if (!options.anywhere && !this.holds(path)) {
+		const trimmed = trimmedReference(reference);
+		if (looksLikePath(trimmed)) return runSync(this.pathPlan(trimmed, baseDir, options), this.disk.sync);
+		this.index.refreshNow();
+		const path = this.index.pathsOf(trimmed)[0];
+		const hit = path === undefined ? chosen(trimmed, this.index.matching(trimmed)) : { id: trimmed, path };
+		return { ...hit, modifiedMs: this.disk.sync.modified(hit.path) ?? 0 };
+	}
+
+	/** A session file named by its path: a regular file with a session header, in the sessions folder unless `anywhere`. */
+	private *pathPlan(reference: string, baseDir: string, options: { anywhere?: boolean }): Plan<SessionFileRef> {
+		const path = isAbsolute(reference) ? reference : resolve(baseDir, reference);
+		if (!(yield* read("file", [path]))[0]) throw new CodedError("not_found", `No session file at ${path}`);
+		if (!options.anywhere) {
+			// The file's real location (symbolic links resolved) must be inside the sessions folder.
+			const [root, real] = yield* read("real", [this.sessionsDir, path]);
+			if (root === undefined || real === undefined || !real.startsWith(root + sep)) {
 				throw new CodedError("forbidden", `${path} is outside the sessions folder ${this.sessionsDir}: open sessions there by path, id or id prefix`);
 			}
-			const id = idFromHeader(path);
-			if (!id) throw new CodedError("invalid_command", `${path} is not a session file (no session header, or not a regular file)`);
-			return { id, path, modifiedMs: safeMtime(path) };
 		}
-		const files = this.files();
-		const exact = files.find((f) => f.id === trimmed);
-		if (exact) return { ...exact, modifiedMs: safeMtime(exact.path) };
-		const matches = files.filter((f) => f.id.startsWith(trimmed));
-		if (matches.length === 1) return { ...matches[0]!, modifiedMs: safeMtime(matches[0]!.path) };
-		if (matches.length === 0) throw new CodedError("unknown_session", `No recorded session matches "${trimmed}"`);
-		const sample = matches.slice(0, 5).map((m) => m.id).join(", ");
-		throw new CodedError("invalid_command", `Session prefix "${trimmed}" is ambiguous: ${matches.length} sessions match (${sample})`);
+		const [id] = yield* read("header", [path]);
+		if (!id) throw new CodedError("invalid_command", `${path} is not a session file (no session header, or not a regular file)`);
+		const [modifiedMs] = yield* read("modified", [path]);
+		return { id, path, modifiedMs: modifiedMs ?? 0 };
 	}
 
 	/**
@@ -130,6 +150,7 @@ export class PiSessionCatalog implements SessionCatalog {
 		const current = await this.staleFile(file.path, beforeMs);
 		if (!current || current.id !== file.id) throw new CodedError("conflict", `${file.path} changed since it was listed (newer, replaced or gone); it was not removed`);
 		await unlink(file.path);
+		this.index.forget(file.path);
 	}
 
 	/** The file as a pruning candidate: a regular session file last modified before `beforeMs`, else undefined. */
@@ -141,50 +162,8 @@ export class PiSessionCatalog implements SessionCatalog {
 			return undefined;
 		}
 		if (!stats.isFile() || stats.mtimeMs >= beforeMs) return undefined;
-		const id = await idFromHeaderAsync(path);
+		const id = await headerId(path).catch(() => undefined);
 		return id === undefined ? undefined : { id, path, modifiedMs: stats.mtimeMs, size: stats.size };
-	}
-
-	/** The project folders: every entry of the sessions folder that is a folder. */
-	private subdirectories(): string[] {
-		return this.reader
-			.list(this.sessionsDir)
-			.map((name) => join(this.sessionsDir, name))
-			.filter((path) => isDirectory(path));
-	}
-
-	/** Whether a file's real location (symbolic links resolved) is inside the sessions folder. */
-	private holds(path: string): boolean {
-		try {
-			const root = realpathSync(this.sessionsDir);
-			return realpathSync(path).startsWith(root + sep);
-		} catch {
-			return false;
-		}
-	}
-
-	/** Brings the index up to date, listing again only the folders whose change time moved. */
-	private refresh(): void {
-		const rootChanged = this.reader.changed(this.sessionsDir);
-		if (rootChanged !== this.rootChanged) {
-			this.rootChanged = settled(rootChanged);
-			const present = new Set(this.subdirectories());
-			for (const dir of this.folders.keys()) if (!present.has(dir)) this.folders.delete(dir);
-			for (const dir of present) if (!this.folders.has(dir)) this.folders.set(dir, { changed: -1n, files: new Map() });
-		}
-		for (const [dir, folder] of this.folders) {
-			const changed = this.reader.changed(dir);
-			if (changed === folder.changed) continue;
-			folder.changed = settled(changed);
-			const names = new Set(this.reader.list(dir).filter((name) => name.endsWith(".jsonl")));
-			for (const name of folder.files.keys()) if (!names.has(name)) folder.files.delete(name);
-			for (const name of names) {
-				if (folder.files.has(name)) continue;
-				const path = join(dir, name);
-				const id = idFromFileName(name) ?? idFromHeader(path, this.warn);
-				if (id) folder.files.set(name, { id, path });
-			}
-		}
 	}
 
 	/** Summaries of this project's sessions, or of all projects'. Parses the files (pi's listing). */
@@ -214,58 +193,24 @@ function looksLikePath(reference: string): boolean {
 	return reference.includes("/") || reference.includes("\\") || reference.endsWith(".jsonl");
 }
 
-/** pi names files `<timestamp>_<id>.jsonl`; the timestamp has no underscore. */
-function idFromFileName(name: string): string | undefined {
-	const underscore = name.indexOf("_");
-	if (underscore < 0) return undefined;
-	const id = name.slice(underscore + 1, -".jsonl".length);
-	return id.length > 0 ? id : undefined;
+/** What a user typed, trimmed; an empty reference is refused. */
+function trimmedReference(reference: string): string {
+	const trimmed = reference.trim();
+	if (!trimmed) throw new CodedError("invalid_command", "Session reference is empty: give an id, an id prefix or a path");
+	return trimmed;
 }
 
-const HEADER_READ_BYTES = 4096;
-
-/**
- * The session id in the file's header line. The file is opened as a regular file only (a FIFO in the sessions
- * folder is refused at once, never waited on: src/shared/regular-file.ts); `warn` hears of one refused.
- */
-function idFromHeader(path: string, warn: (line: string) => void = () => {}): string | undefined {
-	let fd: number | undefined;
-	try {
-		fd = openRegularFileSync(path, "follow");
-		const buffer = Buffer.alloc(HEADER_READ_BYTES);
-		return headerId(buffer.subarray(0, readSync(fd, buffer, 0, HEADER_READ_BYTES, 0)));
-	} catch (error) {
-		if (error instanceof NotRegularFileError) warn(`sessions: ${error.message}; it is not listed as a session`);
-		return undefined;
-	} finally {
-		if (fd !== undefined) closeSync(fd);
-	}
+/** The one file an id prefix names; throws saying that none or several match. */
+function chosen(prefix: string, matches: Array<{ id: string; path: string }>): { id: string; path: string } {
+	if (matches.length === 1) return matches[0]!;
+	if (matches.length === 0) throw new CodedError("unknown_session", `No recorded session matches "${prefix}"`);
+	const sample = matches.slice(0, 5).map((m) => m.id).join(", ");
+	throw new CodedError("invalid_command", `Session prefix "${prefix}" is ambiguous: ${matches.length} sessions match (${sample})`);
 }
 
-/** idFromHeader off the event loop (for the pruning walk over every file). */
-async function idFromHeaderAsync(path: string): Promise<string | undefined> {
-	let file: FileHandle | undefined;
-	try {
-		file = await openRegularFile(path, "follow");
-		const buffer = Buffer.alloc(HEADER_READ_BYTES);
-		const { bytesRead } = await file.read(buffer, 0, HEADER_READ_BYTES, 0);
-		return headerId(buffer.subarray(0, bytesRead));
-	} catch {
-		return undefined;
-	} finally {
-		await file?.close();
-	}
-}
-
-/** The session id of a file's first bytes when they start with a session header line. */
-function headerId(start: Buffer): string | undefined {
-	try {
-		const firstLine = start.toString("utf8").replace(/^\uFEFF/, "").split("\n", 1)[0] ?? "";
-		const header = JSON.parse(firstLine) as { type?: unknown; id?: unknown };
-		return header.type === "session" && typeof header.id === "string" ? header.id : undefined;
-	} catch {
-		return undefined;
-	}
+/** The most recently modified of the files. */
+function newest(refs: SessionFileRef[]): SessionFileRef | undefined {
+	return refs.sort((a, b) => b.modifiedMs - a.modifiedMs)[0];
 }
 
 /** A folder that is not a symbolic link. */
@@ -277,40 +222,10 @@ async function isRealDirectoryAsync(path: string): Promise<boolean> {
 	}
 }
 
-function safeReaddir(dir: string): string[] {
-	try {
-		return readdirSync(dir);
-	} catch {
-		return [];
-	}
-}
-
 async function readdirQuietly(dir: string): Promise<string[]> {
 	try {
 		return await readdir(dir);
 	} catch {
 		return [];
-	}
-}
-
-/** The change time to remember: -1 (list again next time) while it is too recent to be final. */
-function settled(changed: bigint): bigint {
-	return BigInt(Date.now()) * 1_000_000n - changed < SETTLED_AFTER_NS ? -1n : changed;
-}
-
-/** A folder's last change, in nanoseconds (-1 when it cannot be read). */
-function changeTime(path: string): bigint {
-	try {
-		return statSync(path, { bigint: true }).mtimeNs;
-	} catch {
-		return -1n;
-	}
-}
-
-function safeMtime(path: string): number {
-	try {
-		return statSync(path).mtimeMs;
-	} catch {
-		return 0;
 	}
 }
