@@ -1,0 +1,44 @@
+/**
+ * Which entries of a listed folder git ignores, from `git check-ignore`, run in that folder for the names of one
+ * page only (never the whole folder, never the tree): a child process the event loop awaits, stopped after
+ * IGNORE_TIMEOUT_MS (the runner stops git and whatever it started). The names go as arguments after `--` (a page
+ * is at most MAX_PAGE names, far below the system's argument limit), folders with a trailing "/" so that patterns
+ * for folders only (`build/`) match them (a link is not given one: git does not follow links, and refuses a path
+ * through one), and as literal paths (a name like `:(top)` or `*` is a name, not a pattern). Tracked files are never reported ignored (git's own rule).
+ *
+ * When git cannot answer (the folder is not in a repository, git is not installed, it timed out), no entry is
+ * marked and the reason is returned as a note instead: the listing itself never fails for it.
+ */
+import { GitError, git } from "../workflows/index.js";
+
+/** How long git may take to answer for one page (a hook-free command; a slow disk or a huge index). */
+export const IGNORE_TIMEOUT_MS = 5_000;
+
+export type IgnoreAnswer = { ignored: ReadonlySet<string> } | { note: string };
+
+/** The names (of entries in the folder `dir`) git ignores, or why that is not known. */
+export async function ignoredNames(dir: string, entries: ReadonlyArray<{ name: string; directory: boolean }>): Promise<IgnoreAnswer> {
+	if (entries.length === 0) return { ignored: new Set() };
+	const args = entries.map((entry) => (entry.directory ? `${entry.name}/` : entry.name));
+	let out: string;
+	try {
+		out = await git(dir, ["--literal-pathspecs", "check-ignore", "-z", "--", ...args], { timeoutMs: IGNORE_TIMEOUT_MS });
+	} catch (error) {
+		return noAnswer(error);
+	}
+	const ignored = new Set<string>();
+	for (const path of out.split("\0")) if (path) ignored.add(path.endsWith("/") ? path.slice(0, -1) : path);
+	return { ignored };
+}
+
+/** Exit 1 means "none of them is ignored"; anything else means git could not say. */
+function noAnswer(error: unknown): IgnoreAnswer {
+	if (error instanceof GitError) {
+		if (error.details.exitCode === 1) return { ignored: new Set() };
+		if (error.timedOut) return { note: `git did not answer within ${IGNORE_TIMEOUT_MS / 1000} s: ignored entries are not marked` };
+		if (/not a git repository/i.test(error.stderr)) return { note: "not a git repository: ignored entries are not marked" };
+		if (/ENOENT|could not run/.test(error.message)) return { note: "git is not installed: ignored entries are not marked" };
+		return { note: `git could not tell which entries it ignores (${error.stderr.split("\n")[0]?.slice(0, 200) || `exit ${error.details.exitCode}`}): none is marked` };
+	}
+	return { note: "git could not tell which entries it ignores: none is marked" };
+}
