@@ -1,10 +1,11 @@
 /**
- * Which entries of a listed folder git ignores, from `git check-ignore`, run in that folder for the names of one
- * page only (never the whole folder, never the tree): a child process the event loop awaits, stopped after
- * IGNORE_TIMEOUT_MS (the runner stops git and whatever it started). The names go as arguments after `--` (a page
- * is at most MAX_PAGE names, far below the system's argument limit), folders with a trailing "/" so that patterns
- * for folders only (`build/`) match them (a link is not given one: git does not follow links, and refuses a path
- * through one), and as literal paths (a name like `:(top)` or `*` is a name, not a pattern). Tracked files are never reported ignored (git's own rule).
+ * Which entries of a listed folder git ignores, from `git check-ignore --stdin`, run in that folder for the names
+ * of one page only (never the whole folder, never the tree): a child process the event loop awaits, stopped after
+ * IGNORE_TIMEOUT_MS (the runner stops git and whatever it started). The names go NUL-separated (any name, even
+ * one with a line break), folders with a trailing "/" so that patterns for folders only (`build/`) match them (a
+ * link gets none: git does not follow links, and refuses a path through one), each after "./" so that a name
+ * starting with ":" is not read as pathspec magic (`:!x` would stop git; `:(top)x` would ask about another path;
+ * check-ignore refuses `--literal-pathspecs`). Tracked files are never reported ignored (git's own rule).
  *
  * When git cannot answer (the folder is not in a repository, git is not installed, it timed out), no entry is
  * marked and the reason is returned as a note instead: the listing itself never fails for it.
@@ -19,15 +20,16 @@ export type IgnoreAnswer = { ignored: ReadonlySet<string> } | { note: string };
 /** The names (of entries in the folder `dir`) git ignores, or why that is not known. */
 export async function ignoredNames(dir: string, entries: ReadonlyArray<{ name: string; directory: boolean }>): Promise<IgnoreAnswer> {
 	if (entries.length === 0) return { ignored: new Set() };
-	const args = entries.map((entry) => (entry.directory ? `${entry.name}/` : entry.name));
+	const input = entries.map((entry) => `./${entry.name}${entry.directory ? "/" : ""}\0`).join("");
 	let out: string;
 	try {
-		out = await git(dir, ["--literal-pathspecs", "check-ignore", "-z", "--", ...args], { timeoutMs: IGNORE_TIMEOUT_MS });
+		out = await git(dir, ["check-ignore", "-z", "--stdin"], { timeoutMs: IGNORE_TIMEOUT_MS, input });
 	} catch (error) {
 		return noAnswer(error);
 	}
 	const ignored = new Set<string>();
-	for (const path of out.split("\0")) if (path) ignored.add(path.endsWith("/") ? path.slice(0, -1) : path);
+	// git answers with the paths as given: "./name" or "./name/".
+	for (const path of out.split("\0")) if (path) ignored.add(path.slice(2, path.endsWith("/") ? -1 : undefined));
 	return { ignored };
 }
 
