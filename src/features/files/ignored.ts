@@ -18,14 +18,18 @@ export const IGNORE_TIMEOUT_MS = 5_000;
 export type IgnoreAnswer = { ignored: ReadonlySet<string> } | { note: string };
 
 /** The names (of entries in the folder `dir`) git ignores, or why that is not known. */
-export async function ignoredNames(dir: string, entries: ReadonlyArray<{ name: string; directory: boolean }>): Promise<IgnoreAnswer> {
+export async function ignoredNames(
+	dir: string,
+	entries: ReadonlyArray<{ name: string; directory: boolean }>,
+	timeoutMs = IGNORE_TIMEOUT_MS,
+): Promise<IgnoreAnswer> {
 	if (entries.length === 0) return { ignored: new Set() };
 	const input = entries.map((entry) => `./${entry.name}${entry.directory ? "/" : ""}\0`).join("");
 	let out: string;
 	try {
-		out = await git(dir, ["check-ignore", "-z", "--stdin"], { timeoutMs: IGNORE_TIMEOUT_MS, input });
+		out = await git(dir, ["check-ignore", "-z", "--stdin"], { timeoutMs, input });
 	} catch (error) {
-		return noAnswer(error);
+		return noAnswer(error, timeoutMs);
 	}
 	const ignored = new Set<string>();
 	// git answers with the paths as given: "./name" or "./name/".
@@ -34,10 +38,10 @@ export async function ignoredNames(dir: string, entries: ReadonlyArray<{ name: s
 }
 
 /** Exit 1 means "none of them is ignored"; anything else means git could not say. */
-function noAnswer(error: unknown): IgnoreAnswer {
+function noAnswer(error: unknown, timeoutMs: number): IgnoreAnswer {
 	if (error instanceof GitError) {
 		if (error.details.exitCode === 1) return { ignored: new Set() };
-		if (error.timedOut) return { note: `git did not answer within ${IGNORE_TIMEOUT_MS / 1000} s: ignored entries are not marked` };
+		if (error.timedOut) return { note: `git did not answer within ${timeoutMs / 1000} s: ignored entries are not marked` };
 		if (/not a git repository/i.test(error.stderr)) return { note: "not a git repository: ignored entries are not marked" };
 		if (/ENOENT|could not run/.test(error.message)) return { note: "git is not installed: ignored entries are not marked" };
 		return { note: `git could not tell which entries it ignores (${error.stderr.split("\n")[0]?.slice(0, 200) || `exit ${error.details.exitCode}`}): none is marked` };
