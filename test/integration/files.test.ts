@@ -10,6 +10,7 @@ import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } fro
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
+import { SkiffClient, SkiffCommandError } from "../../src/client/node.js";
 import { FilesListResultSchema, FilesReadResultSchema } from "../../src/features/files/schemas.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
@@ -71,13 +72,13 @@ after(async () => {
 	removeTempRepos();
 });
 
-async function list(params: Record<string, unknown> = {}, on = client) {
+async function list(params: Record<string, unknown> = {}, on = client): Promise<any> {
 	const data = await on.ok({ type: "files_list", ...params });
 	assert.ok(listCheck.Check(data), JSON.stringify([...listCheck.Errors(data)].slice(0, 2)));
 	return data;
 }
 
-async function read(path: string) {
+async function read(path: string): Promise<any> {
 	const data = await client.ok({ type: "files_read", path });
 	assert.ok(readCheck.Check(data), JSON.stringify([...readCheck.Errors(data)].slice(0, 2)));
 	return data;
@@ -89,7 +90,7 @@ test("the root of a git repository: folders first, then by name; ignored entries
 	assert.equal(root.gitNote, undefined);
 	const names = root.entries.map((e: { name: string }) => e.name);
 	assert.deepEqual(names.slice(0, 4), [".git", "big", "node_modules", "src"]);
-	const byName = new Map(root.entries.map((e: { name: string }) => [e.name, e]));
+	const byName = new Map<string, any>(root.entries.map((e: { name: string }) => [e.name, e]));
 	assert.equal(byName.get("node_modules").ignored, true);
 	assert.equal(byName.get("debug.log").ignored, true);
 	assert.equal(byName.get("tracked.log").ignored, false, "git never reports a tracked file ignored");
@@ -203,4 +204,20 @@ test("escapes are refused with their code and the path named; nothing is read ou
 		assert.match(response.error!, message, JSON.stringify(command));
 	}
 	assert.doesNotMatch(JSON.stringify(client.responses), /not yours/);
+});
+
+test("the typed client has both commands", async () => {
+	const typed = new SkiffClient({ url: inGit.wsUrl });
+	try {
+		await typed.connect();
+		const page = await typed.commands.files_list({ path: "src" });
+		assert.deepEqual(page.entries.map((entry) => entry.path), ["src/main.ts"]);
+		const file = await typed.commands.files_read({ path: "src/main.ts" });
+		assert.equal(file.kind === "text" && file.language, "typescript");
+		const refused = await typed.commands.files_read({ path: "../x" }).catch((error: unknown) => error);
+		assert.ok(refused instanceof SkiffCommandError);
+		assert.equal(refused.code, "forbidden");
+	} finally {
+		typed.close();
+	}
 });

@@ -57,7 +57,7 @@ export const FilesListResultSchema = Type.Object(
 	{
 		path: Type.String({ description: "The folder listed, normalised (`\"\"` for the working directory)." }),
 		entries: Type.Array(FileEntrySchema, { description: "This page: folders first, then by name (ignoring case)." }),
-		offset: Type.Integer({ minimum: 0 }),
+		offset: Type.Integer({ minimum: 0, description: "The `offset` asked for." }),
 		total: Type.Integer({ minimum: 0, description: "Entries in the folder (as far as `complete` says)." }),
 		nextOffset: Type.Optional(Type.Integer({ minimum: 0, description: "The `offset` of the next page; absent on the last." })),
 		complete: Type.Boolean({ description: "False when the folder has more entries than are read from one folder (100,000): the listing sorts those read." }),
@@ -75,7 +75,7 @@ export const FilesReadParamsSchema = Type.Object(
 const FileTextSchema = Type.Object(
 	{
 		kind: Type.Literal("text"),
-		path: Type.String(),
+		path: Type.String({ description: "The path read, normalised (as asked: a link keeps its own name)." }),
 		size: Type.Integer({ minimum: 0, description: "The file's size in bytes." }),
 		language: Type.String({ description: "For highlighting, from the file's name (`typescript`, `markdown`, `xml` for SVG, ...; `plaintext` when unknown)." }),
 		encoding: Type.Enum(["utf-8", "invalid-utf-8"], {
@@ -83,7 +83,7 @@ const FileTextSchema = Type.Object(
 		}),
 		truncated: Type.Boolean({ description: `True when the file is larger than ${MAX_TEXT_BYTES / (1024 * 1024)} MiB: \`text\` is its head.` }),
 		redacted: Type.Boolean({ description: "True when secrets (API keys, tokens, private keys) in the text were masked as `[REDACTED]`." }),
-		text: Type.String(),
+		text: Type.String({ description: "The text (its head when `truncated`, cut between characters)." }),
 	},
 	{ title: "FileText" },
 );
@@ -91,8 +91,8 @@ const FileTextSchema = Type.Object(
 const FileImageSchema = Type.Object(
 	{
 		kind: Type.Literal("image"),
-		path: Type.String(),
-		size: Type.Integer({ minimum: 0 }),
+		path: Type.String({ description: "The path read, normalised." }),
+		size: Type.Integer({ minimum: 0, description: "The file's size in bytes." }),
 		mimeType: Type.Enum(["image/png", "image/jpeg", "image/gif", "image/webp"], { description: "From the file's first bytes, not its name." }),
 		data: Type.String({ description: `The file, base64 (images up to ${MAX_IMAGE_BYTES / (1024 * 1024)} MiB).` }),
 	},
@@ -102,7 +102,7 @@ const FileImageSchema = Type.Object(
 const FileBinarySchema = Type.Object(
 	{
 		kind: Type.Literal("binary"),
-		path: Type.String(),
+		path: Type.String({ description: "The path read, normalised." }),
 		size: Type.Integer({ minimum: 0, description: "Shown as \"binary, N bytes\"." }),
 		mimeType: Type.Optional(Type.String({ description: "An image's type, when it is too large to send." })),
 		reason: Type.Optional(Type.String({ description: "Why an image is not sent." })),
