@@ -71,7 +71,7 @@ function decode(bytes: Buffer): { text: string; encoding: "utf-8" | "invalid-utf
 }
 
 /** Refuses an open handle that is not the checked file (Linux names what an fd is; elsewhere the open is trusted). */
-async function checkOpened(handle: FileHandle, root: string, real: string, relative: string): Promise<void> {
+export async function checkOpened(handle: FileHandle, root: string, real: string, relative: string): Promise<void> {
 	let opened: string;
 	try {
 		opened = await readlink(`/proc/self/fd/${handle.fd}`);

@@ -12,7 +12,8 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { confine, pathParts } from "../../../src/features/files/confine.js";
 import { listFiles } from "../../../src/features/files/listing.js";
-import { readFile } from "../../../src/features/files/read.js";
+import { open } from "node:fs/promises";
+import { checkOpened, readFile } from "../../../src/features/files/read.js";
 import { CodedError } from "../../../src/shared/errors.js";
 
 let base: string;
@@ -126,4 +127,22 @@ test("the root listing marks links by where they lead and lists .git without ent
 	assert.deepEqual(listed.entries.slice(0, 2).map((e) => e.name), [".git", "src"], "folders first");
 	assert.equal((await refusal(listFiles(root, { path: ".git" }))).code, "forbidden");
 	assert.deepEqual(readdirSync(root).sort(), before);
+});
+
+test("what was opened is checked again: a file swapped for one outside between the check and the open is refused", async () => {
+	// The open handle of the file outside stands for what a swapped-in link would have opened.
+	const handle = await open(join(outside, "secret.txt"), "r");
+	try {
+		const error = await refusal(checkOpened(handle, root, join(root, "src", "a.ts"), "src/a.ts"));
+		assert.equal(error.code, "forbidden");
+		assert.match(error.message, /"src\/a.ts" leads outside/);
+	} finally {
+		await handle.close();
+	}
+	const inside = await open(join(root, "src", "a.ts"), "r");
+	try {
+		await checkOpened(inside, root, join(root, "src", "a.ts"), "src/a.ts");
+	} finally {
+		await inside.close();
+	}
 });
