@@ -14,6 +14,7 @@ import { SkiffClient, SkiffCommandError } from "../../src/client/node.js";
 import { FilesListResultSchema, FilesReadResultSchema } from "../../src/features/files/schemas.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { pingsWhile } from "../support/pings-while.js";
 import { TestClient } from "../support/ws-client.js";
 
 const listCheck = Compile(FilesListResultSchema);
@@ -142,15 +143,7 @@ test("a 10,000-entry folder is paged: 500 by default, every entry exactly once i
 
 test("another client's ping is answered while big folders are listed", async () => {
 	const listings = Array.from({ length: 6 }, () => client.ok({ type: "files_list", path: "big", limit: 1000 }));
-	const delays: number[] = [];
-	let pending = true;
-	const all = Promise.all(listings).finally(() => (pending = false));
-	while (pending) {
-		const start = performance.now();
-		await other.ok({ type: "ping" });
-		delays.push(performance.now() - start);
-	}
-	await all;
+	const delays = await pingsWhile(other, Promise.all(listings));
 	assert.ok(delays.length >= 1);
 	// Loosely: only that pings were answered during the listings (the machine is shared; no timing is asserted).
 	console.log(`ping while listing: ${delays.length} answered, slowest ${Math.max(...delays).toFixed(1)} ms`);

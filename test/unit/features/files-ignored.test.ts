@@ -4,23 +4,15 @@
  * repository, not installed, hung) no entry is marked, a note says why, and a hung git is stopped at the deadline.
  */
 import assert from "node:assert/strict";
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { ignoredNames } from "../../../src/features/files/ignored.js";
-import { sh } from "../../support/git-repo.js";
+import { removeTempRepos, sh, tempRepoDir } from "../../support/git-repo.js";
 
-const made: string[] = [];
-after(() => {
-	for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+after(removeTempRepos);
 
-function tempDir(): string {
-	const dir = realpathSync(mkdtempSync(join(tmpdir(), "skiff-files-ignored-")));
-	made.push(dir);
-	return dir;
-}
+const tempDir = () => tempRepoDir("skiff-files-ignored-");
 
 /** Runs `work` with PATH set to `path` (git is looked up there). */
 async function withPath<T>(path: string, work: () => Promise<T>): Promise<T> {
