@@ -40,7 +40,7 @@ async function readNames(real: string, relative: string): Promise<{ names: Named
 	const names: Named[] = [];
 	let dir;
 	try {
-		dir = await opendir(real, { bufferSize: 256 });
+		dir = await opendir(real, { bufferSize: 1024 });
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOTDIR") {
 			throw new CodedError("invalid_command", `Invalid command: ${shown(relative)} is not a folder: read it with files_read`);
