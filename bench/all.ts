@@ -1,14 +1,21 @@
 /**
- * `npm run bench`: the streaming, web page, memory, session tree and session churn benchmarks one after another, each in its
+ * `npm run bench`: the streaming, web page, memory, session tree, session churn and project files benchmarks one after another, each in its
  * own process and with the same arguments (so `npm run bench -- --write` updates every section of
  * docs/benchmarks.md).
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const SCRIPTS = ["run.ts", "web-page.ts", "memory.ts", "tree.ts", "churn.ts"];
-SCRIPTS.push("unknown-sessions.ts"); // issue 21, item 5: 128 unknown session ids among 5,000 files
-SCRIPTS.push("half-open.ts"); // issue 21, item 6: 300 half-open connections closed by the header deadline
+const SCRIPTS = [
+	"run.ts",
+	"web-page.ts",
+	"memory.ts",
+	"tree.ts",
+	"churn.ts",
+	"unknown-sessions.ts", // 128 unknown session ids among 5,000 files
+	"half-open.ts", // 300 half-open connections closed by the header deadline
+	"files.ts",
+];
 
 for (const script of SCRIPTS) {
 	const path = fileURLToPath(new URL(script, import.meta.url));

@@ -236,6 +236,83 @@ export interface DoctorCheck {
 	fix?: string;
 }
 
+export interface FileEntry {
+	/** The entry's name. */
+	name: string;
+	/** Its path from the working directory, folders separated by `/` (what files_read and files_list take). */
+	path: string;
+	/** `file`, `directory`, `symlink` (not followed in the listing: see `target`) or `other` (a FIFO, a socket, a device: never read). */
+	kind: "file" | "directory" | "symlink" | "other";
+	/** Bytes: of a file, or of the file a link leads to. */
+	size?: number;
+	/** Where a symbolic link leads: a `file` or `directory` inside the working directory (which files_read and files_list follow), `other`, `missing` (broken), or `outside` the working directory or into `.git` (refused). */
+	target?: "file" | "directory" | "other" | "missing" | "outside";
+	/** Whether git ignores it (`.gitignore` and the like). Absent when git could not say: see `gitNote`; and on `.git` itself. */
+	ignored?: boolean;
+}
+
+export interface FilesListResult {
+	/** The folder listed, normalised (`""` for the working directory). */
+	path: string;
+	/** This page: folders first, then by name (ignoring case). */
+	entries: FileEntry[];
+	/** The `offset` asked for. */
+	offset: number;
+	/** Entries in the folder (as far as `complete` says). */
+	total: number;
+	/** The `offset` of the next page; absent on the last. */
+	nextOffset?: number;
+	/** False when the folder has more entries than are read from one folder (100,000): the listing sorts those read. */
+	complete: boolean;
+	/** Why entries carry no `ignored` mark (not a git repository, git not installed, git too slow). */
+	gitNote?: string;
+}
+
+export interface FileText {
+	kind: "text";
+	/** The path read, normalised (as asked: a link keeps its own name). */
+	path: string;
+	/** The file's size in bytes. */
+	size: number;
+	/** For highlighting, from the file's name (`typescript`, `markdown`, `xml` for SVG, ...; `plaintext` when unknown). */
+	language: string;
+	/** `invalid-utf-8`: the file is not UTF-8 text; bytes that did not decode show as U+FFFD. */
+	encoding: "utf-8" | "invalid-utf-8";
+	/** True when the file is larger than 1 MiB: `text` is its head. */
+	truncated: boolean;
+	/** True when secrets (API keys, tokens, private keys) in the text were masked as `[REDACTED]`. */
+	redacted: boolean;
+	/** The text (its head when `truncated`, cut between characters). */
+	text: string;
+}
+
+export interface FileImage {
+	kind: "image";
+	/** The path read, normalised. */
+	path: string;
+	/** The file's size in bytes. */
+	size: number;
+	/** From the file's first bytes, not its name. */
+	mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+	/** The file, base64 (images up to 5 MiB). */
+	data: string;
+}
+
+export interface FileBinary {
+	kind: "binary";
+	/** The path read, normalised. */
+	path: string;
+	/** Shown as "binary, N bytes". */
+	size: number;
+	/** An image's type, when it is too large to send. */
+	mimeType?: string;
+	/** Why an image is not sent. */
+	reason?: string;
+}
+
+/** By `kind`: `text` (with its language), `image` (base64 data) or `binary` (its size only). */
+export type FilesReadResult = FileText | FileImage | FileBinary;
+
 export interface SessionStats {
 	sessionId: string;
 	sessionFile?: string;
@@ -1555,6 +1632,26 @@ export interface Commands {
 			[key: string]: unknown;
 		};
 		result: void;
+	};
+	/** One folder level of the session's working directory, a page at a time (folders first, then by name): each entry's name, path, kind, size and whether git ignores it. `.git` is listed but never entered. Paths are relative to the addressed session's working directory, with `/` between folders; `..`, absolute paths, NUL bytes, backslashes, `.git`, and symbolic links that lead outside the working directory are refused (`forbidden`, `invalid_command`), a missing path is `not_found`. Nothing is ever written. */
+	files_list: {
+		params: {
+			/** The folder, relative to the session's working directory (default: the working directory itself). */
+			path?: string;
+			/** How many entries of the sorted listing to skip (default 0): `nextOffset` of the previous page. */
+			offset?: number;
+			/** Entries in the page (default 500, at most 1000). */
+			limit?: number;
+		};
+		result: FilesListResult;
+	};
+	/** One file of the session's working directory: text (the first 1 MiB, UTF-8, with its language; secrets masked), an image (PNG, JPEG, GIF or WebP up to 5 MiB, base64; SVG comes as text), or "binary, N bytes". FIFOs and devices are refused. Paths are relative to the addressed session's working directory, with `/` between folders; `..`, absolute paths, NUL bytes, backslashes, `.git`, and symbolic links that lead outside the working directory are refused (`forbidden`, `invalid_command`), a missing path is `not_found`. Nothing is ever written. */
+	files_read: {
+		params: {
+			/** The file, relative to the session's working directory. */
+			path: string;
+		};
+		result: FilesReadResult;
 	};
 	/** Queues a message to be sent when the active run finishes. Acknowledged once queued. Dropped, with a `queue_update`, when the run ends without taking it (aborted or failed); when it comes too late for a run that ends well, it starts the next run. */
 	follow_up: {

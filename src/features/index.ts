@@ -4,6 +4,7 @@
  * hidden context come in this order too.
  */
 import { collabFeature } from "./collab/index.js";
+import { filesFeature } from "./files/index.js";
 import { goalFeature } from "./goal/index.js";
 import { jobsFeature } from "./jobs/index.js";
 import { memoryFeature } from "./memory/index.js";
@@ -24,4 +25,5 @@ export const FEATURES: readonly FeatureModule<any>[] = [
 	personasFeature,
 	workflowsFeature,
 	collabFeature,
+	filesFeature,
 ];

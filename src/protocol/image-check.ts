@@ -22,3 +22,8 @@ export function checkImages(images: ReadonlyArray<{ data: string; mimeType: stri
 		}
 	}
 }
+
+/** The image type `head` (a file's first bytes, at least 12) starts like, by the same signatures; undefined for none. */
+export function imageTypeOf(head: Buffer): (typeof IMAGE_TYPES)[number] | undefined {
+	return IMAGE_TYPES.find((type) => SIGNATURES[type](head));
+}

@@ -31,6 +31,8 @@ const FALLBACK_IDENTITY = ["-c", "user.name=Skiff", "-c", "user.email=skiff@loca
 export interface GitOptions {
 	/** Milliseconds the command may run (default: SKIFF_GIT_TIMEOUT_MS, else GIT_TIMEOUT_MS). */
 	timeoutMs?: number;
+	/** What git reads on its standard input (for `--stdin` commands); without it, standard input is closed. */
+	input?: string;
 }
 
 /** git failed: it exited non-zero (`exitCode`), was stopped after the timeout (`timedOut`), or could not run. */
@@ -89,7 +91,7 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
 		try {
 			child = spawn("git", args, {
 				cwd: dir,
-				stdio: ["ignore", "pipe", "pipe"],
+				stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
 				detached: group,
 				// Never prompt, never open an editor, and read no message templates that could wait for a person.
 				env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no", LC_ALL: "C" },
@@ -145,6 +147,11 @@ export function git(dir: string, args: string[], options: GitOptions = {}): Prom
 			}, GIT_KILL_GRACE_MS);
 		};
 		const timer = setTimeout(() => stop("timeout"), timeoutMs);
+		if (options.input !== undefined) {
+			// git may exit before reading it all (a fatal error): the broken pipe is its answer, not ours.
+			child.stdin!.on("error", () => undefined);
+			child.stdin!.end(options.input);
+		}
 
 		child.stdout!.on("data", (chunk: Buffer) => {
 			stdoutBytes += chunk.length;
