@@ -375,13 +375,17 @@ export class Controller extends PageStore<ViewState> {
 					.catch((error: unknown) => (remembered ? this.client.commands.subscribe() : Promise.reject(error))); // gone: the primary
 				sessionId = subscribed.sessionId;
 			}
-			const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId) : await this.client.commands.get_state({}, { sessionId });
-			this.setCurrent(sessionId);
-			this.update({ session: state });
-			const [models, levels] = await Promise.all([
+			// Models and levels are asked for with the snapshot rather than after it: one round trip fewer before the
+			// page is ready (they do not depend on it); they are applied after it, as before.
+			const lists = Promise.all([
 				this.client.commands.get_available_models({}, { sessionId }),
 				this.client.commands.get_available_thinking_levels({}, { sessionId }),
 			]);
+			lists.catch(() => undefined); // a failure is met below, once the snapshot is in
+			const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId) : await this.client.commands.get_state({}, { sessionId });
+			this.setCurrent(sessionId);
+			this.update({ session: state });
+			const [models, levels] = await lists;
 			// A model set up since a prompt failed for want of one (and a restart) ends the setup advice.
 			const setup = models.models.length > 0 ? undefined : this.state.setup;
 			this.update({ models: models.models, thinkingLevels: levels.levels, setup });
