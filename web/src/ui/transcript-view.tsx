@@ -43,18 +43,18 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 	const content = useRef<HTMLDivElement>(null);
 	const sentinel = useRef<HTMLDivElement>(null);
 	const follow = useRef<FollowScroll | undefined>(undefined);
-	/** The message count when the user scrolled away: later ones are "new". */
+	/** The session's message count when the user scrolled away: later ones are "new". */
 	const leftAt = useRef(0);
 	/** The scroll height before earlier messages were added above, to keep the reading position. */
 	const heightBeforeEarlier = useRef<number | undefined>(undefined);
-	const { messages, streaming } = transcript;
+	const { messages, streaming, offset } = transcript;
 
 	useLayoutEffect(() => {
 		const followScroll = new FollowScroll(
 			scroller.current!,
 			content.current!,
 			(now) => {
-				if (!now) leftAt.current = transcript.messages.length;
+				if (!now) leftAt.current = transcript.offset + transcript.messages.length;
 				setFollowing(now);
 			},
 			() => transcript.messages.length > 0 || transcript.streaming !== undefined || transcript.running,
@@ -102,7 +102,7 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 	let users = 0;
 	for (const m of messages) if (m.role === "user") userIndex.set(m, users++);
 	const visible = messages.length > shown ? messages.slice(messages.length - shown) : messages;
-	const fresh = following ? 0 : messages.slice(leftAt.current).filter((m) => (m.role === "user" || m.role === "assistant") && m.display !== false).length;
+	const fresh = following ? 0 : messages.slice(Math.max(0, leftAt.current - offset)).filter((m) => (m.role === "user" || m.role === "assistant") && m.display !== false).length;
 	const activity = transcript.activity();
 
 	return (
@@ -110,7 +110,7 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 			<div class="transcript" id="transcript" ref={scroller} role="region" aria-label="Conversation">
 				<div class="transcript-content" ref={content}>
 					{notice}
-					{messages.length > shown && (
+					{messages.length > shown && !transcript.partial && (
 						<div ref={sentinel} class="earlier">
 							<button type="button" class="link" onClick={() => setShown((n) => n + BATCH)}>
 								Show earlier messages ({messages.length - shown} more)
@@ -127,13 +127,14 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 						const index = userIndex.get(message);
 						return (
 							<MessageView
-								key={messages.length - visible.length + n}
+								key={offset + messages.length - visible.length + n}
 								message={message}
 								results={results}
 								live={transcript.toolOutputs}
 								version={version}
 								stopReason={message.role === "assistant" ? transcript.stopReason(message) : undefined}
-								onFork={index === undefined || !onFork ? undefined : () => onFork(index)}
+								// A message's index among user messages is known once the older messages are here.
+								onFork={index === undefined || !onFork || transcript.partial ? undefined : () => onFork(index)}
 							/>
 						);
 					})}
