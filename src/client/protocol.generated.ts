@@ -1728,12 +1728,17 @@ export interface Commands {
 	};
 	/** The committed transcript (pi message objects; `display: false` markers kept), the assistant message being streamed if a run is active, and the seq they match: events with a larger seq come after this transcript. */
 	get_messages: {
-		params: {};
+		params: {
+			/** Only the newest `last` messages (default: all), e.g. to show the end of a long session before asking for the rest; `total` says how many there are. */
+			last?: number;
+		};
 		result: {
 			messages: Message[];
 			streaming?: Message;
 			/** The seq this transcript matches. */
 			seq: number;
+			/** How many messages the transcript has: more than `messages` holds when `last` left the oldest out. */
+			total: number;
 		};
 	};
 	/** Message and token counts of the session, its cost, and how full the context window is. The same figures are pushed as `session_stats` after every turn and compaction. */

@@ -147,9 +147,12 @@ export class SkiffClient {
 		return new Promise((resolve, reject) => this.queued.push(() => void send().then(resolve, reject)));
 	}
 
-	/** Reloads a session's snapshot (after `onResync`): its transcript, the message streaming now, and their seq. */
-	reloadSession(sessionId: string): Promise<CommandResult<"get_messages">> {
-		return this.call("get_messages", {}, { sessionId });
+	/**
+	 * Reloads a session's snapshot (after `onResync`): its transcript, the message streaming now, and their seq;
+	 * with `last`, only the newest `last` messages of the transcript (`total` counts them all).
+	 */
+	reloadSession(sessionId: string, last?: number): Promise<CommandResult<"get_messages">> {
+		return this.call("get_messages", last === undefined ? {} : { last }, { sessionId });
 	}
 
 	/** Whether a reconnect resumes this session (it was addressed or its events arrived, and it was not closed). */

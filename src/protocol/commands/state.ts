@@ -18,15 +18,26 @@ export const getMessages = defineCommand({
 	summary:
 		"The committed transcript (pi message objects; `display: false` markers kept), the assistant message being " +
 		"streamed if a run is active, and the seq they match: events with a larger seq come after this transcript.",
-	params: NoFields,
+	params: Type.Object({
+		last: Type.Optional(
+			Type.Integer({
+				minimum: 1,
+				description:
+					"Only the newest `last` messages (default: all), e.g. to show the end of a long session before asking for the rest; `total` says how many there are.",
+			}),
+		),
+	}),
 	result: Type.Object({
 		messages: Type.Array(MessageSchema),
 		streaming: Type.Optional(MessageSchema),
 		seq: Type.Integer({ description: "The seq this transcript matches." }),
+		total: Type.Integer({ minimum: 0, description: "How many messages the transcript has: more than `messages` holds when `last` left the oldest out." }),
 	}),
-	handler: async (_params, context) => {
+	handler: async (params, context) => {
 		const session = await context.session();
-		return { messages: messagesOf(session), streaming: streamingOf(session), seq: context.streams.hub(session.id).seq };
+		const all = messagesOf(session);
+		const messages = params.last === undefined || params.last >= all.length ? all : all.slice(all.length - params.last);
+		return { messages, streaming: streamingOf(session), seq: context.streams.hub(session.id).seq, total: all.length };
 	},
 });
 

@@ -69,6 +69,12 @@ export interface ViewState {
 	announcement: Announcement | undefined;
 }
 
+/**
+ * Messages asked for first when a session is opened here: its newest, painted before the rest of a long
+ * transcript arrives (10,000 messages are about 2.7 MB to serialize, send and parse).
+ */
+const FIRST_MESSAGES = 50;
+
 const TOKEN_KEY = "skiff.token";
 const SESSION_KEY = "skiff.session";
 
@@ -165,7 +171,9 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	private firstMessage(sessionId: string | undefined): string | undefined {
-		const first = sessionId ? this.transcripts.get(sessionId)?.messages.find((m) => m.role === "user") : undefined;
+		const transcript = sessionId ? this.transcripts.get(sessionId) : undefined;
+		// Without its oldest messages the transcript does not know the first one (the title waits for them).
+		const first = transcript && !transcript.partial ? transcript.messages.find((m) => m.role === "user") : undefined;
 		return first ? contentText(first.content) : undefined;
 	}
 
@@ -375,13 +383,17 @@ export class Controller extends PageStore<ViewState> {
 					.catch((error: unknown) => (remembered ? this.client.commands.subscribe() : Promise.reject(error))); // gone: the primary
 				sessionId = subscribed.sessionId;
 			}
-			const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId) : await this.client.commands.get_state({}, { sessionId });
-			this.setCurrent(sessionId);
-			this.update({ session: state });
-			const [models, levels] = await Promise.all([
+			// Models and levels are asked for with the snapshot rather than after it: one round trip fewer before the
+			// page is ready (they do not depend on it); they are applied after it, as before.
+			const lists = Promise.all([
 				this.client.commands.get_available_models({}, { sessionId }),
 				this.client.commands.get_available_thinking_levels({}, { sessionId }),
 			]);
+			lists.catch(() => undefined); // a failure is met below, once the snapshot is in
+			const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId, FIRST_MESSAGES) : await this.client.commands.get_state({}, { sessionId });
+			this.setCurrent(sessionId);
+			this.update({ session: state });
+			const [models, levels] = await lists;
 			// A model set up since a prompt failed for want of one (and a restart) ends the setup advice.
 			const setup = models.models.length > 0 ? undefined : this.state.setup;
 			this.update({ models: models.models, thinkingLevels: levels.levels, setup });
@@ -400,14 +412,30 @@ export class Controller extends PageStore<ViewState> {
 	 * Replaces a session's transcript with its backend snapshot (events meanwhile are held, then applied);
 	 * returns the session's state read with it.
 	 */
-	private async reload(sessionId: string): Promise<SessionState> {
+	private async reload(sessionId: string, last?: number): Promise<SessionState> {
 		const transcript = this.transcriptFor(sessionId);
 		transcript.holdEvents();
-		const [snapshot, state] = await Promise.all([this.client.reloadSession(sessionId), this.client.commands.get_state({}, { sessionId })]);
+		const [snapshot, state] = await Promise.all([this.client.reloadSession(sessionId, last), this.client.commands.get_state({}, { sessionId })]);
 		this.stale.delete(sessionId);
-		transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: state.isStreaming });
+		transcript.load({ messages: snapshot.messages, streaming: snapshot.streaming, seq: snapshot.seq, running: state.isStreaming, total: snapshot.total });
 		this.schedule();
+		if (transcript.partial) void this.loadOlder(transcript);
 		return state;
+	}
+
+	/**
+	 * The messages a snapshot of the newest left out, while those show. The whole transcript is read (at a later
+	 * seq: what came since has arrived as events) and its oldest part put before them; if a reload replaced
+	 * the partial snapshot meanwhile, that one stands. Failing, the session is reloaded at the next bind.
+	 */
+	private async loadOlder(transcript: Transcript): Promise<void> {
+		const { loaded, offset, sessionId } = transcript;
+		try {
+			const whole = await this.client.reloadSession(sessionId);
+			if (transcript.prependOlder(loaded, whole.messages.slice(0, offset))) this.schedule();
+		} catch {
+			if (transcript.loaded === loaded) this.stale.add(sessionId);
+		}
 	}
 
 	/** Takes over a lifecycle command's snapshot `{sessionId, state, messages}` as the current session. */

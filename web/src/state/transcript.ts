@@ -41,12 +41,34 @@ export class Transcript {
 	lastSeq = 0;
 	/** Bumped on every change, so views can skip work when nothing changed. */
 	version = 0;
+	/**
+	 * How many older messages of the session come before `messages[0]`: a snapshot of the newest messages only
+	 * (`get_messages` with `last`) leaves them to `prependOlder`.
+	 */
+	offset = 0;
+	/** Snapshots loaded so far: older messages fit only the snapshot they were asked for. */
+	private loads = 0;
 	private held: SkiffEvent[] | undefined;
 
 	constructor(readonly sessionId: string) {}
 
-	/** Replaces everything with a backend snapshot taken at `seq`; held events after it are then applied. */
-	load(snapshot: { messages: Message[]; streaming?: Message; seq: number; running: boolean }): void {
+	/** Whether only the newest messages are here yet (the older ones are on their way). */
+	get partial(): boolean {
+		return this.offset > 0;
+	}
+
+	/** Which snapshot is loaded, for `prependOlder`. */
+	get loaded(): number {
+		return this.loads;
+	}
+
+	/**
+	 * Replaces everything with a backend snapshot taken at `seq`; held events after it are then applied. `total`
+	 * counts the session's messages when the snapshot holds only the newest of them.
+	 */
+	load(snapshot: { messages: Message[]; streaming?: Message; seq: number; running: boolean; total?: number }): void {
+		this.loads++;
+		this.offset = Math.max(0, (snapshot.total ?? snapshot.messages.length) - snapshot.messages.length);
 		this.messages = snapshot.messages;
 		this.streaming = snapshot.streaming?.role === "assistant" ? cloneMessage(snapshot.streaming) : undefined;
 		this.toolOutputs.clear();
@@ -58,6 +80,18 @@ export class Transcript {
 		this.held = undefined;
 		for (const event of held) this.apply(event);
 		this.version++;
+	}
+
+	/**
+	 * Puts the messages older than a partial snapshot's before it, if that snapshot (`loaded`) is still the one
+	 * shown: since it was taken, the transcript only grew by events (a change other than appending reloads it).
+	 */
+	prependOlder(loaded: number, older: Message[]): boolean {
+		if (loaded !== this.loads || older.length !== this.offset) return false;
+		this.messages = older.concat(this.messages);
+		this.offset = 0;
+		this.version++;
+		return true;
 	}
 
 	/** From now until `load`, events are held (a snapshot is on its way). */

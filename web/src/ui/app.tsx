@@ -46,7 +46,9 @@ export function App() {
 	const drawer = useMediaQuery(DRAWER_QUERY);
 	/** Where focus goes once the drawer has closed (the main column is inert until then). */
 	const focusAfterClose = useRef<"toggle" | "composer" | undefined>(undefined);
-	useEffect(() => {
+	// A layout effect, so that the connection opens before the first paint rather than a frame after it (an effect
+	// runs once the frame is painted): the first render of a session waits for its round trips.
+	useLayoutEffect(() => {
 		const unsubscribe = controller.subscribe(() => rerender(undefined));
 		controller.start();
 		return unsubscribe;
