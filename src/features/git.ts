@@ -8,6 +8,7 @@
  * stops and answers what came so far, marked truncated (`gitBounded`).
  */
 import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { CodedError } from "../shared/errors.js";
 
 /** How long one git command may run before it is stopped (SKIFF_GIT_TIMEOUT_MS overrides it, e.g. for tests). */
@@ -273,3 +274,13 @@ export async function currentBranch(dir: string): Promise<string | undefined> {
 	}
 }
 
+/**
+ * Where git keeps each of `names` for the checkout at `dir` (`git rev-parse --git-path`), as absolute paths:
+ * a linked worktree has its own HEAD, index and operation files, and shares refs with the repository.
+ */
+export async function gitPaths(dir: string, names: readonly string[]): Promise<string[]> {
+	const out = await git(dir, ["rev-parse", ...names.flatMap((name) => ["--git-path", name])]);
+	const paths = out.split("\n").slice(0, names.length);
+	if (paths.length !== names.length) throw new GitError(`git rev-parse --git-path answered ${paths.length} paths for ${names.length} in ${dir}`, "");
+	return paths.map((path) => resolve(dir, path));
+}

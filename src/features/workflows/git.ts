@@ -8,12 +8,11 @@
  * The runner itself (an awaited child process with a deadline and its own process group) is shared with the
  * other features that run git: ../git.ts.
  */
-import { resolve } from "node:path";
 import { CodedError } from "../../shared/errors.js";
 import { git, GitError, headCommit, rethrowTimeout } from "../git.js";
 import { type FileChange, MAX_SUMMARY_FILES } from "./schemas.js";
 
-export { currentBranch, GIT_TIMEOUT_MS, git, GitError, type GitOptions, gitTimeoutMs, headCommit, repositoryRoot } from "../git.js";
+export { currentBranch, GIT_TIMEOUT_MS, git, GitError, type GitOptions, gitPaths, gitTimeoutMs, headCommit, repositoryRoot } from "../git.js";
 
 /** Who commits the jobs' work when the repository names nobody. */
 const FALLBACK_IDENTITY = ["-c", "user.name=Skiff", "-c", "user.email=skiff@localhost"];
@@ -40,17 +39,6 @@ export async function refCommit(dir: string, ref: string): Promise<string | unde
 		rethrowTimeout(error);
 		return undefined;
 	}
-}
-
-/**
- * Where git keeps each of `names` for the checkout at `dir` (`git rev-parse --git-path`), as absolute paths:
- * a linked worktree has its own HEAD, index and operation files, and shares refs with the repository.
- */
-export async function gitPaths(dir: string, names: readonly string[]): Promise<string[]> {
-	const out = await git(dir, ["rev-parse", ...names.flatMap((name) => ["--git-path", name])]);
-	const paths = out.split("\n").slice(0, names.length);
-	if (paths.length !== names.length) throw new GitError(`git rev-parse --git-path answered ${paths.length} paths for ${names.length} in ${dir}`, "");
-	return paths.map((path) => resolve(dir, path));
 }
 
 export async function branchExists(repo: string, branch: string): Promise<boolean> {
