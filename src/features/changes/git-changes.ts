@@ -78,12 +78,15 @@ export interface GitListing {
 
 /** The changed files under the working directory against the view's base, sorted by path, at most MAX_CHANGED_FILES. */
 export async function listGitChanges(cwd: string, view: GitView, start: SessionStart | undefined, since: Since): Promise<GitListing> {
-	const [raw, others] = await Promise.all([
+	const [raw, others, unmerged] = await Promise.all([
 		git(cwd, [...LITERAL, "diff", "--raw", "--numstat", "-z", "-M", "--relative", ...NO_EXTERNAL, view.baseRef, "--", "."]),
 		git(cwd, [...LITERAL, "ls-files", "--others", "--exclude-standard", "-z", "--", "."]),
+		// Against a commit git reports an unmerged path as modified: the index knows it is unmerged.
+		git(cwd, [...LITERAL, "diff", "--name-only", "-z", "--diff-filter=U", "--relative", "--", "."]),
 	]);
+	const conflicts = new Set(parseNulPaths(unmerged));
 	type Entry = Omit<ChangedFile, "token">;
-	const entries: Entry[] = parseRawNumstat(raw).map(({ conflicted, ...change }) => (conflicted ? { ...change, conflicted: true as const } : change));
+	const entries: Entry[] = parseRawNumstat(raw).map(({ conflicted, ...change }) => (conflicted || conflicts.has(change.path) ? { ...change, conflicted: true as const } : change));
 	const untracked = parseNulPaths(others);
 	const sessionStart = since === "session_start" ? start : undefined;
 	for (const path of untracked) entries.push({ path, status: "untracked", added: 0, removed: 0, binary: false });
