@@ -11,10 +11,12 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, mkdtempSync, rmSync,
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { Compile } from "typebox/compile";
+import { createEventRegistry, createSchemaRegistry } from "../../src/contract.js";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
 import { fakeModelHome } from "../support/fake-model-home.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
-import type { SkiffProcess } from "../support/skiff-process.js";
+import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
 let model: FakeOpenAiServer;
@@ -38,6 +40,12 @@ after(async () => {
 	removeTempRepos();
 	for (const dir of plainDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+function plainDir(): string {
+	const dir = realpathSync(mkdtempSync(join(tmpdir(), "skiff-changes-plain-")));
+	plainDirs.push(dir);
+	return dir;
+}
 
 const edit = (path: string, oldText: string, newText: string) => `CALL edit ${JSON.stringify({ path, edits: [{ oldText, newText }] })}`;
 const write = (path: string, content: string) => `CALL write ${JSON.stringify({ path, content })}`;
@@ -181,8 +189,7 @@ test("since the session started: the commit and untracked files at the first pro
 });
 
 test("outside git: the base is what the session's edit and write found, kept in the session; revert puts it back and trashes a new file", async () => {
-	const dir = realpathSync(mkdtempSync(join(tmpdir(), "skiff-changes-plain-")));
-	plainDirs.push(dir);
+	const dir = plainDir();
 	writeFileSync(join(dir, "story.md"), "line 1\nline 2\nline 3\n");
 	const sessionId = await sessionIn(dir);
 	await turnWithUpdate(sessionId, [edit("story.md", "line 2\n", "line two\nline 2.5\n"), write("made.txt", "new\n")].join("\n"));
@@ -269,4 +276,74 @@ test("a repository mid-merge, one on a detached HEAD and one without a commit an
 	const { files: undone } = await client.ok({ type: "changes_revert", sessionId: emptySession, confirm: true, paths: ["first.txt"], tokens: { "first.txt": first.token } });
 	assert.equal(undone[0].outcome, "trashed");
 	assert.equal(sh(empty, "status", "--porcelain"), "?? bin/\n", "out of the index and the working tree");
+});
+
+test("a shell command of the user announces changes_updated too, once for a burst", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-changes-"));
+	const sessionId = await sessionIn(repo);
+	const from = client.events.length;
+	await client.ok({ type: "bash", sessionId, command: "echo made > by-user.txt" });
+	await client.ok({ type: "bash", sessionId, command: "echo more >> by-user.txt" });
+	await client.waitForEvent((e) => e.type === "changes_updated" && e.sessionId === sessionId, 5_000, from);
+	await new Promise((resolve) => setTimeout(resolve, 600));
+	const updates = client.events.slice(from).filter((e) => e.type === "changes_updated" && e.sessionId === sessionId);
+	assert.equal(updates.length, 1, "two commands in a burst: one event");
+	assert.deepEqual((await client.ok({ type: "changes_get", sessionId })).files.map((file: any) => [file.path, file.added]), [["by-user.txt", 2]]);
+});
+
+test("bad input: a missing or false confirm, no paths, unknown fields and a path with NUL are refused as invalid", async () => {
+	const sessionId = await sessionIn(plainDir());
+	for (const command of [
+		{ paths: ["a"], tokens: {} },
+		{ paths: ["a"], tokens: {}, confirm: false },
+		{ paths: [], tokens: {}, confirm: true },
+		{ paths: ["a"], confirm: true },
+		{ paths: ["a"], tokens: {}, confirm: true, force: true },
+	]) {
+		const response = await client.request({ type: "changes_revert", sessionId, ...command });
+		assert.equal(response.success, false, JSON.stringify(command));
+		assert.equal(response.code, "invalid_command");
+	}
+	const nul = await client.request({ type: "changes_diff", sessionId, path: "a\u0000b" });
+	assert.equal(nul.code, "invalid_command");
+	const outside = await client.request({ type: "changes_diff", sessionId, path: "../etc/passwd" });
+	assert.equal(outside.code, "forbidden");
+	assert.equal((await client.request({ type: "changes_get", sessionId, since: "yesterday" })).code, "invalid_command");
+});
+
+test("git not installed: an honest answer from what the session's edits recorded, even in a repository", async () => {
+	const agent = tempDir();
+	const noGit = await startSkiff({ agentDir: fakeModelHome(model.url).agentDir, cwd: agent, args: ["--model", "fake/fake-model"], env: { PATH: tempDir("skiff-empty-path-") } });
+	const other = await TestClient.connect(noGit.wsUrl);
+	try {
+		const repo = baseRepository(tempRepoDir("skiff-changes-"));
+		const { sessionId } = await other.ok({ type: "new_session", cwd: repo });
+		await other.turn(sessionId, `${edit("a.txt", "one", "ONE")}\nAFTER_TOOL Done.`);
+		const list = await other.ok({ type: "changes_get", sessionId });
+		assert.equal(list.base.kind, "recorded");
+		assert.ok(list.notes.some((note: string) => /git is not installed/.test(note)));
+		assert.deepEqual(list.files.map((file: any) => [file.path, file.status, file.added, file.removed]), [["a.txt", "modified", 1, 1]]);
+	} finally {
+		other.close();
+		await noGit.stop();
+	}
+});
+
+test("every response and event of these runs fits the published schemas", () => {
+	const commands = createSchemaRegistry();
+	const events = createEventRegistry();
+	const results = new Map(commands.list().map((c) => [c.name, Compile(c.result)]));
+	const eventChecks = new Map(events.list().map((e) => [e.type, Compile(e.schema)]));
+	const problems: string[] = [];
+	let checked = 0;
+	for (const response of client.responses) {
+		if (!response.success || !String(response.command).startsWith("changes_")) continue;
+		checked++;
+		const check = results.get(String(response.command))!;
+		if (!check.Check(response.data)) problems.push(`${response.command}: ${JSON.stringify([...check.Errors(response.data)].slice(0, 2))}`);
+	}
+	const updates = client.events.filter((e) => e.type === "changes_updated");
+	for (const event of updates) if (!eventChecks.get("changes_updated")!.Check(event)) problems.push(`changes_updated: ${JSON.stringify(event)}`);
+	assert.deepEqual(problems, []);
+	assert.ok(checked >= 20 && updates.length >= 5, `the checks saw the runs (${checked} responses, ${updates.length} events)`);
 });
