@@ -329,6 +329,29 @@ test("git not installed: an honest answer from what the session's edits recorded
 	}
 });
 
+test("outside git, the recorded base survives a restart with --continue", async () => {
+	const home = fakeModelHome(model.url);
+	writeFileSync(join(home.cwd, "kept.txt"), "before\n");
+	const first = await home.start();
+	let other = await TestClient.connect(first.wsUrl);
+	const { sessionId } = await other.ok({ type: "get_state" });
+	await other.turn(sessionId, `${edit("kept.txt", "before", "after")}\nAFTER_TOOL Done.`);
+	const listed = await other.ok({ type: "changes_get" });
+	assert.deepEqual(listed.files.map((file: any) => [file.path, file.status]), [["kept.txt", "modified"]]);
+	other.close();
+	await first.stop();
+	const second = await home.start("--continue");
+	try {
+		other = await TestClient.connect(second.wsUrl);
+		assert.equal((await other.ok({ type: "get_state" })).sessionId, sessionId);
+		assert.deepEqual((await other.ok({ type: "changes_get" })).files, listed.files, "the same base after the restart");
+		assert.match((await other.ok({ type: "changes_diff", path: "kept.txt" })).diff, /-before\n\+after\n/);
+		other.close();
+	} finally {
+		await second.stop();
+	}
+});
+
 test("every response and event of these runs fits the published schemas", () => {
 	const commands = createSchemaRegistry();
 	const events = createEventRegistry();
