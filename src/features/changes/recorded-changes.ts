@@ -21,7 +21,7 @@ export const MAX_KEPT_FILES = 500;
 /** ...and this much content in all. */
 export const MAX_KEPT_TOTAL_BYTES = 8 * 1024 * 1024;
 /** How long jsdiff may work on one file before it gives up (it then answers whole-file counts). */
-export const DIFF_TIMEOUT_MS = 200;
+export const DIFF_TIMEOUT_MS = 50;
 
 /** What a session's edit or write found in a file the first time it touched it. */
 export interface BeforeRecord {
