@@ -48,7 +48,8 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 export async function readText(absolute: string): Promise<{ text?: string | null; why?: string }> {
 	let handle;
 	try {
-		handle = await openRegularFile(absolute, "follow");
+		// A link is not followed: its target may be outside the working directory, which is never read or written.
+		handle = await openRegularFile(absolute, "refuse");
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOENT" || (error as NodeJS.ErrnoException).code === "ENOTDIR") return { text: null };
 		if (error instanceof NotRegularFileError) return { why: `not a regular file (${error.found})` };

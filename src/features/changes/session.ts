@@ -23,6 +23,8 @@ export const BEFORE_ENTRY_TYPE = "skiff.changes.before";
 export const CHANGES_RECORD_VERSION = 1;
 /** At most this many untracked files are remembered at the session's start (more: the rest count as new). */
 export const MAX_START_UNTRACKED = 1_000;
+/** How long the first prompt may wait for their tokens (past it the rest count as new, as past the count). */
+export const START_SNAPSHOT_MS = 2_000;
 /** The tools whose calls keep a file's content before they change it (outside git). */
 const FILE_WRITING_TOOLS = new Set(["edit", "write"]);
 
@@ -127,9 +129,13 @@ export class ChangesSession implements SessionFeatures {
 		const head = (await git(cwd, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => "")).trim() || null;
 		const paths = parseNulPaths(await git(cwd, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", "."]));
 		const untracked: Array<[string, string]> = [];
-		for (const path of paths.slice(0, MAX_START_UNTRACKED)) untracked.push([path, await fileToken(resolve(cwd, path))]);
+		const deadline = Date.now() + START_SNAPSHOT_MS;
+		for (const path of paths.slice(0, MAX_START_UNTRACKED)) {
+			if (Date.now() > deadline) break;
+			untracked.push([path, await fileToken(resolve(cwd, path))]);
+		}
 		if (this.start) return;
-		const data: StartData = { version: CHANGES_RECORD_VERSION, head, untracked, untrackedTruncated: paths.length > MAX_START_UNTRACKED, at: new Date().toISOString() };
+		const data: StartData = { version: CHANGES_RECORD_VERSION, head, untracked, untrackedTruncated: paths.length > untracked.length, at: new Date().toISOString() };
 		this.start = readStart(data);
 		this.append(START_ENTRY_TYPE, data);
 	}
