@@ -9,8 +9,8 @@ import { access } from "node:fs/promises";
 import { join } from "node:path";
 import { currentBranch, git, gitBounded, gitPaths, headCommit } from "../git.js";
 import { parseNulPaths, parseRawNumstat } from "./git-output.js";
-import { countFileLines } from "./line-count.js";
-import { fileToken } from "./file-token.js";
+import { examineFile } from "./file-token.js";
+import { inParallel } from "./in-parallel.js";
 import { type ChangedFile, MAX_CHANGED_FILES, MAX_DIFF_BYTES, type Since } from "./schemas.js";
 import type { Trash } from "./trash.js";
 
@@ -76,44 +76,39 @@ export interface GitListing {
 	total: number;
 }
 
-/** The changed files under the working directory against the view's base, sorted by path, at most MAX_CHANGED_FILES. */
-export async function listGitChanges(cwd: string, view: GitView, start: SessionStart | undefined, since: Since): Promise<GitListing> {
+/**
+ * The changed files under the working directory against the view's base, sorted by path, at most
+ * MAX_CHANGED_FILES; with `only`, just those paths (a diff or a revert needs no token of the others).
+ */
+export async function listGitChanges(cwd: string, view: GitView, start: SessionStart | undefined, since: Since, only?: ReadonlySet<string>): Promise<GitListing> {
 	const [raw, others, unmerged] = await Promise.all([
-		git(cwd, [...LITERAL, "diff", "--raw", "--numstat", "-z", "-M", "--relative", ...NO_EXTERNAL, view.baseRef, "--", "."]),
+		// A diff or a revert of a few paths needs no line counts: git then reads no file's content.
+		git(cwd, [...LITERAL, "diff", "--raw", ...(only ? [] : ["--numstat"]), "-z", "-M", "--relative", ...NO_EXTERNAL, view.baseRef, "--", "."]),
 		git(cwd, [...LITERAL, "ls-files", "--others", "--exclude-standard", "-z", "--", "."]),
 		// Against a commit git reports an unmerged path as modified: the index knows it is unmerged.
 		git(cwd, [...LITERAL, "diff", "--name-only", "-z", "--diff-filter=U", "--relative", "--", "."]),
 	]);
 	const conflicts = new Set(parseNulPaths(unmerged));
 	type Entry = Omit<ChangedFile, "token">;
-	const entries: Entry[] = parseRawNumstat(raw).map(({ conflicted, ...change }) => (conflicted || conflicts.has(change.path) ? { ...change, conflicted: true as const } : change));
-	const untracked = parseNulPaths(others);
-	const sessionStart = since === "session_start" ? start : undefined;
-	for (const path of untracked) entries.push({ path, status: "untracked", added: 0, removed: 0, binary: false });
+	let entries: Entry[] = parseRawNumstat(raw).map(({ conflicted, ...change }) => (conflicted || conflicts.has(change.path) ? { ...change, conflicted: true as const } : change));
+	for (const path of parseNulPaths(others)) entries.push({ path, status: "untracked", added: 0, removed: 0, binary: false });
+	if (only) entries = entries.filter((entry) => only.has(entry.path));
 	entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	const sessionStart = since === "session_start" ? start : undefined;
 
-	const files: ChangedFile[] = [];
-	let total = 0;
-	for (const entry of entries) {
-		if (files.length >= MAX_CHANGED_FILES) {
-			total++;
-			continue;
-		}
-		const absolute = join(cwd, entry.path);
-		const token = await fileToken(absolute);
-		if (entry.status === "untracked") {
-			const then = sessionStart?.untracked.get(entry.path);
-			if (then !== undefined && then === token) continue; // there before the session, and unchanged: not its change
-			const counted = await countFileLines(absolute);
-			entry.added = counted.lines;
-			entry.binary = counted.binary;
-			const notes = [counted.note, then !== undefined ? "untracked already when the session started, changed since: its content then was not kept, so it is shown whole" : undefined].filter(Boolean);
-			if (notes.length) entry.note = notes.join("; ");
-		}
-		total++;
-		files.push({ ...entry, token });
-	}
-	return { files, total };
+	// Past the bound files are counted, not examined (an untracked one there before the session is counted too).
+	const examined = await inParallel(entries.slice(0, MAX_CHANGED_FILES), async (entry): Promise<ChangedFile | undefined> => {
+		const untracked = entry.status === "untracked";
+		// An untracked file has no numstat: the read that makes its token counts its lines too.
+		const { token, lines, binary, note } = await examineFile(join(cwd, entry.path), untracked);
+		if (!untracked) return { ...entry, token };
+		const then = sessionStart?.untracked.get(entry.path);
+		if (then !== undefined && then === token) return undefined; // there before the session, and unchanged: not its change
+		const notes = [note, then !== undefined ? "untracked already when the session started, changed since: its content then was not kept, so it is shown whole" : undefined].filter(Boolean);
+		return { ...entry, added: lines ?? 0, binary: binary ?? false, token, ...(notes.length ? { note: notes.join("; ") } : {}) };
+	});
+	const files = examined.filter((file): file is ChangedFile => file !== undefined);
+	return { files, total: files.length + Math.max(0, entries.length - MAX_CHANGED_FILES) };
 }
 
 export interface DiffText {

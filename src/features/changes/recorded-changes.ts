@@ -11,6 +11,7 @@ import { createTwoFilesPatch, diffLines } from "diff";
 import { join } from "node:path";
 import { NotRegularFileError, openRegularFile } from "../../shared/regular-file.js";
 import { ABSENT_TOKEN, fileToken } from "./file-token.js";
+import { inParallel } from "./in-parallel.js";
 import { countLines, isBinary } from "./line-count.js";
 import { type ChangedFile, MAX_CHANGED_FILES } from "./schemas.js";
 
@@ -122,17 +123,15 @@ export async function recordedChange(cwd: string, record: BeforeRecord): Promise
 	return { ...base, status: "modified", added: counts.added, removed: counts.removed, ...(counts.note ? { note: counts.note } : {}) };
 }
 
-/** The recorded files that changed, sorted by path, at most MAX_CHANGED_FILES. */
-export async function listRecordedChanges(cwd: string, records: Iterable<BeforeRecord>): Promise<{ files: Array<ChangedFile & { before: BeforeRecord; now: CurrentText }>; total: number }> {
-	const files = [];
-	let total = 0;
-	for (const record of [...records].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
-		const change = await recordedChange(cwd, record);
-		if (!change) continue;
-		total++;
-		if (files.length < MAX_CHANGED_FILES) files.push(change);
-	}
-	return { files, total };
+/** The recorded files that changed (with `only`, of those paths), sorted by path, at most MAX_CHANGED_FILES. */
+export async function listRecordedChanges(
+	cwd: string,
+	records: Iterable<BeforeRecord>,
+	only?: ReadonlySet<string>,
+): Promise<{ files: Array<ChangedFile & { before: BeforeRecord; now: CurrentText }>; total: number }> {
+	const chosen = [...records].filter((record) => !only || only.has(record.path)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+	const changed = (await inParallel(chosen, (record) => recordedChange(cwd, record))).filter((change) => change !== undefined);
+	return { files: changed.slice(0, MAX_CHANGED_FILES), total: changed.length };
 }
 
 /** A unified diff of a recorded change (empty when either side is not text: `why` says so). */

@@ -98,7 +98,8 @@ export class ChangesService {
 		return (await this.listing(sessionId, cwd, since)).list;
 	}
 
-	private async listing(sessionId: string, cwd: string, since: Since): Promise<Listing> {
+	/** The listing, or with `only` the part of it about those paths (normalized). */
+	private async listing(sessionId: string, cwd: string, since: Since, only?: ReadonlySet<string>): Promise<Listing> {
 		const state = this.of(sessionId);
 		try {
 			if (!(await stat(cwd)).isDirectory()) throw new Error("not a folder");
@@ -113,7 +114,7 @@ export class ChangesService {
 			const start = state.sessionStart();
 			if (since === "session_start" && !start) throw new CodedError("invalid_command", "The session has no recorded start yet: it is recorded at its first prompt");
 			const view = await gitView(cwd, root, since, start);
-			const { files, total } = await listGitChanges(cwd, view, start, since);
+			const { files, total } = await listGitChanges(cwd, view, start, since, only);
 			if (view.operation) notes.push(`A ${view.operation} is in progress: conflicted files are marked.`);
 			if (since === "session_start" && start?.untrackedTruncated) notes.push("The session started with more untracked files than were remembered: some of them may be listed as new.");
 			return {
@@ -127,7 +128,7 @@ export class ChangesService {
 				? "Not a git repository: the base is what this session's edit and write calls found; changes made otherwise (bash) are not seen."
 				: "git is not installed: the base is what this session's edit and write calls found; changes made otherwise (bash) are not seen.",
 		);
-		const { files, total } = await listRecordedChanges(cwd, state.recorded());
+		const { files, total } = await listRecordedChanges(cwd, state.recorded(), only);
 		return {
 			mode: "recorded",
 			recorded: new Map(files.map((file) => [file.path, file])),
@@ -144,7 +145,7 @@ export class ChangesService {
 
 	async diff(sessionId: string, cwd: string, path: string, since: Since): Promise<FileDiff> {
 		const rel = checkRelativePath(path);
-		const listing = await this.listing(sessionId, cwd, since);
+		const listing = await this.listing(sessionId, cwd, since, new Set([rel]));
 		const file = listing.list.files.find((candidate) => candidate.path === rel);
 		if (!file) throw new CodedError("not_found", `${JSON.stringify(rel)} is not among the changed files (against ${listing.list.base.description})`);
 		const base = listing.list.base;
@@ -170,7 +171,15 @@ export class ChangesService {
 	}
 
 	private async revertNow(sessionId: string, cwd: string, paths: string[], tokens: Record<string, string>, since: Since): Promise<RevertedFile[]> {
-		const listing = await this.listing(sessionId, cwd, since);
+		const wanted = new Set<string>();
+		for (const path of paths) {
+			try {
+				wanted.add(checkRelativePath(path));
+			} catch {
+				// refused below, with the reason
+			}
+		}
+		const listing = await this.listing(sessionId, cwd, since, wanted);
 		const byPath = new Map(listing.list.files.map((file) => [file.path, file]));
 		const trash = new Trash(this.options.agentDir);
 		const results: RevertedFile[] = [];
