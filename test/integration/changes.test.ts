@@ -181,6 +181,13 @@ test("since the session started: the commit and untracked files at the first pro
 	assert.deepEqual(sinceStart.files.map((file: any) => [file.path, file.status]), [["agent.txt", "added"]], "the user's untracked file was there before");
 	const diff = await client.ok({ type: "changes_diff", sessionId, path: "agent.txt", since: "session_start" });
 	assert.match(diff.diff, /\+made by the agent\n/);
+	writeFileSync(join(repo, "notes.txt"), "mine, changed during the session\n");
+	const changed = byPath(await client.ok({ type: "changes_get", sessionId, since: "session_start" }))["notes.txt"];
+	assert.equal(changed.status, "untracked");
+	assert.match(changed.note, /its content then was not kept/);
+	const { files } = await client.ok({ type: "changes_revert", sessionId, since: "session_start", confirm: true, paths: ["notes.txt"], tokens: { "notes.txt": changed.token } });
+	assert.equal(files[0].outcome, "refused", "what it held then is unknown: it is not trashed");
+	assert.equal(readFileSync(join(repo, "notes.txt"), "utf8"), "mine, changed during the session\n");
 	const recorded = readFileSync(
 		(await client.ok({ type: "get_state", sessionId })).sessionFile,
 		"utf8",
@@ -276,6 +283,27 @@ test("a repository mid-merge, one on a detached HEAD and one without a commit an
 	const { files: undone } = await client.ok({ type: "changes_revert", sessionId: emptySession, confirm: true, paths: ["first.txt"], tokens: { "first.txt": first.token } });
 	assert.equal(undone[0].outcome, "trashed");
 	assert.equal(sh(empty, "status", "--porcelain"), "?? bin/\n", "out of the index and the working tree");
+});
+
+test("a session in a subfolder of the repository: only its files, paths relative to it", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-changes-"));
+	mkdirSync(join(repo, "pkg"));
+	writeFileSync(join(repo, "pkg", "inside.txt"), "in\n");
+	sh(repo, "add", "-A");
+	sh(repo, "commit", "-q", "-m", "pkg");
+	writeFileSync(join(repo, "a.txt"), "changed outside the subfolder\n");
+	const sessionId = await sessionIn(join(repo, "pkg"));
+	await turnWithUpdate(sessionId, [edit("inside.txt", "in", "changed"), write("fresh.txt", "new\n")].join("\n"));
+	const list = await client.ok({ type: "changes_get", sessionId });
+	assert.equal(list.repository.root, repo);
+	assert.deepEqual(list.files.map((file: any) => [file.path, file.status]), [["fresh.txt", "untracked"], ["inside.txt", "modified"]]);
+	assert.match((await client.ok({ type: "changes_diff", sessionId, path: "inside.txt" })).diff, /^diff --git a\/inside.txt b\/inside.txt\n/);
+	const outside = await client.ok({ type: "changes_revert", sessionId, confirm: true, paths: ["../a.txt"], tokens: { "../a.txt": "x" } });
+	assert.equal(outside.files[0].outcome, "refused");
+	assert.equal(readFileSync(join(repo, "a.txt"), "utf8"), "changed outside the subfolder\n");
+	const inside = byPath(list)["inside.txt"];
+	assert.equal((await client.ok({ type: "changes_revert", sessionId, confirm: true, paths: ["inside.txt"], tokens: { "inside.txt": inside.token } })).files[0].outcome, "restored");
+	assert.equal(readFileSync(join(repo, "pkg", "inside.txt"), "utf8"), "in\n");
 });
 
 test("a shell command of the user announces changes_updated too, once for a burst", async () => {

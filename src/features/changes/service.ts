@@ -206,6 +206,10 @@ export class ChangesService {
 				refuse("changed since you looked: list the changes again (changes_get) and review it before reverting");
 				continue;
 			}
+			if (listing.mode === "git" && since === "session_start" && file.status === "untracked" && this.of(sessionId).sessionStart()?.untracked.has(rel)) {
+				refuse("it was untracked already when the session started and its content then was not kept: it cannot be put back, so it is left as it is");
+				continue;
+			}
 			try {
 				const absolute = await confinedPath(cwd, rel);
 				if (file.oldPath !== undefined) await confinedPath(cwd, file.oldPath);
