@@ -4,11 +4,10 @@
  * moment after the last tool call or shell command that may have written files.
  */
 import { stat } from "node:fs/promises";
-import type { RuntimeEvent, SessionObserver } from "../../agent/types.js";
+import type { RuntimeEvent, SessionContribution, SessionObserver, SessionOrigin } from "../../agent/types.js";
 import { writeFileAtomicallyAsync } from "../../shared/atomic-write.js";
 import { CodedError } from "../../shared/errors.js";
 import { git, repositoryRoot } from "../git.js";
-import type { SessionContribution, SessionOrigin } from "../../agent/types.js";
 import { SessionStates } from "../session-features.js";
 import { changesUpdatedEvent } from "./events.js";
 import { type GitView, gitFileDiff, gitView, listGitChanges, revertGitFile } from "./git-changes.js";
@@ -20,6 +19,8 @@ import { Trash } from "./trash.js";
 
 /** How long after the last file-writing tool call `changes_updated` is sent (a burst of calls makes one event). */
 export const CHANGES_UPDATED_DEBOUNCE_MS = 300;
+/** A burst that goes on (an agent calling tools back to back) still announces at least this often. */
+export const CHANGES_UPDATED_MAX_WAIT_MS = 2_000;
 /** Tools that only read: their calls announce nothing. */
 const READ_ONLY_TOOLS = new Set(["read", "grep", "find", "ls"]);
 
@@ -39,6 +40,8 @@ export interface ChangesServiceOptions {
 export class ChangesService {
 	private readonly sessions = new SessionStates<ChangesSession>("changes record");
 	private readonly timers = new Map<string, NodeJS.Timeout>();
+	/** When the burst now waiting to be announced began, per session. */
+	private readonly pendingSince = new Map<string, number>();
 	/** One revert at a time per session (a second waits for the first). */
 	private readonly reverting = new Map<string, Promise<unknown>>();
 	private readonly stopObserving: () => void;
@@ -67,15 +70,23 @@ export class ChangesService {
 		this.stopObserving();
 		for (const timer of this.timers.values()) clearTimeout(timer);
 		this.timers.clear();
+		this.pendingSince.clear();
 	}
 
-	/** Sends `changes_updated` once the calls of a burst are over. */
+	/** Sends `changes_updated` once the calls of a burst are over, or CHANGES_UPDATED_MAX_WAIT_MS into a long one. */
 	announce(sessionId: string): void {
+		const now = Date.now();
+		const since = this.pendingSince.get(sessionId) ?? now;
+		this.pendingSince.set(sessionId, since);
 		clearTimeout(this.timers.get(sessionId));
-		const timer = setTimeout(() => {
-			this.timers.delete(sessionId);
-			this.options.publish(sessionId, { type: changesUpdatedEvent.type });
-		}, CHANGES_UPDATED_DEBOUNCE_MS);
+		const timer = setTimeout(
+			() => {
+				this.timers.delete(sessionId);
+				this.pendingSince.delete(sessionId);
+				this.options.publish(sessionId, { type: changesUpdatedEvent.type });
+			},
+			Math.max(0, Math.min(CHANGES_UPDATED_DEBOUNCE_MS, since + CHANGES_UPDATED_MAX_WAIT_MS - now)),
+		);
 		timer.unref();
 		this.timers.set(sessionId, timer);
 	}
@@ -83,6 +94,7 @@ export class ChangesService {
 	private cancel(sessionId: string): void {
 		clearTimeout(this.timers.get(sessionId));
 		this.timers.delete(sessionId);
+		this.pendingSince.delete(sessionId);
 	}
 
 	/** Whether git runs here at all (asked once: it does not come and go while the service runs). */
