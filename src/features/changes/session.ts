@@ -11,7 +11,7 @@
 import { resolve } from "node:path";
 import type { FeatureSession, HiddenContext, SessionFeatures, ToolCallStart } from "../../agent/types.js";
 import type { FeatureTool } from "../../agent/feature-tool.js";
-import { git, repositoryRoot } from "../git.js";
+import { git, headCommit, repositoryRoot } from "../git.js";
 import { fileToken } from "./file-token.js";
 import { parseNulPaths } from "./git-output.js";
 import type { SessionStart } from "./git-changes.js";
@@ -126,7 +126,7 @@ export class ChangesSession implements SessionFeatures {
 	private async recordStart(): Promise<void> {
 		const cwd = this.cwd();
 		if ((await repositoryRoot(cwd)) === undefined) return;
-		const head = (await git(cwd, ["rev-parse", "--verify", "-q", "HEAD"]).catch(() => "")).trim() || null;
+		const head = (await headCommit(cwd)) ?? null;
 		const paths = parseNulPaths(await git(cwd, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", "."]));
 		const untracked: Array<[string, string]> = [];
 		const deadline = Date.now() + START_SNAPSHOT_MS;
