@@ -148,6 +148,21 @@ test("revert in git: restores a modified and a deleted file, trashes an untracke
 	assert.equal(sh(repo, "status", "--porcelain"), "?? later.txt\n");
 });
 
+test("a rename shows its old path and git's rename diff; its revert puts the old file back and trashes the new name", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-changes-"));
+	const sessionId = await sessionIn(repo);
+	await turnWithUpdate(sessionId, "RUN git mv a.txt 'moved name.txt'");
+	const renamed = byPath(await client.ok({ type: "changes_get", sessionId }))["moved name.txt"];
+	assert.deepEqual([renamed.status, renamed.oldPath, renamed.added, renamed.removed], ["renamed", "a.txt", 0, 0]);
+	const diff = await client.ok({ type: "changes_diff", sessionId, path: "moved name.txt" });
+	assert.match(diff.diff, /similarity index 100%\nrename from a.txt\nrename to moved name.txt\n/);
+	const { files } = await client.ok({ type: "changes_revert", sessionId, confirm: true, paths: ["moved name.txt"], tokens: { "moved name.txt": renamed.token } });
+	assert.equal(files[0].outcome, "restored");
+	assert.equal(readFileSync(join(repo, "a.txt"), "utf8"), "one\n");
+	assert.equal(readFileSync(files[0].trashedTo, "utf8"), "one\n");
+	assert.equal(sh(repo, "status", "--porcelain"), "");
+});
+
 test("a symbolic link leading out of the working directory is not followed by a revert", async () => {
 	const repo = baseRepository(tempRepoDir("skiff-changes-"));
 	const outside = tempRepoDir("skiff-changes-outside-");
@@ -304,6 +319,22 @@ test("a session in a subfolder of the repository: only its files, paths relative
 	const inside = byPath(list)["inside.txt"];
 	assert.equal((await client.ok({ type: "changes_revert", sessionId, confirm: true, paths: ["inside.txt"], tokens: { "inside.txt": inside.token } })).files[0].outcome, "restored");
 	assert.equal(readFileSync(join(repo, "pkg", "inside.txt"), "utf8"), "in\n");
+});
+
+test("a 50 MiB file and non-UTF-8 text: listed with a note, their diffs bounded and decoded honestly", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-changes-"));
+	writeFileSync(join(repo, "huge.log"), "a line of a very large log file\n".repeat(Math.ceil((50 * 1024 * 1024) / 32)));
+	writeFileSync(join(repo, "latin1.txt"), Buffer.from("caf\xe9\n", "latin1"));
+	const sessionId = await sessionIn(repo);
+	const files = byPath(await client.ok({ type: "changes_get", sessionId }));
+	assert.match(files["huge.log"].note, /too large to count its lines/);
+	assert.match(files["huge.log"].token, /^size:\d+:mtime:\d+$/);
+	const huge = await client.ok({ type: "changes_diff", sessionId, path: "huge.log" }, 60_000);
+	assert.equal(huge.truncated, true);
+	assert.ok(Buffer.byteLength(huge.diff) <= 512 * 1024);
+	assert.equal(files["latin1.txt"].added, 1);
+	assert.match((await client.ok({ type: "changes_diff", sessionId, path: "latin1.txt" })).diff, /\+caf\uFFFD\n/);
+	await client.ok({ type: "ping" }); // the service still answers
 });
 
 test("a shell command of the user announces changes_updated too, once for a burst", async () => {
