@@ -527,6 +527,9 @@ export interface SessionFeatures {
 	beforeToolCall?(call: ToolCallStart): Promise<void>;
 }
 
+/** How long the features may look at a tool call (`beforeToolCall`) before it runs anyway. */
+export const BEFORE_TOOL_CALL_MS = 5_000;
+
 /** A tool call about to run: the tool's name and its arguments (read-only). */
 export interface ToolCallStart {
 	toolName: string;

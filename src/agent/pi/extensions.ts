@@ -4,7 +4,7 @@
  */
 import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
 import type { FeatureTool } from "../feature-tool.js";
-import type { HiddenContext, SessionFeatures, ToolCallStart } from "../types.js";
+import { BEFORE_TOOL_CALL_MS, type HiddenContext, type SessionFeatures, type ToolCallStart } from "../types.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
@@ -64,9 +64,6 @@ export function featureHooks(coreTools: readonly string[], features: SessionFeat
 		}
 	};
 }
-
-/** How long the features may look at a tool call before it runs anyway. */
-export const BEFORE_TOOL_CALL_MS = 5_000;
 
 /** The features' look at a tool call: its failure and its slowness past BEFORE_TOOL_CALL_MS never hold the call up. */
 async function beforeToolCall(before: NonNullable<SessionFeatures["beforeToolCall"]>, call: ToolCallStart): Promise<void> {

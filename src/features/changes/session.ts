@@ -9,7 +9,7 @@
  * A base that could not be recorded (a full disk) is kept in memory for as long as the session is loaded.
  */
 import { resolve } from "node:path";
-import type { FeatureSession, HiddenContext, SessionFeatures, ToolCallStart } from "../../agent/types.js";
+import { BEFORE_TOOL_CALL_MS, type FeatureSession, type HiddenContext, type SessionFeatures, type ToolCallStart } from "../../agent/types.js";
 import type { FeatureTool } from "../../agent/feature-tool.js";
 import { git, headCommit, repositoryRoot } from "../git.js";
 import { fileToken } from "./file-token.js";
@@ -115,9 +115,12 @@ export class ChangesSession implements SessionFeatures {
 	}
 
 	private async takeBefore(cwd: string, absolute: string, path: string): Promise<void> {
+		const started = Date.now();
 		if ((await repositoryRoot(cwd)) !== undefined) return; // in git, the base is git's
-		const record = await recordBefore(absolute, path, { files: this.before.size, bytes: this.keptBytes });
+		let record = await recordBefore(absolute, path, { files: this.before.size, bytes: this.keptBytes });
 		if (this.before.has(path)) return;
+		// Past the hook's time the tool ran anyway: what was read may already be its result, not the base.
+		if (Date.now() - started >= BEFORE_TOOL_CALL_MS) record = { path, omitted: "it could not be read in time before the first edit", token: "unknown" };
 		this.before.set(path, record);
 		this.keptBytes += typeof record.content === "string" ? Buffer.byteLength(record.content) : 0;
 		this.append(BEFORE_ENTRY_TYPE, { version: CHANGES_RECORD_VERSION, ...record });
