@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the streaming, web page, memory, session tree, session churn and project files benchmarks one after another, each in its
+ * `npm run bench`: the streaming, web page, memory, session tree, session churn, unknown sessions, half-open, project files and changes benchmarks one after another, each in its
  * own process and with the same arguments (so `npm run bench -- --write` updates every section of
  * docs/benchmarks.md).
  */
@@ -15,6 +15,7 @@ const SCRIPTS = [
 	"unknown-sessions.ts", // 128 unknown session ids among 5,000 files
 	"half-open.ts", // 300 half-open connections closed by the header deadline
 	"files.ts",
+	"changes.ts",
 ];
 
 for (const script of SCRIPTS) {

@@ -522,6 +522,22 @@ export interface SessionFeatures {
 	 * it was loaded from its file (a restart, a session loaded again, a reload), not created, forked or cloned.
 	 */
 	bind?(session: FeatureSession, how: { reopened: boolean }): void;
+	/**
+	 * Runs before each tool call of the session (pi's own tools too), awaited: a feature sees what the tool is
+	 * about to change before it changes it (the changes feature keeps a file's content before an edit). It never
+	 * blocks nor alters the call: a failure or a call that takes too long is passed over.
+	 */
+	beforeToolCall?(call: ToolCallStart): Promise<void>;
+}
+
+/** How long the features may look at a tool call (`beforeToolCall`) before it runs anyway. */
+export const BEFORE_TOOL_CALL_MS = 5_000;
+
+/** A tool call about to run: the tool's name and its arguments (read-only). */
+export interface ToolCallStart {
+	toolName: string;
+	toolCallId: string;
+	input: Readonly<Record<string, unknown>>;
 }
 
 /** The features one session gets, and how they find its state again once it has its id. */

@@ -24,6 +24,80 @@ export interface BashResult {
 	fullOutputPath?: string;
 }
 
+export interface ChangesBase {
+	/** `head`: the commit checked out (the empty tree in a repository without commits); `session_start`: the commit and untracked files at the session's first prompt; `recorded`: outside git, the content each file had when the session's edit or write first touched it. */
+	kind: "head" | "session_start" | "recorded";
+	/** The base commit (git), absent in a repository without commits. */
+	commit?: string;
+	/** Which base is shown, in words, for the panel. */
+	description: string;
+}
+
+export interface FileDiff {
+	path: string;
+	base: ChangesBase;
+	status: "added" | "modified" | "deleted" | "renamed" | "untracked";
+	/** A unified diff (empty for a binary file, or when the base was not kept). */
+	diff: string;
+	binary: boolean;
+	/** The diff was cut at 512 KiB (at a line's end). */
+	truncated: boolean;
+	note?: string;
+}
+
+export interface RepositoryState {
+	/** The repository's top folder. */
+	root: string;
+	/** The branch checked out; absent when HEAD is detached or there is no commit yet. */
+	branch?: string;
+	/** The commit checked out; absent in a repository without commits. */
+	head?: string;
+	detached: boolean;
+	/** An operation stopped half-way (conflicts are marked `conflicted`). */
+	operation?: "merge" | "rebase" | "cherry-pick" | "revert";
+}
+
+export interface ChangedFile {
+	/** Relative to the session's working directory, `/`-separated (for a rename, the new path). */
+	path: string;
+	/** A rename's old path. */
+	oldPath?: string;
+	status: "added" | "modified" | "deleted" | "renamed" | "untracked";
+	/** Lines added (0 for a binary file). */
+	added: number;
+	/** Lines removed (0 for a binary file). */
+	removed: number;
+	binary: boolean;
+	/** Unmerged: a merge, rebase or cherry-pick stopped on it. */
+	conflicted?: true;
+	/** What the file holds now (a content hash, `absent`, ...): give it back to changes_revert, which refuses a file changed since. */
+	token: string;
+	/** What could not be told (counts of a file too large to read, a base not kept). */
+	note?: string;
+}
+
+export interface ChangesList {
+	/** The session's working directory: the root every path is relative to. */
+	cwd: string;
+	base: ChangesBase;
+	repository?: RepositoryState;
+	files: ChangedFile[];
+	/** How many files changed (more than `files` holds when `truncated`). */
+	total: number;
+	truncated: boolean;
+	/** What the answer leaves out or could not tell (git missing, a lost base, ...). */
+	notes: string[];
+}
+
+export interface RevertedFile {
+	path: string;
+	/** `restored`: the file holds the base's content again (a deleted one is back); `trashed`: a file the base does not have was moved to the trash folder (never deleted); `refused`: nothing was done to it, `reason` says why. */
+	outcome: "restored" | "trashed" | "refused";
+	/** Where a trashed file now is (under the agent directory). */
+	trashedTo?: string;
+	reason?: string;
+}
+
 export interface ModelInfo {
 	provider: string;
 	id: string;
@@ -971,6 +1045,15 @@ export interface BashExecutionUpdateEvent {
 	[key: string]: unknown;
 }
 
+export interface ChangesUpdatedEvent {
+	type: "changes_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	[key: string]: unknown;
+}
+
 export interface CollabUpdatedEvent {
 	type: "collab_updated";
 	/** The session the event belongs to. */
@@ -1524,6 +1607,39 @@ export interface Commands {
 			command: string;
 		};
 		result: BashResult;
+	};
+	/** One changed file's unified diff against the base (an untracked or new file against nothing; a binary file says so), cut at 512 KiB. `not_found` when the file is not among the changes. */
+	changes_diff: {
+		params: {
+			/** Relative to the session's working directory, `/`-separated. */
+			path: string;
+			/** In a git repository: `head` (default), the changes against the commit checked out; `session_start`, the changes since the session's first prompt (the commit then, and the untracked files it found then left out unless changed). Outside git there is one base, what the session's edit and write tool calls found: this is ignored. */
+			since?: "head" | "session_start";
+		};
+		result: FileDiff;
+	};
+	/** The files changed in the addressed session's working directory, against its base (git: HEAD, or the session's start with `since`; outside git: what the session's edit and write calls found): path, status, lines added and removed, binary or not, and a token to give back to changes_revert. Says which base is shown. */
+	changes_get: {
+		params: {
+			/** In a git repository: `head` (default), the changes against the commit checked out; `session_start`, the changes since the session's first prompt (the commit then, and the untracked files it found then left out unless changed). Outside git there is one base, what the session's edit and write tool calls found: this is ignored. */
+			since?: "head" | "session_start";
+		};
+		result: ChangesList;
+	};
+	/** Puts files back as the base has them (`confirm: true` is required). A file the base does not have (new, untracked) is moved to `<agent-dir>/changes-trash/`, never deleted. Each path needs the token changes_get answered for it: a file changed since is refused ("changed since you looked"), as is a path outside the working directory or not among the changes. Answers what was done to each path; emits `changes_updated`. */
+	changes_revert: {
+		params: {
+			paths: string[];
+			/** For each path, the `token` changes_get answered with it. */
+			tokens: Record<string, string>;
+			/** Must be true: a revert discards the working tree's changes of these files. */
+			confirm: true;
+			/** In a git repository: `head` (default), the changes against the commit checked out; `session_start`, the changes since the session's first prompt (the commit then, and the untracked files it found then left out unless changed). Outside git there is one base, what the session's edit and write tool calls found: this is ignored. */
+			since?: "head" | "session_start";
+		};
+		result: {
+			files: RevertedFile[];
+		};
 	};
 	/** Copies this session's current conversation into a new session. The source is untouched. */
 	clone: {
@@ -2572,6 +2688,7 @@ export type SkiffEvent =
 	| BashExecutionEndEvent
 	| BashExecutionStartEvent
 	| BashExecutionUpdateEvent
+	| ChangesUpdatedEvent
 	| CollabUpdatedEvent
 	| CompactionEndEvent
 	| CompactionStartEvent

@@ -3,6 +3,7 @@
  * and the contract lists their settings, events and commands; neither names a feature. A session's tools and
  * hidden context come in this order too.
  */
+import { changesFeature } from "./changes/index.js";
 import { collabFeature } from "./collab/index.js";
 import { filesFeature } from "./files/index.js";
 import { goalFeature } from "./goal/index.js";
@@ -24,6 +25,7 @@ export const FEATURES: readonly FeatureModule<any>[] = [
 	jobsFeature,
 	personasFeature,
 	workflowsFeature,
+	changesFeature,
 	collabFeature,
 	filesFeature,
 ];

@@ -18,6 +18,9 @@ export function combineSessionFeatures(parts: SessionFeatures[]): SessionFeature
 		bind: (session, how) => {
 			for (const part of parts) part.bind?.(session, how);
 		},
+		beforeToolCall: async (call) => {
+			for (const part of parts) await part.beforeToolCall?.(call).catch(() => undefined);
+		},
 	};
 }
 

@@ -1,10 +1,10 @@
 /**
  * The inline pi extensions every Skiff session gets: the recording check before each model call, and the
- * hooks through which features add tools and hidden turn-start context.
+ * hooks through which features add tools and hidden turn-start context and see tool calls before they run.
  */
 import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
 import type { FeatureTool } from "../feature-tool.js";
-import type { HiddenContext, SessionFeatures } from "../types.js";
+import { BEFORE_TOOL_CALL_MS, type HiddenContext, type SessionFeatures, type ToolCallStart } from "../types.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
@@ -55,7 +55,27 @@ export function featureHooks(coreTools: readonly string[], features: SessionFeat
 		});
 		// pi takes one message from each handler: the others are handed out by handlers of their own, in order.
 		for (let i = 1; i < MAX_TURN_CONTEXTS; i++) pi.on("before_agent_start", async () => hiddenMessage(contexts[i]));
+		if (features.beforeToolCall) {
+			const before = features.beforeToolCall.bind(features);
+			pi.on("tool_call", async (event) => {
+				await beforeToolCall(before, { toolName: event.toolName, toolCallId: event.toolCallId, input: event.input });
+				return undefined; // never blocks the call
+			});
+		}
 	};
+}
+
+/** The features' look at a tool call: its failure and its slowness past BEFORE_TOOL_CALL_MS never hold the call up. */
+async function beforeToolCall(before: NonNullable<SessionFeatures["beforeToolCall"]>, call: ToolCallStart): Promise<void> {
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise<void>((resolve) => {
+		timer = setTimeout(resolve, BEFORE_TOOL_CALL_MS);
+	});
+	try {
+		await Promise.race([before(call).catch(() => undefined), late]);
+	} finally {
+		clearTimeout(timer);
+	}
 }
 
 /** The tools a session offers now: the core ones and the features' active ones. */

@@ -10,7 +10,7 @@
  * When git cannot answer (the folder is not in a repository, git is not installed, it timed out), no entry is
  * marked and the reason is returned as a note instead: the listing itself never fails for it.
  */
-import { GitError, git } from "../workflows/index.js";
+import { GitError, git } from "../git.js";
 
 /** How long git may take to answer for one page (a hook-free command; a slow disk or a huge index). */
 export const IGNORE_TIMEOUT_MS = 5_000;

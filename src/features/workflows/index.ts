@@ -44,6 +44,3 @@ export const workflowsFeature = defineFeature({
 	},
 	stop: (workflows) => workflows.stop(),
 });
-
-// The git runner (awaited child process with a deadline) for other features that ask git about the session's folder.
-export { GitError, git } from "./git.js";
