@@ -6,6 +6,7 @@
 import { collabFeature } from "./collab/index.js";
 import { goalFeature } from "./goal/index.js";
 import { jobsFeature } from "./jobs/index.js";
+import { mcpFeature } from "./mcp/index.js";
 import { memoryFeature } from "./memory/index.js";
 import type { FeatureModule } from "./module.js";
 import { personasFeature } from "./personas/index.js";
@@ -24,4 +25,5 @@ export const FEATURES: readonly FeatureModule<any>[] = [
 	personasFeature,
 	workflowsFeature,
 	collabFeature,
+	mcpFeature,
 ];
