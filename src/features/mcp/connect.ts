@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolResultSchema, ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolResultSchema, ErrorCode, McpError, ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { boundedFetch } from "./bounded-fetch.js";
 import type { Launch } from "./config.js";
 import { ProcessGroupTransport } from "./stdio-transport.js";
@@ -111,14 +111,19 @@ async function open(transport: Transport, kind: string, options: ConnectOptions,
 			const tools: ListedTool[] = [];
 			let cursor: string | undefined;
 			for (let page = 0; page < MAX_LIST_PAGES; page++) {
-				let result;
+				let result: Record<string, unknown>;
 				try {
-					result = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
+					// Read loosely (not with the SDK's listTools): one tool with a schema the SDK rejects would fail the
+					// whole list; each tool is checked on its own instead (server.ts), and a bad one left out.
+					result = await client.request({ method: "tools/list", params: cursor === undefined ? {} : { cursor } }, ResultSchema, { timeout: timeoutMs });
 				} catch (error) {
 					throw new Error(describe(error, "list its tools", timeoutMs, why));
 				}
-				tools.push(...(result.tools as ListedTool[]));
-				cursor = result.nextCursor;
+				if (!Array.isArray(result.tools)) throw new Error("answered tools/list without a list of tools");
+				for (const tool of result.tools as unknown[]) {
+					if (typeof tool === "object" && tool !== null && typeof (tool as ListedTool).name === "string") tools.push(tool as ListedTool);
+				}
+				cursor = typeof result.nextCursor === "string" ? result.nextCursor : undefined;
 				if (cursor === undefined || tools.length >= MAX_TOOLS_PER_SERVER) break;
 			}
 			return { tools: tools.slice(0, MAX_TOOLS_PER_SERVER), more: tools.length > MAX_TOOLS_PER_SERVER || cursor !== undefined };
@@ -143,7 +148,7 @@ async function open(transport: Transport, kind: string, options: ConnectOptions,
 function describe(error: unknown, doing: string, timeoutMs: number, why: () => string): string {
 	if (error instanceof McpError) {
 		if (error.code === ErrorCode.RequestTimeout) return `did not ${doing} within ${timeoutMs} ms (the request was cancelled)`;
-		if (error.code === ErrorCode.ConnectionClosed) return `stopped before it could ${doing}: ${why()}`;
+		if (error.code === ErrorCode.ConnectionClosed) return stoppedBefore(doing, why());
 		return error.message.replace(/^MCP error -?\d+: /, "");
 	}
 	const code = (error as { code?: unknown }).code;
@@ -154,6 +159,10 @@ function describe(error: unknown, doing: string, timeoutMs: number, why: () => s
 		const cause = (error as { cause?: { code?: string } }).cause?.code;
 		return `could not be reached${cause ? ` (${cause})` : ""}: ${message.slice(0, 200)}`;
 	}
-	if (/Connection closed|not running/.test(message)) return `stopped before it could ${doing}: ${why()}`;
+	if (/Connection closed|not running/.test(message)) return stoppedBefore(doing, why());
 	return message.slice(0, 500);
+}
+
+function stoppedBefore(doing: string, why: string): string {
+	return why.startsWith("could not start") ? why : `stopped before it could ${doing}: ${why}`;
 }

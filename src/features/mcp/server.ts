@@ -153,17 +153,19 @@ export class McpServerRuntime {
 			return this.fail(error.message.replace(/^MCP server [^:]*: /, ""), false);
 		}
 		this.secrets = launch.secrets;
-		let connection: McpConnection;
+		let connection: McpConnection | undefined;
+		// Only the connection in use may report a crash or a new list (not one still connecting, or stopped).
+		const inUse = () => !stale() && connection !== undefined && this.connection === connection;
 		try {
 			const connect = this.hooks.connect ?? (await import("./connect.js")).connect;
 			connection = await connect(launch, {
-				timeoutMs: START_TIMEOUT_MS,
+				timeoutMs: this.spec.config.startTimeoutMs ?? START_TIMEOUT_MS,
 				version: this.hooks.version,
 				onClosed: (why) => {
-					if (!stale() && this.connection === connection) this.crashed(why);
+					if (inUse()) this.crashed(why);
 				},
 				onToolsChanged: () => {
-					if (!stale() && this.connection === connection) void this.refreshTools(generation, connection);
+					if (inUse()) void this.refreshTools(generation, connection!);
 				},
 				warn: (line) => {
 					if (!stale()) this.warn(line);
@@ -187,7 +189,7 @@ export class McpServerRuntime {
 	private async refreshTools(generation: number, connection: McpConnection): Promise<void> {
 		let listed;
 		try {
-			listed = await connection.listTools(LIST_TIMEOUT_MS);
+			listed = await connection.listTools(this.spec.config.startTimeoutMs ?? LIST_TIMEOUT_MS);
 		} catch (error) {
 			if (generation !== this.generation) return;
 			this.connection = undefined;
