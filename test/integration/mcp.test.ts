@@ -8,7 +8,7 @@
  * server while the others work. Secrets never show in mcp_list, settings_inspect, errors or the log.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
@@ -54,6 +54,7 @@ before(async () => {
 		denied: { url: http.url("/auth"), headers: { Authorization: "Bearer wrong-token-value" } },
 		moved: { url: http.url("/redirect"), headers: { Authorization: "Bearer ${MCP_HTTP_TOKEN}" } },
 		off: { ...node(), enabled: false },
+		tree: { ...node("--grandchild"), env: { MCP_TEST_LOG: log } },
 	};
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ mcpServers }, null, 2));
 	skiff = await startSkiff({
@@ -67,7 +68,7 @@ before(async () => {
 	// Servers start in the background as the session opens: some fail before it is loaded to hear of it.
 	for (const deadline = Date.now() + 20_000; ; ) {
 		const states = new Map([...(await list())].map(([name, server]) => [name, server.state]));
-		const ready = ["test", "web", "fs", "garbage"].every((name) => states.get(name) === "ready");
+		const ready = ["test", "web", "fs", "garbage", "tree"].every((name) => states.get(name) === "ready");
 		if (ready && ["gone", "quick", "mute", "denied", "moved"].every((n) => states.get(n) === "failed")) break;
 		if (Date.now() > deadline) assert.fail(`every server started or failed: ${JSON.stringify([...states])}\n${skiff.stderr()}`);
 		await new Promise((resolve) => setTimeout(resolve, 50));
@@ -248,10 +249,46 @@ test("a settings change reloads: a server enabled starts when needed, one remove
 	assert.match(skiff.stderr(), /mcp: server mute was removed from the settings; stopped/);
 });
 
+test("SIGTERM of skiff ends every server's process group: no process is left behind", async () => {
+	const servers = await list();
+	const groups = [...servers.values()].filter((s) => s.state === "ready" && s.pid !== undefined).map((s) => s.pid as number);
+	assert.ok(groups.length >= 4, JSON.stringify(groups));
+	const grandchild = Number(/grandchild (\d+)/.exec(readFileSync(log, "utf8"))![1]);
+	assert.ok(alive(grandchild), "the server's own child runs");
+	assert.deepEqual(membersOf(groups).length > 0, true);
+	assert.equal(await skiff.stop("SIGTERM"), 0);
+	assert.deepEqual(membersOf(groups), [], "no process of any server's group is left");
+	assert.equal(alive(grandchild), false, "the server's own child ended with it");
+});
+
+/** Whether a process exists (and is not a zombie). */
+function alive(pid: number): boolean {
+	try {
+		return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+	} catch {
+		return false;
+	}
+}
+
+/** The live processes whose process group is one of `groups`. */
+function membersOf(groups: number[]): number[] {
+	const members: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+			const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+			if (fields[0] !== "Z" && groups.includes(Number(fields[2]))) members.push(Number(entry));
+		} catch {
+			// it ended meanwhile
+		}
+	}
+	return members;
+}
+
 /** The process's peak resident memory (VmHWM), in bytes. */
 function peakRss(pid: number): number {
 	const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
 	return Number(match![1]) * 1024;
 }
 
-void mkdirSync;
