@@ -8,7 +8,7 @@
  * server while the others work. Secrets never show in mcp_list, settings_inspect, errors or the log.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
@@ -227,6 +227,28 @@ test("doctor checks each server of the session's folder", async () => {
 	assert.match(check.detail, /test: ready/);
 	assert.match(check.detail, /gone: failed \(could not start: command not found/);
 	assert.ok(!check.detail.includes(HTTP_TOKEN) && !check.detail.includes("wrong-token-value"));
+});
+
+test("a project's servers start only once the project is trusted, and it is said when they are not", async () => {
+	const project = tempDir();
+	mkdirSync(join(project, ".skiff"));
+	writeFileSync(join(project, ".skiff", "settings.json"), JSON.stringify({ mcpServers: { proj: node() } }));
+	const { sessionId: inProject } = await client.ok({ type: "new_session", cwd: project });
+	await until(() => /configures MCP server proj; not started: the project is not trusted/.test(skiff.stderr()), "the warning");
+	assert.ok(![...(await list()).values()].some((s) => s.name === "proj"));
+	await client.ok({ type: "project_trust", trusted: true, sessionId: inProject });
+	await client.turn(inProject, "hello"); // the session needs its tools again: the project's server starts
+	for (const deadline = Date.now() + 15_000; ; ) {
+		const proj = [...(await list()).values()].find((s) => s.name === "proj");
+		if (proj?.state === "ready") {
+			assert.equal(proj.scope, "project");
+			break;
+		}
+		if (Date.now() > deadline) assert.fail(`the project's server started: ${JSON.stringify(proj)}`);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	const events = await client.turn(inProject, `CALL mcp__proj__echo {"text":"from the project"}\nAFTER_TOOL done.`);
+	assert.equal(textOf(events.find((e) => e.type === "tool_execution_end")), "echo: from the project");
 });
 
 test("a settings change reloads: a server enabled starts when needed, one removed stops, one changed restarts", async () => {

@@ -132,10 +132,11 @@ export class McpService {
 	/** What one session gets: the tools of its folder's servers, as they come and go. */
 	forSession(origin: SessionOrigin): SessionFeatures {
 		const allowList = origin.profile?.coreTools;
-		let cwd: string | undefined;
+		let open = false;
 		const current = (): FeatureTool[] => {
-			if (cwd === undefined) return [];
-			return this.serversFor(cwd, true).flatMap((server) =>
+			if (!open) return [];
+			// Asked each time: the session's folder is known only once it is open (a loaded file names its own).
+			return this.serversFor(origin.cwd(), true).flatMap((server) =>
 				server.tools.filter((tool) => jobAllows(allowList, server.spec.name, tool.name)).map((tool) => tool.tool),
 			);
 		};
@@ -145,11 +146,11 @@ export class McpService {
 			dynamicTools,
 			activeToolNames: () => current().map((tool) => tool.name),
 			contextForPrompt: async () => undefined,
-			bind: (session) => {
-				cwd = origin.cwd();
-				// The session needs its tools from its first prompt on: its servers start now, in the background.
-				this.serversFor(cwd, true);
-				void session;
+			bind: () => {
+				open = true;
+				// The session needs its tools from its first prompt on: its servers start now, in the background, once
+				// the runtime has the session (and so its folder).
+				setImmediate(() => void current());
 			},
 		};
 	}

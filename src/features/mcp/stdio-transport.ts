@@ -119,9 +119,15 @@ export class ProcessGroupTransport implements Transport {
 	async send(message: JSONRPCMessage): Promise<void> {
 		const stdin = this.child?.stdin;
 		if (!stdin || stdin.destroyed || !stdin.writable) throw new Error("the server is not running");
-		await new Promise<void>((resolve, reject) => {
-			stdin.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve()));
+		const written = await new Promise<boolean>((resolve) => {
+			stdin.write(`${JSON.stringify(message)}\n`, (error) => resolve(!error));
 		});
+		if (written) return;
+		// A write fails (EPIPE) when the server has exited: its exit, due any moment, says why better.
+		let timer: NodeJS.Timeout | undefined;
+		await Promise.race([this.exited, new Promise((resolve) => (timer = setTimeout(resolve, 1_000)))]);
+		clearTimeout(timer);
+		throw new Error("the server is not running");
 	}
 
 	/** Ends the server and its group: SIGTERM, then SIGKILL after the grace period. */
