@@ -17,13 +17,17 @@ export interface FeatureToolOutput {
 	details?: Record<string, unknown>;
 }
 
-export interface FeatureTool<S extends TObject = TObject> {
+/** `O`: what it answers with: text (most tools), or text and images (`string | FeatureToolOutput`). */
+export interface FeatureTool<S extends TObject = TObject, O extends string | FeatureToolOutput = string> {
 	readonly name: string;
 	readonly label: string;
 	readonly description: string;
 	readonly parameters: S;
-	execute(params: Static<S>, signal: AbortSignal | undefined): Promise<string | FeatureToolOutput>;
+	execute(params: Static<S>, signal: AbortSignal | undefined): Promise<O>;
 }
+
+/** A tool that may answer with images too (an MCP server's). */
+export type RichFeatureTool = FeatureTool<TObject, string | FeatureToolOutput>;
 
 /**
  * Tools that come and go while a session is open (an MCP server's, known once it has started and changed when
@@ -31,11 +35,11 @@ export interface FeatureTool<S extends TObject = TObject> {
  * offered is still the features' `activeToolNames`.
  */
 export interface DynamicTools {
-	current(): readonly FeatureTool[];
+	current(): readonly RichFeatureTool[];
 }
 
 /** Identity helper that ties `execute`'s argument type to the schema. */
-export function defineFeatureTool<S extends TObject>(tool: FeatureTool<S>): FeatureTool<S> {
+export function defineFeatureTool<S extends TObject, O extends string | FeatureToolOutput = string>(tool: FeatureTool<S, O>): FeatureTool<S, O> {
 	return tool;
 }
 

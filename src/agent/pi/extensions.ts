@@ -3,7 +3,7 @@
  * hooks through which features add tools and hidden turn-start context.
  */
 import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
-import type { DynamicTools, FeatureTool } from "../feature-tool.js";
+import type { DynamicTools, RichFeatureTool } from "../feature-tool.js";
 import type { HiddenContext, SessionFeatures } from "../types.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
@@ -71,7 +71,7 @@ function hiddenMessage(context: HiddenContext | undefined) {
 }
 
 /** A feature tool as pi runs it: text (or text and images) out, errors as tool errors. */
-export function toPiTool(tool: FeatureTool): ToolDefinition {
+export function toPiTool(tool: RichFeatureTool): ToolDefinition {
 	return defineTool({
 		name: tool.name,
 		label: tool.label,
@@ -90,7 +90,7 @@ export function toPiTool(tool: FeatureTool): ToolDefinition {
  * tool: one that went away stays registered but is no longer active, as `activeToolNames` leaves it out).
  */
 export function dynamicToolRegistrar(dynamic: DynamicTools): (register: (tool: ToolDefinition) => void) => void {
-	const registered = new Map<string, FeatureTool>();
+	const registered = new Map<string, RichFeatureTool>();
 	return (register) => {
 		for (const tool of dynamic.current()) {
 			if (registered.get(tool.name) === tool) continue;

@@ -5,7 +5,7 @@
  * agent tools they offer each session (a job's child only those its definition allows). A settings change
  * restarts the servers whose configuration changed and stops those removed or disabled.
  */
-import type { DynamicTools, FeatureTool } from "../../agent/feature-tool.js";
+import type { DynamicTools, RichFeatureTool } from "../../agent/feature-tool.js";
 import type { SessionFeatures, SessionOrigin } from "../../agent/types.js";
 import { valuesOf } from "../../settings/effective-settings.js";
 import type { SettingsService } from "../../settings/settings-service.js";
@@ -133,7 +133,7 @@ export class McpService {
 	forSession(origin: SessionOrigin): SessionFeatures {
 		const allowList = origin.profile?.coreTools;
 		let open = false;
-		const current = (): FeatureTool[] => {
+		const current = (): RichFeatureTool[] => {
 			if (!open) return [];
 			// Asked each time: the session's folder is known only once it is open (a loaded file names its own).
 			return this.serversFor(origin.cwd(), true).flatMap((server) =>

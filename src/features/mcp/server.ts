@@ -5,8 +5,7 @@
  * MAX_RESTARTS crashes in a row it stays failed until `mcp_restart` or a settings change. Every message it gives
  * names the server and has its secrets masked.
  */
-import type { FeatureTool } from "../../agent/feature-tool.js";
-import { defineFeatureTool } from "../../agent/feature-tool.js";
+import { defineFeatureTool, type FeatureToolOutput, type RichFeatureTool } from "../../agent/feature-tool.js";
 import { isEnabled, type Launch, launchOf, maskSecrets, McpConfigError, type ServerSpec, DEFAULT_CALL_TIMEOUT_MS } from "./config.js";
 import type { McpConnection } from "./connect.js";
 import { agentToolName } from "./tool-names.js";
@@ -35,7 +34,7 @@ export interface ServerTool {
 	/** The server's own name of it. */
 	serverName: string;
 	description: string;
-	tool: FeatureTool;
+	tool: RichFeatureTool;
 }
 
 export interface ServerHooks {
@@ -229,9 +228,9 @@ export class McpServerRuntime {
 		this.hooks.changed();
 	}
 
-	private agentTool(name: string, serverName: string, description: string, parameters: FeatureTool["parameters"]): FeatureTool {
+	private agentTool(name: string, serverName: string, description: string, parameters: RichFeatureTool["parameters"]): RichFeatureTool {
 		const server = this.spec.name;
-		return defineFeatureTool({
+		return defineFeatureTool<RichFeatureTool["parameters"], string | FeatureToolOutput>({
 			name,
 			label: `${server}: ${serverName}`,
 			description: `[MCP server ${server}] ${description}`.trim(),
