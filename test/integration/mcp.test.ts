@@ -29,6 +29,7 @@ let client: TestClient;
 let sessionId: string;
 let log: string;
 let files: string;
+let loads: string;
 let mcpServers: Record<string, Record<string, unknown>>;
 
 const node = (...args: string[]) => ({ command: process.execPath, args: [SERVER, ...args] });
@@ -43,6 +44,8 @@ before(async () => {
 	log = join(tempDir(), "mcp.log");
 	writeFileSync(log, "");
 	writeFakeModelsJson(agentDir, model.url);
+	loads = join(tempDir(), "loads.txt");
+	writeFileSync(loads, "");
 	mcpServers = {
 		test: { ...node(), env: { MCP_TEST_LOG: log, MCP_SECRET: "$MCP_SECRET_VALUE", API_KEY: "literal-api-key-value" }, timeoutMs: 1500 },
 		web: { url: http.url("/auth"), headers: { Authorization: "Bearer ${MCP_HTTP_TOKEN}" } },
@@ -61,7 +64,13 @@ before(async () => {
 		agentDir,
 		cwd,
 		args: ["--model", "fake/fake-model"],
-		env: { MCP_SECRET_VALUE: SECRET, MCP_HTTP_TOKEN: HTTP_TOKEN },
+		env: {
+			MCP_SECRET_VALUE: SECRET,
+			MCP_HTTP_TOKEN: HTTP_TOKEN,
+			// Records the SDK's modules as skiff requires them (mcp-startup.test.ts checks none are without servers).
+			NODE_OPTIONS: `--require ${join(REPO_ROOT, "test", "support", "mcp", "record-loads.cjs")}`,
+			MCP_LOADS_FILE: loads,
+		},
 	});
 	client = await TestClient.connect(skiff.wsUrl);
 	sessionId = await client.newSession();
@@ -124,6 +133,10 @@ test("mcp_list shows every server's state, tools and errors, each naming what we
 	const everything = JSON.stringify([...servers.values()]) + skiff.stderr();
 	for (const secret of [SECRET, HTTP_TOKEN, "literal-api-key-value", "wrong-token-value"]) assert.ok(!everything.includes(secret), `${secret} never shows`);
 	for (const name of ["gone", "quick", "mute", "denied", "moved"]) assert.match(skiff.stderr(), new RegExp(`mcp: server ${name} failed: `));
+});
+
+test("the SDK was loaded from node_modules on first use, not from the bundle", () => {
+	assert.match(readFileSync(loads, "utf8"), /^@modelcontextprotocol\/sdk\/client\/index\.js$/m);
 });
 
 test("the redirect was not followed: nothing reached the other origin, so no token went there", () => {

@@ -89,24 +89,29 @@ const BRACED_REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /** Names whose values are secrets whatever they look like. */
 const SECRET_NAME = /key|token|secret|passw|auth|credential|cookie|session|private|signature/i;
 
-/** `value` with its `$VAR` references read from `env`; an unset variable is an error naming where it is. */
-function resolveReferences(value: string, where: string, env: Record<string, string | undefined>): { value: string; referenced: boolean } {
+/**
+ * `value` with its `$VAR` references read from `env`, and the values read (secrets to mask); an unset variable is
+ * an error naming where it is.
+ */
+function resolveReferences(value: string, where: string, env: Record<string, string | undefined>): { value: string; read: string[] } {
 	const missing = (name: string) => new McpConfigError(`${where} refers to $${name}, which is not set in skiff's environment`);
+	const lookup = (name: string) => {
+		const found = env[name];
+		if (found === undefined || found === "") throw missing(name);
+		return found;
+	};
 	const whole = WHOLE_REFERENCE.exec(value);
 	if (whole) {
-		const name = (whole[1] ?? whole[2])!;
-		const found = env[name];
-		if (found === undefined || found === "") throw missing(name);
-		return { value: found, referenced: true };
+		const found = lookup((whole[1] ?? whole[2])!);
+		return { value: found, read: [found] };
 	}
-	let referenced = false;
+	const read: string[] = [];
 	const resolved = value.replace(BRACED_REFERENCE, (_all, name: string) => {
-		const found = env[name];
-		if (found === undefined || found === "") throw missing(name);
-		referenced = true;
+		const found = lookup(name);
+		read.push(found);
 		return found;
 	});
-	return { value: resolved, referenced };
+	return { value: resolved, read };
 }
 
 /** Whether a host is this machine (a plaintext URL there stays on the machine). */
@@ -123,9 +128,9 @@ export function launchOf(spec: ServerSpec, env: Record<string, string | undefine
 	const resolveMap = (map: Record<string, string> | undefined, field: "env" | "headers") => {
 		const out: Record<string, string> = {};
 		for (const [key, raw] of Object.entries(map ?? {})) {
-			const { value, referenced } = resolveReferences(raw, where(`${field}.${key}`), env);
-			// Every value that came from a reference or sits under a secret-looking name is masked in what is shown.
-			if ((referenced || SECRET_NAME.test(key)) && value.length >= 4) secrets.push(value);
+			const { value, read } = resolveReferences(raw, where(`${field}.${key}`), env);
+			// What came from a reference, and a whole value under a secret-looking name, is masked in what is shown.
+			for (const secret of [...read, ...(read.length > 0 || SECRET_NAME.test(key) ? [value] : [])]) if (secret.length >= 4) secrets.push(secret);
 			out[key] = value;
 		}
 		return out;
@@ -160,7 +165,8 @@ export function launchOf(spec: ServerSpec, env: Record<string, string | undefine
 /** A string with a server's own secrets (its resolved env and header values) and every known secret shape masked. */
 export function maskSecrets(text: string, secrets: readonly string[]): string {
 	let masked = text;
-	for (const secret of secrets) masked = masked.split(secret).join(REDACTED);
+	// Longest first: a whole header value before the token inside it.
+	for (const secret of [...secrets].sort((a, b) => b.length - a.length)) masked = masked.split(secret).join(REDACTED);
 	return redactSecrets(masked);
 }
 
@@ -205,23 +211,26 @@ export function redactServers(value: unknown): unknown {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return typeof value === "string" ? redactSecrets(value) : value;
 	const out: Record<string, unknown> = {};
 	for (const [name, config] of Object.entries(value)) {
-		out[name] = typeof config === "object" && config !== null && !Array.isArray(config) ? shownConfig(sanitizeForView(config as Record<string, unknown>)) : config;
+		out[name] = typeof config === "object" && config !== null && !Array.isArray(config) ? sanitizeForView(config as Record<string, unknown>) : REDACTED;
 	}
 	return out;
 }
 
-/** A server entry that may not fit the schema (a view of a bad file), reduced to what shownConfig reads safely. */
+/** A server entry that may not fit the schema (a view of a bad file), shown without anything that may be secret. */
 function sanitizeForView(config: Record<string, unknown>): McpServerConfig {
-	const stringMap = (value: unknown) =>
-		typeof value === "object" && value !== null && !Array.isArray(value)
-			? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === "string" ? v : REDACTED]))
-			: value === undefined
-				? undefined
-				: REDACTED;
-	const shown: Record<string, unknown> = { ...config };
-	if ("env" in config) shown.env = stringMap(config.env);
-	if ("headers" in config) shown.headers = stringMap(config.headers);
-	if ("args" in config) shown.args = Array.isArray(config.args) ? config.args.map((a) => (typeof a === "string" ? a : String(a))) : REDACTED;
-	for (const key of ["url", "command"] as const) if (key in config && typeof config[key] !== "string") shown[key] = REDACTED;
-	return shown as McpServerConfig;
+	const isMap = (value: unknown) => typeof value === "object" && value !== null && !Array.isArray(value);
+	const stringMap = (value: unknown) => Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, typeof v === "string" ? v : REDACTED]));
+	const readable: Record<string, unknown> = { ...config };
+	const unreadable: Record<string, unknown> = {};
+	for (const key of ["env", "headers"] as const) {
+		if (!(key in config)) continue;
+		if (isMap(config[key])) readable[key] = stringMap(config[key]);
+		else {
+			delete readable[key];
+			unreadable[key] = REDACTED;
+		}
+	}
+	if ("args" in config) readable.args = Array.isArray(config.args) ? config.args.map((a) => (typeof a === "string" ? a : String(a))) : REDACTED;
+	for (const key of ["url", "command"] as const) if (key in config && typeof config[key] !== "string") readable[key] = REDACTED;
+	return { ...shownConfig(readable as McpServerConfig), ...unreadable } as McpServerConfig;
 }
