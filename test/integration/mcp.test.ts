@@ -44,6 +44,9 @@ before(async () => {
 	log = join(tempDir(), "mcp.log");
 	writeFileSync(log, "");
 	writeFakeModelsJson(agentDir, model.url);
+	mkdirSync(join(agentDir, "agents"));
+	writeFileSync(join(agentDir, "agents", "webonly.md"), "---\nname: webonly\ndescription: Reads and uses the web server\ntools: [read, mcp__web]\n---\nYou use the web.\n");
+	writeFileSync(join(agentDir, "agents", "reader.md"), "---\nname: reader\ndescription: Reads only\ntools: [read]\n---\nYou read.\n");
 	loads = join(tempDir(), "loads.txt");
 	writeFileSync(loads, "");
 	mcpServers = {
@@ -202,6 +205,31 @@ test("50 MB of tool output is cut to the tool-output cap with a note, and skiff'
 	const grown = peakRss(skiff.child.pid!) - peakBefore;
 	assert.ok(grown < 45 * 1024 * 1024, `the peak grew by ${Math.round(grown / 1024 / 1024)} MiB, less than the output`);
 	assert.equal(textOf(await callTool("mcp__test__echo", { text: "still here" })), "echo: still here");
+});
+
+test("job children get the MCP tools their definition allows: all without a tools list, a server's by mcp__<server>, none otherwise", async () => {
+	// A session of its own: the jobs wake it when they end.
+	const parent = await client.newSession();
+	const isChild = (marker: string) => (r: { body: any }) =>
+		r.body.messages.some((m: any) => m.role === "user" && (typeof m.content === "string" ? m.content : m.content?.[0]?.text ?? "").startsWith(marker));
+	const toolsOf = async (marker: string, agent?: string) => {
+		const task = `${marker}\nCALL mcp__web__echo {"text":"from a child"}`;
+		await client.turn(parent, `CALL task ${JSON.stringify({ task, ...(agent ? { agent } : {}) })}\nAFTER_TOOL started.`);
+		await until(() => model.requests.some(isChild(marker)), `the child ${marker} asked the model`);
+		const request = model.requests.find(isChild(marker))!;
+		return (request.body.tools ?? []).map((t: any) => t.function.name).filter((n: string) => n.startsWith("mcp__"));
+	};
+	const all = await toolsOf("CHILD-MCP-ALL");
+	assert.ok(all.includes("mcp__test__echo") && all.includes("mcp__web__echo"), all.join(", "));
+	const web = await toolsOf("CHILD-MCP-WEB", "webonly");
+	assert.ok(web.length > 0 && web.every((n: string) => n.startsWith("mcp__web__")), web.join(", "));
+	assert.deepEqual(await toolsOf("CHILD-MCP-NONE", "reader"), []);
+	const { jobs } = await client.ok({ type: "job_list", sessionId: parent });
+	await until(() => client.events.some((e) => e.type === "job_updated" && e.job.agent === "webonly" && e.job.status === "completed"), "the webonly job ended");
+	const done = jobs.find((j: any) => j.agent === "webonly");
+	const transcript = await client.ok({ type: "job_transcript", jobId: done.id });
+	const result = transcript.messages.find((m: any) => m.role === "toolResult" && m.toolName === "mcp__web__echo");
+	assert.equal(result?.content[0].text, "echo: from a child");
 });
 
 test("the independently written filesystem server works end to end", async () => {
