@@ -1837,6 +1837,19 @@ export interface Commands {
 			server: McpServerView;
 		};
 	};
+	/** Enables or disables an MCP server in the settings file that configures it (the global one, or a trusted project's), applied like settings_apply: a disabled server stops, an enabled one starts when a session needs it. Emits `mcp_updated`. */
+	mcp_set_enabled: {
+		params: {
+			/** The server's name in the settings. */
+			name: string;
+			enabled: boolean;
+			/** The project folder of a project's server. */
+			project?: string;
+		};
+		result: {
+			server: McpServerView;
+		};
+	};
 	/** The addressed session's local memory entries (its project's store, or its persona's), newest first, or with `query` those matching it, best first (as the `memory` tool's recall ranks them). Whatever the backend: this is what is stored on this machine. Contents are redacted and cut to 4,000 characters. */
 	memory_entries: {
 		params: {

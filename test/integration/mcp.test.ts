@@ -30,6 +30,7 @@ let sessionId: string;
 let log: string;
 let files: string;
 let loads: string;
+let agentDir: string;
 let mcpServers: Record<string, Record<string, unknown>>;
 
 const node = (...args: string[]) => ({ command: process.execPath, args: [SERVER, ...args] });
@@ -37,7 +38,7 @@ const node = (...args: string[]) => ({ command: process.execPath, args: [SERVER,
 before(async () => {
 	model = await startFakeOpenAi();
 	http = await startMcpHttpServer(HTTP_TOKEN);
-	const agentDir = tempDir();
+	agentDir = tempDir();
 	const cwd = tempDir();
 	files = tempDir();
 	writeFileSync(join(files, "hello.txt"), "hello from the filesystem server\n");
@@ -310,6 +311,20 @@ test("a settings change reloads: a server enabled starts when needed, one remove
 		await new Promise((resolve) => setTimeout(resolve, 50));
 	}
 	assert.match(skiff.stderr(), /mcp: server mute was removed from the settings; stopped/);
+});
+
+test("mcp_set_enabled disables and enables a server in its file, leaving the file's secrets as they were", async () => {
+	const disabled = await client.ok({ type: "mcp_set_enabled", name: "garbage", enabled: false });
+	assert.equal(disabled.server.state, "disabled");
+	const file = readFileSync(join(agentDir, "settings.json"), "utf8");
+	assert.equal(JSON.parse(file).mcpServers.garbage.enabled, false);
+	assert.ok(file.includes("literal-api-key-value") && !file.includes("[REDACTED]"), "the other servers' values are untouched");
+	const enabled = await client.ok({ type: "mcp_set_enabled", name: "garbage", enabled: true });
+	assert.equal(enabled.server.enabled, true);
+	await client.turn(sessionId, "hello");
+	await until(() => client.events.some((e) => e.type === "mcp_updated" && e.server.name === "garbage" && e.server.state === "ready" && e.server.enabled), "enabled again");
+	const unknown = await client.request({ type: "mcp_set_enabled", name: "nope", enabled: true });
+	assert.match(unknown.error!, /No MCP server named "nope"/);
 });
 
 test("SIGTERM of skiff ends every server's process group: no process is left behind", async () => {

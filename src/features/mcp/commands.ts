@@ -34,6 +34,22 @@ export function mcpCommands(key: ServiceKey<McpService>) {
 			result: Type.Object({ server: McpServerViewSchema }),
 			handler: async ({ name, project }, context) => ({ server: await context.service(key).restart(name, project) }),
 		}),
+		defineCommand({
+			name: "mcp_set_enabled",
+			summary:
+				"Enables or disables an MCP server in the settings file that configures it (the global one, or a trusted project's), " +
+				"applied like settings_apply: a disabled server stops, an enabled one starts when a session needs it. Emits `mcp_updated`.",
+			params: Type.Object(
+				{
+					name: Type.String({ minLength: 1, maxLength: 128, description: "The server's name in the settings." }),
+					enabled: Type.Boolean(),
+					project: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: "The project folder of a project's server." })),
+				},
+				{ additionalProperties: false },
+			),
+			result: Type.Object({ server: McpServerViewSchema }),
+			handler: async ({ name, enabled, project }, context) => ({ server: await context.service(key).setEnabled(name, enabled, context.runtime, project) }),
+		}),
 	];
 }
 

@@ -6,6 +6,7 @@
  * restarts the servers whose configuration changed and stops those removed or disabled.
  */
 import type { DynamicTools, RichFeatureTool } from "../../agent/feature-tool.js";
+import type { RuntimeManager } from "../../agent/runtime-manager.js";
 import type { SessionFeatures, SessionOrigin } from "../../agent/types.js";
 import { valuesOf } from "../../settings/effective-settings.js";
 import type { SettingsService } from "../../settings/settings-service.js";
@@ -170,6 +171,40 @@ export class McpService {
 		if (!isEnabled(runtime.spec.config)) throw new CodedError("invalid_command", `MCP server ${name} is disabled (set its enabled to true)`);
 		await runtime.restart();
 		return this.view(runtime);
+	}
+
+	/**
+	 * Enables or disables a server in the file that configures it, through a settings draft (checked and applied
+	 * like settings_apply, so the change reloads the servers). The file's own value is changed, not a view's:
+	 * its secrets stay as they are.
+	 */
+	async setEnabled(name: string, enabled: boolean, runtime: RuntimeManager, project?: string): Promise<McpServerView> {
+		const folder = project === undefined ? undefined : projectFolder(project);
+		const path = folder === undefined ? this.options.settings.globalPath : projectSettingsPath(folder);
+		const servers = valueAt(readSettingsFile(path).data, SETTING_KEY);
+		const shownName = JSON.stringify(name.slice(0, 64));
+		if (typeof servers !== "object" || servers === null || Array.isArray(servers) || !Object.hasOwn(servers, name)) {
+			throw new CodedError("not_found", `No MCP server named ${shownName} in ${path} (mcp_list lists them)`);
+		}
+		const entry = (servers as Record<string, unknown>)[name];
+		if (typeof entry !== "object" || entry === null || Array.isArray(entry)) throw new CodedError("invalid_command", `MCP server ${shownName} in ${path} is not an object; fix the file by hand`);
+		const draft = this.options.settings.openDraft(folder === undefined ? "global" : "project", folder ?? this.options.cwd);
+		try {
+			this.options.settings.set(draft.draftId, SETTING_KEY, { ...servers, [name]: { ...entry, enabled } });
+			await this.options.settings.apply(draft.draftId, runtime);
+		} catch (error) {
+			try {
+				this.options.settings.cancel(draft.draftId);
+			} catch {
+				// applied or gone already
+			}
+			throw error;
+		}
+		const id = folder === undefined ? name : `${folder}\u0000${name}`;
+		this.list();
+		const runtimeNow = this.servers.get(id);
+		if (!runtimeNow) throw new CodedError("not_found", `No MCP server named ${shownName} after the change`);
+		return this.view(runtimeNow);
 	}
 
 	/** Waits until the servers of `cwd` are no longer starting (doctor), at most `timeoutMs`. */
