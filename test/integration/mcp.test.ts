@@ -209,12 +209,12 @@ test("50 MB of tool output is cut to the tool-output cap with a note, and skiff'
 });
 
 test("job children get the MCP tools their definition allows: all without a tools list, a server's by mcp__<server>, none otherwise", async () => {
-	// A session of its own: the jobs wake it when they end.
-	const parent = await client.newSession();
+	// Each job from a session of its own: a job wakes its parent when it ends.
 	const isChild = (marker: string) => (r: { body: any }) =>
 		r.body.messages.some((m: any) => m.role === "user" && (typeof m.content === "string" ? m.content : m.content?.[0]?.text ?? "").startsWith(marker));
 	const toolsOf = async (marker: string, agent?: string) => {
 		const task = `${marker}\nCALL mcp__web__echo {"text":"from a child"}`;
+		const parent = await client.newSession();
 		await client.turn(parent, `CALL task ${JSON.stringify({ task, ...(agent ? { agent } : {}) })}\nAFTER_TOOL started.`);
 		await until(() => model.requests.some(isChild(marker)), `the child ${marker} asked the model`);
 		const request = model.requests.find(isChild(marker))!;
@@ -225,9 +225,8 @@ test("job children get the MCP tools their definition allows: all without a tool
 	const web = await toolsOf("CHILD-MCP-WEB", "webonly");
 	assert.ok(web.length > 0 && web.every((n: string) => n.startsWith("mcp__web__")), web.join(", "));
 	assert.deepEqual(await toolsOf("CHILD-MCP-NONE", "reader"), []);
-	const { jobs } = await client.ok({ type: "job_list", sessionId: parent });
 	await until(() => client.events.some((e) => e.type === "job_updated" && e.job.agent === "webonly" && e.job.status === "completed"), "the webonly job ended");
-	const done = jobs.find((j: any) => j.agent === "webonly");
+	const done = client.events.find((e) => e.type === "job_updated" && e.job.agent === "webonly")!.job;
 	const transcript = await client.ok({ type: "job_transcript", jobId: done.id });
 	const result = transcript.messages.find((m: any) => m.role === "toolResult" && m.toolName === "mcp__web__echo");
 	assert.equal(result?.content[0].text, "echo: from a child");

@@ -6,8 +6,9 @@
  * checked per server when it starts, so one bad server never stops the others or the service.
  */
 import { createHash } from "node:crypto";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { type Static, Type } from "typebox";
+import { readSettingsFile } from "../../settings/settings-file.js";
 import { REDACTED, redactSecrets } from "../../shared/redact.js";
 
 /** Default deadline of one tool call. */
@@ -233,4 +234,28 @@ function sanitizeForView(config: Record<string, unknown>): McpServerConfig {
 	if ("args" in config) readable.args = Array.isArray(config.args) ? config.args.map((a) => (typeof a === "string" ? a : String(a))) : REDACTED;
 	for (const key of ["url", "command"] as const) if (key in config && typeof config[key] !== "string") readable[key] = REDACTED;
 	return { ...shownConfig(readable as McpServerConfig), ...unreadable } as McpServerConfig;
+}
+
+/**
+ * Start-up warnings about the global file's servers: each enabled one whose configuration cannot start (the
+ * schema itself is checked by the settings service first). Reads the file only; starts nothing.
+ */
+export function configWarnings(agentDir: string, env: Record<string, string | undefined> = process.env): string[] {
+	let servers: unknown;
+	try {
+		servers = readSettingsFile(join(agentDir, "settings.json")).data.mcpServers;
+	} catch {
+		return []; // the settings service reports a file it cannot read
+	}
+	if (typeof servers !== "object" || servers === null || Array.isArray(servers)) return [];
+	const warnings: string[] = [];
+	for (const [name, config] of Object.entries(servers)) {
+		if (typeof config !== "object" || config === null || !isEnabled(config as McpServerConfig)) continue;
+		try {
+			launchOf(serverSpec(name, "global", config as McpServerConfig, process.cwd()), env);
+		} catch (error) {
+			if (error instanceof McpConfigError) warnings.push(`settings: ${error.message}; it will fail to start`);
+		}
+	}
+	return warnings;
 }

@@ -7,7 +7,7 @@ import { serviceKey } from "../../protocol/service-key.js";
 import { defineSetting } from "../../settings/definition.js";
 import { defineFeature } from "../module.js";
 import { mcpCommands, mcpDoctorCheck } from "./commands.js";
-import { McpServersSchema, redactServers } from "./config.js";
+import { configWarnings, McpServersSchema, redactServers } from "./config.js";
 import { mcpEvents, mcpUpdatedEvent } from "./events.js";
 import { McpService, SETTING_KEY } from "./mcp-service.js";
 
@@ -22,6 +22,8 @@ export const mcpFeature = defineFeature({
 		defineSetting({ key: SETTING_KEY, category: "mcp", schema: McpServersSchema, scopes: ["global", "project"], applies: "live", redact: redactServers }),
 	],
 	events: mcpEvents,
+	// Start-up tells of global servers that cannot start as configured (an unset $VAR, plaintext): never a refusal.
+	checkSettings: (agentDir) => configWarnings(agentDir),
 	commands: mcpCommands(key),
 	start: (host) => {
 		const mcp = new McpService({

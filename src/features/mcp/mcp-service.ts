@@ -18,6 +18,10 @@ import { McpServerRuntime, type ServerHooks, type ServerState } from "./server.j
 import { jobAllows } from "./tool-names.js";
 
 export const SETTING_KEY = "mcpServers";
+/** How long the servers read for a folder are used before the files are read again (a hand edit shows then). */
+export const SPECS_TTL_MS = 2_000;
+/** Folders whose servers are remembered at once. */
+const MAX_CACHED_FOLDERS = 256;
 
 /** One server as mcp_list and mcp_updated show it. */
 export interface McpServerView {
@@ -51,6 +55,7 @@ export class McpService {
 	/** Running (or known) servers by id: the name for a global one, `<project>\0<name>` for a project's. */
 	private readonly servers = new Map<string, McpServerRuntime>();
 	private readonly warnedUntrusted = new Set<string>();
+	private readonly specCache = new Map<string, { at: number; specs: ServerSpec[] }>();
 	private stopped = false;
 
 	constructor(private readonly options: McpServiceOptions) {}
@@ -61,8 +66,20 @@ export class McpService {
 		return Object.entries(value ?? {}).map(([name, config]) => serverSpec(name, "global", config, this.options.cwd));
 	}
 
-	/** The specs for sessions in `cwd`, by name: global, and a trusted project's over them. */
+	/**
+	 * The specs for sessions in `cwd`, by name: global, and a trusted project's over them. Read from the files at
+	 * most every SPECS_TTL_MS per folder (a prompt asks several times), and at once after a settings change.
+	 */
 	specsFor(cwd: string): ServerSpec[] {
+		const cached = this.specCache.get(cwd);
+		if (cached && Date.now() - cached.at < SPECS_TTL_MS) return cached.specs;
+		const specs = this.readSpecs(cwd);
+		if (this.specCache.size >= MAX_CACHED_FOLDERS) this.specCache.clear();
+		this.specCache.set(cwd, { at: Date.now(), specs });
+		return specs;
+	}
+
+	private readSpecs(cwd: string): ServerSpec[] {
 		const effective = this.options.settings.effective(cwd);
 		const byName = new Map<string, ServerSpec>();
 		const resolved = effective.values.get(SETTING_KEY);
@@ -179,6 +196,7 @@ export class McpService {
 	 * its secrets stay as they are.
 	 */
 	async setEnabled(name: string, enabled: boolean, runtime: RuntimeManager, project?: string): Promise<McpServerView> {
+		this.specCache.clear();
 		const folder = project === undefined ? undefined : projectFolder(project);
 		const path = folder === undefined ? this.options.settings.globalPath : projectSettingsPath(folder);
 		const servers = valueAt(readSettingsFile(path).data, SETTING_KEY);
@@ -218,6 +236,7 @@ export class McpService {
 
 	/** The settings changed: servers whose configuration changed restart when next needed, removed ones stop. */
 	reload(): void {
+		this.specCache.clear();
 		const wanted = new Map<string, ServerSpec>();
 		for (const spec of this.globalSpecs()) wanted.set(this.idOf(spec), spec);
 		for (const [id, runtime] of [...this.servers]) {

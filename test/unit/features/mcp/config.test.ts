@@ -1,7 +1,10 @@
 /** MCP server settings: how a server is reached, `$VAR` references, plaintext refused, and secrets masked in every view. */
 import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
-import { launchOf, maskSecrets, McpConfigError, redactServers, serverSpec, shownConfig } from "../../../../src/features/mcp/config.js";
+import { configWarnings, launchOf, maskSecrets, McpConfigError, redactServers, serverSpec, shownConfig } from "../../../../src/features/mcp/config.js";
 
 const env = { PATH: "/usr/bin", HOME: "/home/u", OPENAI_API_KEY: "sk-skiffsownkey1234567890", DB_TOKEN: "db-secret-value", HOST_TOKEN: "tok-123456" };
 
@@ -50,4 +53,13 @@ test("views show references as written and mask literal secrets, in env, headers
 	assert.equal(shown.url, "https://example.com/mcp?[REDACTED]");
 	// A file that does not fit the schema is still shown without its secrets.
 	assert.deepEqual(redactServers({ bad: { env: { TOKEN: 5, KEY: "v" }, headers: "x" } }), { bad: { env: { TOKEN: "[REDACTED]", KEY: "[REDACTED]" }, headers: "[REDACTED]" } });
+});
+
+test("start-up warns of a global server that cannot start as configured, naming it and never a value", () => {
+	const dir = mkdtempSync(join(tmpdir(), "mcp-config-"));
+	writeFileSync(
+		join(dir, "settings.json"),
+		JSON.stringify({ mcpServers: { ok: { command: "x" }, unset: { command: "x", env: { A: "$MCP_UNSET_VAR" } }, off: { url: "http://example.com", enabled: false } } }),
+	);
+	assert.deepEqual(configWarnings(dir, {}), ["settings: MCP server unset: env.A refers to $MCP_UNSET_VAR, which is not set in skiff's environment; it will fail to start"]);
 });
