@@ -55,6 +55,8 @@ export interface ConnectOptions {
 	onToolsChanged(): void;
 	/** Something wrong with the server's output, worth telling the operator. */
 	warn(line: string): void;
+	/** Aborted when the server is stopped while it starts: the connection (and a stdio server's group) ends. */
+	signal: AbortSignal;
 }
 
 /** Connects and initializes; throws an Error whose message says what went wrong (not yet masked). */
@@ -93,13 +95,21 @@ async function open(transport: Transport, kind: string, options: ConnectOptions,
 		if (!closing) options.onClosed(why());
 	};
 	client.onerror = () => undefined; // each failing request reports its own error; the transport's exit says the rest
+	const abandon = () => {
+		closing = true;
+		void client.close().catch(() => undefined);
+	};
+	options.signal.addEventListener("abort", abandon, { once: true });
 	try {
 		await client.connect(transport, { timeout: options.timeoutMs });
 	} catch (error) {
 		closing = true;
 		await client.close().catch(() => undefined);
-		throw new Error(describe(error, `answer initialize`, options.timeoutMs, why));
+		options.signal.removeEventListener("abort", abandon);
+		// The HTTP status stays on the error: connect() falls back to SSE on 404 and 405.
+		throw Object.assign(new Error(describe(error, `answer initialize`, options.timeoutMs, why)), { code: (error as { code?: unknown }).code });
 	}
+	options.signal.removeEventListener("abort", abandon);
 	const version = client.getServerVersion();
 	return {
 		transport: kind,

@@ -63,6 +63,8 @@ export class McpServerRuntime {
 	private transportKind: string | undefined;
 	private serverInfo: string | undefined;
 	private startedAt: number | undefined;
+	/** Aborts the start under way, if any (a stop while it starts ends the half-made connection). */
+	private startAbort: AbortController | undefined;
 
 	constructor(
 		readonly spec: ServerSpec,
@@ -118,6 +120,8 @@ export class McpServerRuntime {
 	/** Stops it (its process group ends); it stays stopped until needed again. */
 	async stop(): Promise<void> {
 		this.generation++;
+		this.startAbort?.abort();
+		this.startAbort = undefined;
 		clearTimeout(this.restartTimer);
 		this.restartTimer = undefined;
 		const connection = this.connection;
@@ -157,7 +161,10 @@ export class McpServerRuntime {
 		const inUse = () => !stale() && connection !== undefined && this.connection === connection;
 		try {
 			const connect = this.hooks.connect ?? (await import("./connect.js")).connect;
+			if (stale()) return;
+			this.startAbort = new AbortController();
 			connection = await connect(launch, {
+				signal: this.startAbort.signal,
 				timeoutMs: this.spec.config.startTimeoutMs ?? START_TIMEOUT_MS,
 				version: this.hooks.version,
 				onClosed: (why) => {

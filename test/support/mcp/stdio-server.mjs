@@ -3,7 +3,7 @@
  * The test MCP server over stdio (tools.mjs), and the ways a server goes wrong, chosen by its first argument:
  *   --garbage      writes lines that are not JSON-RPC to standard output, then works
  *   --exit-now     exits at once, with a message on standard error
- *   --no-init      reads its input and never answers (so `initialize` times out)
+ *   --no-init      reads its input and never answers (so `initialize` times out); writes its pid to $MCP_TEST_LOG
  *   --grandchild   starts a long `sleep` of its own and writes its pid to $MCP_TEST_LOG (for the orphan test)
  */
 import { spawn } from "node:child_process";
@@ -17,6 +17,7 @@ if (mode === "--exit-now") {
 	process.exit(2);
 }
 if (mode === "--no-init") {
+	if (process.env.MCP_TEST_LOG) appendFileSync(process.env.MCP_TEST_LOG, `mute ${process.pid}\n`);
 	process.stdin.resume();
 	setInterval(() => undefined, 60_000);
 } else {
