@@ -153,7 +153,7 @@ export class McpServerRuntime {
 			launch = launchOf(this.spec);
 		} catch (error) {
 			if (!(error instanceof McpConfigError)) throw error;
-			return this.fail(error.message.replace(/^MCP server [^:]*: /, ""), false);
+			return this.fail(error.message.replace(/^MCP server [^:]*: /, ""));
 		}
 		this.secrets = launch.secrets;
 		let connection: McpConnection | undefined;
@@ -179,7 +179,7 @@ export class McpServerRuntime {
 			});
 		} catch (error) {
 			if (stale()) return;
-			return this.fail((error as Error).message, false);
+			return this.fail((error as Error).message);
 		}
 		if (stale()) {
 			await connection.close();
@@ -200,7 +200,7 @@ export class McpServerRuntime {
 			if (generation !== this.generation) return;
 			this.connection = undefined;
 			await connection.close();
-			return this.fail((error as Error).message, false);
+			return this.fail((error as Error).message);
 		}
 		if (generation !== this.generation) return;
 		const toolWarnings: string[] = [];
@@ -271,7 +271,7 @@ export class McpServerRuntime {
 		// A server that ran a good while before it stopped starts its count again.
 		if (upFor > 5 * 60_000) this.crashes = 1;
 		if (this.crashes > MAX_RESTARTS) {
-			return this.fail(`stopped (${why}) after ${MAX_RESTARTS} restarts in a row; not restarted again (mcp_restart starts it)`, false);
+			return this.fail(`stopped (${why}) after ${MAX_RESTARTS} restarts in a row; not restarted again (mcp_restart starts it)`);
 		}
 		const wait = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.crashes - 1));
 		this.lastErrorNow = this.mask(`stopped: ${why}`);
@@ -287,7 +287,7 @@ export class McpServerRuntime {
 		this.restartTimer.unref();
 	}
 
-	private fail(message: string, _retry: boolean): void {
+	private fail(message: string): void {
 		this.stateNow = "failed";
 		this.toolsNow = [];
 		this.lastErrorNow = this.mask(message);

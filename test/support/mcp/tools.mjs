@@ -3,7 +3,7 @@
  * tool any schema or name, even ones Skiff must refuse). Plain JavaScript: skiff starts the stdio server as a
  * child process, without a TypeScript loader, and the HTTP one runs inside the test.
  *
- * Tools: echo {text} (its environment's MCP_TEST_SECRET_ECHO? no: echoes text), add {a, b}, image (a 1x1 PNG),
+ * Tools: echo {text}, add {a, b}, image (text and a 1x1 PNG),
  * slow {ms} (records a cancellation it receives in $MCP_TEST_LOG), fail (an error result), big {mb} (that many
  * MB of text), crash (the process exits), grow (adds the tool `extra` and says the list changed), env {name}
  * (the value of one of its environment variables), plus two it must not offer as they are: `bad_schema` (an
