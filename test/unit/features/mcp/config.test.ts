@@ -4,6 +4,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
+import { mcpFeature } from "../../../../src/features/mcp/index.js";
+import { SettingsCatalog } from "../../../../src/settings/catalog.js";
 import { configWarnings, launchOf, maskSecrets, McpConfigError, redactServers, serverSpec, shownConfig } from "../../../../src/features/mcp/config.js";
 
 const env = { PATH: "/usr/bin", HOME: "/home/u", OPENAI_API_KEY: "sk-skiffsownkey1234567890", DB_TOKEN: "db-secret-value", HOST_TOKEN: "tok-123456" };
@@ -62,4 +64,13 @@ test("start-up warns of a global server that cannot start as configured, naming 
 		JSON.stringify({ mcpServers: { ok: { command: "x" }, unset: { command: "x", env: { A: "$MCP_UNSET_VAR" } }, off: { url: "http://example.com", enabled: false } } }),
 	);
 	assert.deepEqual(configWarnings(dir, {}), ["settings: MCP server unset: env.A refers to $MCP_UNSET_VAR, which is not set in skiff's environment; it will fail to start"]);
+});
+
+test("a value of mcpServers that does not fit is refused naming the key, with its secrets masked in the message", () => {
+	const catalog = new SettingsCatalog(mcpFeature.settings!);
+	const definition = catalog.get("mcpServers")!;
+	const problem = catalog.problem(definition, { db: { command: 5, env: { TOKEN: "literal-db-token" } } });
+	assert.match(problem!, /^`mcpServers` must be an object of MCP servers by name/);
+	assert.ok(!problem!.includes("literal-db-token"), problem);
+	assert.equal(catalog.problem(definition, { db: { command: "x", env: { TOKEN: "$T" } } }), undefined);
 });
