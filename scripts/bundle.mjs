@@ -91,11 +91,11 @@ export const supportsLanguage = (...args) => load().supportsLanguage(...args);
 };
 
 /**
- * The model providers' SDKs: only pi-ai's provider modules, which run on first use, import them. They stay out of the
+ * The model providers' SDKs (and the MCP SDK, which only skiff's MCP client imports, on first use): only pi-ai's provider modules, which run on first use, import them. They stay out of the
  * script and are required on first use from where the provider module would have found them, with what they alone
  * use (zod, google-auth-library, ...). test/integration/providers.test.ts runs each.
  */
-const FIRST_USE_PACKAGES = ["openai", "@anthropic-ai/sdk", "@google/genai", "@mistralai/mistralai"];
+const FIRST_USE_PACKAGES = ["openai", "@anthropic-ai/sdk", "@google/genai", "@mistralai/mistralai", "@modelcontextprotocol/sdk"];
 
 /** The stand-in of a first-use package: CommonJS, so an ES module SDK is required too (Node 20.19+). */
 const firstUseModule = (specifier, base) => `

@@ -1,19 +1,45 @@
 /**
  * A tool as features define it, without pi: a TypeBox schema for its arguments and a function that returns
- * text (or throws an error whose message the model sees). The agent adapter turns it into a pi tool.
+ * text, or text and images (or throws an error whose message the model sees). The agent adapter turns it into
+ * a pi tool.
  */
 import type { Static, TObject } from "typebox";
 
-export interface FeatureTool<S extends TObject = TObject> {
+/** One part of a tool's result as the model reads it: text, or an image (base64 data). */
+export type FeatureToolContent = { type: "text"; text: string } | { type: "image"; data: string; mimeType: string };
+
+/**
+ * A result richer than text: several parts, some of them images (an MCP tool's), and details that clients see
+ * in the tool's card but the model does not (which MCP server answered).
+ */
+export interface FeatureToolOutput {
+	content: FeatureToolContent[];
+	details?: Record<string, unknown>;
+}
+
+/** `O`: what it answers with: text (most tools), or text and images (`string | FeatureToolOutput`). */
+export interface FeatureTool<S extends TObject = TObject, O extends string | FeatureToolOutput = string> {
 	readonly name: string;
 	readonly label: string;
 	readonly description: string;
 	readonly parameters: S;
-	execute(params: Static<S>, signal: AbortSignal | undefined): Promise<string>;
+	execute(params: Static<S>, signal: AbortSignal | undefined): Promise<O>;
+}
+
+/** A tool that may answer with images too (an MCP server's). */
+export type RichFeatureTool = FeatureTool<TObject, string | FeatureToolOutput>;
+
+/**
+ * Tools that come and go while a session is open (an MCP server's, known once it has started and changed when
+ * it says its list changed). The adapter registers what `current` holds before each prompt; which of them are
+ * offered is still the features' `activeToolNames`.
+ */
+export interface DynamicTools {
+	current(): readonly RichFeatureTool[];
 }
 
 /** Identity helper that ties `execute`'s argument type to the schema. */
-export function defineFeatureTool<S extends TObject>(tool: FeatureTool<S>): FeatureTool<S> {
+export function defineFeatureTool<S extends TObject, O extends string | FeatureToolOutput = string>(tool: FeatureTool<S, O>): FeatureTool<S, O> {
 	return tool;
 }
 

@@ -3,7 +3,7 @@
  * types; only the pi adapter knows how they map onto pi's classes.
  */
 
-import type { FeatureTool } from "./feature-tool.js";
+import type { DynamicTools, FeatureTool } from "./feature-tool.js";
 import { CodedError } from "../shared/errors.js";
 
 /** A JSON-safe object as it travels on the wire (messages, events, models). */
@@ -510,6 +510,8 @@ export interface HiddenContext {
 export interface SessionFeatures {
 	/** Every tool the features may offer; registered once, activated per turn. */
 	tools: FeatureTool[];
+	/** Tools known only once the session runs (MCP servers'): registered before each prompt, activated per turn. */
+	dynamicTools?: DynamicTools;
 	/** The feature tools to offer from the next turn on. */
 	activeToolNames(): string[];
 	/**

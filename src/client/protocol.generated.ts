@@ -598,6 +598,42 @@ export interface JobLimits {
 	timeoutSeconds: number;
 }
 
+export interface McpToolView {
+	/** The agent's name of the tool: mcp__<server>__<tool> (made safe). */
+	name: string;
+	/** The server's own name of it. */
+	serverName: string;
+	description: string;
+}
+
+export interface McpServerView {
+	/** The server's name in the settings. */
+	name: string;
+	/** Configured in the global settings or a trusted project's. */
+	scope: "global" | "project";
+	/** The project folder of a project's server. */
+	project?: string;
+	/** stopped (not needed yet), starting, ready, failed (see lastError), restarting (after a crash, with backoff), disabled. */
+	state: "stopped" | "starting" | "ready" | "failed" | "restarting" | "disabled";
+	enabled: boolean;
+	/** stdio, streamable-http or sse, once connected. */
+	transport?: string;
+	/** The name and version the server gave. */
+	serverInfo?: string;
+	/** A running stdio server's process (and process group) id. */
+	pid?: number;
+	/** The tools it offers the agent now (empty unless ready). */
+	tools: McpToolView[];
+	/** What was wrong with its output or tools (newest last, secrets masked). */
+	warnings: string[];
+	/** Why it failed or stopped last (secrets masked). */
+	lastError?: string;
+	/** Crashes in a row that restarted it. */
+	restarts: number;
+	/** Its configuration as written, secrets masked. */
+	config: Record<string, unknown>;
+}
+
 export interface MemoryEntryView {
 	id: string;
 	/** Secrets redacted; cut to 4,000 characters. */
@@ -726,8 +762,8 @@ export interface SettingView {
 	key: string;
 	category: string;
 	description: string;
-	/** Which editor fits: a list's items may be limited to `enum`. */
-	type: "boolean" | "integer" | "string" | "enum" | "list";
+	/** Which editor fits: a list's items may be limited to `enum`; an `object` (mcpServers) is edited as JSON. */
+	type: "boolean" | "integer" | "string" | "enum" | "list" | "object";
 	/** What the key accepts, in words (`an integer from 1 to 1000000`). */
 	allowed: string;
 	/** The allowed values (of the items, for a list). */
@@ -1127,6 +1163,16 @@ export interface JobUpdatedEvent {
 	/** Increasing per session (see Catching up). */
 	seq: number;
 	job: Job;
+	[key: string]: unknown;
+}
+
+export interface McpUpdatedEvent {
+	type: "mcp_updated";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	server: McpServerView;
 	[key: string]: unknown;
 }
 
@@ -1990,6 +2036,38 @@ export interface Commands {
 			seq: number;
 		};
 	};
+	/** The MCP servers: every global one (started or not) and the trusted projects' that sessions started, with state, tools, warnings and last error; configurations with secrets masked. */
+	mcp_list: {
+		params: {};
+		result: {
+			servers: McpServerView[];
+		};
+	};
+	/** Stops an MCP server (its whole process group) and starts it again; answers once it is ready or failed. Emits `mcp_updated`. */
+	mcp_restart: {
+		params: {
+			/** The server's name in the settings. */
+			name: string;
+			/** The project folder of a project's server. */
+			project?: string;
+		};
+		result: {
+			server: McpServerView;
+		};
+	};
+	/** Enables or disables an MCP server in the settings file that configures it (the global one, or a trusted project's), applied like settings_apply: a disabled server stops, an enabled one starts when a session needs it. Emits `mcp_updated`. */
+	mcp_set_enabled: {
+		params: {
+			/** The server's name in the settings. */
+			name: string;
+			enabled: boolean;
+			/** The project folder of a project's server. */
+			project?: string;
+		};
+		result: {
+			server: McpServerView;
+		};
+	};
 	/** The addressed session's local memory entries (its project's store, or its persona's), newest first, or with `query` those matching it, best first (as the `memory` tool's recall ranks them). Whatever the backend: this is what is stored on this machine. Contents are redacted and cut to 4,000 characters. */
 	memory_entries: {
 		params: {
@@ -2695,6 +2773,7 @@ export type SkiffEvent =
 	| GoalUpdatedEvent
 	| GoalUsageEvent
 	| JobUpdatedEvent
+	| McpUpdatedEvent
 	| MessageEndEvent
 	| MessageStartEvent
 	| MessageUpdateEvent

@@ -8,6 +8,7 @@ import { collabFeature } from "./collab/index.js";
 import { filesFeature } from "./files/index.js";
 import { goalFeature } from "./goal/index.js";
 import { jobsFeature } from "./jobs/index.js";
+import { mcpFeature } from "./mcp/index.js";
 import { memoryFeature } from "./memory/index.js";
 import type { FeatureModule } from "./module.js";
 import { personasFeature } from "./personas/index.js";
@@ -28,4 +29,5 @@ export const FEATURES: readonly FeatureModule<any>[] = [
 	changesFeature,
 	collabFeature,
 	filesFeature,
+	mcpFeature,
 ];

@@ -7,8 +7,10 @@ import { CodedError } from "../shared/errors.js";
 
 /** One set of tools, active tools, turn-start contexts (in order) and bindings made of several features'. */
 export function combineSessionFeatures(parts: SessionFeatures[]): SessionFeatures {
+	const dynamic = parts.flatMap((part) => (part.dynamicTools ? [part.dynamicTools] : []));
 	return {
 		tools: parts.flatMap((part) => part.tools),
+		...(dynamic.length > 0 ? { dynamicTools: { current: () => dynamic.flatMap((source) => source.current()) } } : {}),
 		activeToolNames: () => parts.flatMap((part) => part.activeToolNames()),
 		contextForPrompt: async (prompt, signal) => {
 			// Context is advisory: one feature failing leaves the others' in place.

@@ -5,7 +5,7 @@
  */
 import { compileOnFirstUse } from "../shared/compile-on-first-use.js";
 import { echo } from "../protocol/echo.js";
-import { isSecret, schemaOf, type SettingDefinition } from "./definition.js";
+import { isSecret, schemaOf, type SettingDefinition, shownValue } from "./definition.js";
 import { requirement } from "./setting-schema.js";
 
 /** Keys are dotted paths of plain names: safe as JSON object keys and never `__proto__`-like. */
@@ -49,7 +49,8 @@ export class SettingsCatalog {
 	 */
 	problem(definition: SettingDefinition, value: unknown): string | undefined {
 		if (this.byKey.get(definition.key)!.check(value)) return undefined;
-		const got = isSecret(definition) ? "" : ` (got ${echo(JSON.stringify(value) ?? String(value))})`;
+		const shown = value === undefined ? undefined : shownValue(definition, value);
+		const got = isSecret(definition) ? "" : ` (got ${echo(JSON.stringify(shown) ?? String(shown))})`;
 		return `\`${definition.key}\` must ${requirement(schemaOf(definition))}${got}`;
 	}
 }

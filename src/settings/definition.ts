@@ -6,6 +6,7 @@
  * docs/settings.md are read off that one list.
  */
 import type { TSchema } from "typebox";
+import { REDACTED } from "../shared/redact.js";
 import type { SettingSchema } from "./setting-schema.js";
 
 /** Where a key may be set: the global file, or a trusted project's file too. */
@@ -29,6 +30,11 @@ export interface SettingDefinition {
 	/** `["global"]`, or `["global", "project"]` when a trusted project may override it. */
 	readonly scopes: readonly SettingScope[];
 	readonly applies: SettingApplies;
+	/**
+	 * For a value that holds secrets among other things (an MCP server's environment and headers): the value as
+	 * views, errors and logs show it, its secrets masked with the redaction marker. It gets a copy to change.
+	 */
+	readonly redact?: (value: unknown) => unknown;
 }
 
 /** Identity helper for a definition (and a place a reader finds every setting by searching for it). */
@@ -44,4 +50,19 @@ export function schemaOf(definition: SettingDefinition): SettingSchema {
 /** A secret is never shown, logged or written through the settings commands (only a `$VAR` reference). */
 export function isSecret(definition: SettingDefinition): boolean {
 	return schemaOf(definition).writeOnly === true;
+}
+
+/** A value as views and errors show it: a secret as the marker, a value holding secrets with them masked. */
+export function shownValue(definition: SettingDefinition, value: unknown): unknown {
+	if (isSecret(definition)) return REDACTED;
+	const copy = structuredClone(value);
+	return definition.redact ? definition.redact(copy) : copy;
+}
+
+/**
+ * Whether a value to write holds the redaction marker where its key masks secrets: a view's value written back
+ * would replace the secrets with the marker.
+ */
+export function holdsMask(definition: SettingDefinition, value: unknown): boolean {
+	return definition.redact !== undefined && (JSON.stringify(value) ?? "").includes(REDACTED);
 }

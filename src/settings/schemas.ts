@@ -21,7 +21,9 @@ export const SettingViewSchema = Type.Object(
 		key: Type.String({ description: "Dotted path in the settings file (`compaction.enabled`)." }),
 		category: Type.String(),
 		description: Type.String(),
-		type: Type.Enum(["boolean", "integer", "string", "enum", "list"], { description: "Which editor fits: a list's items may be limited to `enum`." }),
+		type: Type.Enum(["boolean", "integer", "string", "enum", "list", "object"], {
+			description: "Which editor fits: a list's items may be limited to `enum`; an `object` (mcpServers) is edited as JSON.",
+		}),
 		allowed: Type.String({ description: "What the key accepts, in words (`an integer from 1 to 1000000`)." }),
 		enum: Type.Optional(Type.Array(Type.String(), { description: "The allowed values (of the items, for a list)." })),
 		minimum: Type.Optional(Type.Number()),

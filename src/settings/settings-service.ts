@@ -13,7 +13,7 @@ import { CodedError } from "../shared/errors.js";
 import { REDACTED } from "../shared/redact.js";
 import type { SettingsCatalog } from "./catalog.js";
 import type { SessionChange, SettingsChange, SettingsConsumer, SettingValues } from "./consumer.js";
-import { isSecret, schemaOf, type SettingDefinition, type SettingScope } from "./definition.js";
+import { holdsMask, isSecret, schemaOf, type SettingDefinition, type SettingScope, shownValue } from "./definition.js";
 import { type Draft, DraftStore } from "./drafts.js";
 import { type ResolvedSettings, resolveSettings, type SettingProblem, type SettingsLayer, valuesOf } from "./effective-settings.js";
 import type { ApplyResult, DraftView, Inspection, SettingView, TrustResult } from "./schemas.js";
@@ -150,6 +150,13 @@ export class SettingsService {
 					"variable that holds it instead, such as \"$MY_TOKEN\" (exported before skiff starts)",
 			);
 		}
+		if (holdsMask(definition, value)) {
+			throw new CodedError(
+				"invalid_command",
+				`\`${key}\` holds ${REDACTED}, the mask views show for a secret: written back it would replace the secret; write ` +
+					"the secret as a reference to an environment variable (\"$MY_TOKEN\") instead, or edit the file by hand",
+			);
+		}
 		const problem = this.catalog.problem(definition, value);
 		if (problem) throw new CodedError("invalid_command", problem);
 		const blocked = blockedParent(draft.base.data, key);
@@ -280,7 +287,7 @@ export class SettingsService {
 		const changed: string[] = [];
 		for (const definition of this.catalog.list()) {
 			const value = valueAt(data, definition.key);
-			if (value !== undefined) values[definition.key] = isSecret(definition) ? REDACTED : value;
+			if (value !== undefined) values[definition.key] = shownValue(definition, value);
 			if (!isDeepStrictEqual(value, valueAt(draft.base.data, definition.key))) changed.push(definition.key);
 		}
 		return { draftId: draft.id, scope: draft.scope, path: draft.base.path, values, changed, problems: this.problems(draft) };
@@ -354,5 +361,5 @@ function requirementText(schema: SettingSchema): string {
 /** Sets a value field of a view, a secret's as the redaction marker; an unset value leaves the field out. */
 function setShown(view: SettingView, field: "effectiveValue" | "globalValue" | "projectValue", definition: SettingDefinition, value: unknown): void {
 	if (value === undefined) return;
-	view[field] = isSecret(definition) ? REDACTED : structuredClone(value);
+	view[field] = shownValue(definition, value);
 }

@@ -17,8 +17,8 @@ export interface PiSessionParts {
 	settingsManager: SettingsManager;
 	model: CreateAgentSessionOptions["model"];
 	thinkingLevel: CreateAgentSessionOptions["thinkingLevel"];
-	/** The tools allowed, by name (pi's and the custom ones). */
-	tools: string[];
+	/** The tools allowed, by name (pi's and the custom ones); undefined: any registered (what is active is set apart). */
+	tools: string[] | undefined;
 	/** The feature tools the session may call. */
 	customTools: ReadonlyArray<Parameters<typeof toPiTool>[0]>;
 	/** What the session's resources add: Skiff's own extensions, system prompt text, no prompt templates. */

@@ -3,7 +3,7 @@
  * hooks through which features add tools and hidden turn-start context and see tool calls before they run.
  */
 import { defineTool, type ExtensionFactory, type ToolDefinition } from "@mariozechner/pi-coding-agent";
-import type { FeatureTool } from "../feature-tool.js";
+import type { DynamicTools, RichFeatureTool } from "../feature-tool.js";
 import { BEFORE_TOOL_CALL_MS, type HiddenContext, type SessionFeatures, type ToolCallStart } from "../types.js";
 import type { SessionRecorder } from "./recorder.js";
 import type { TurnStartAbort } from "./turn-start.js";
@@ -41,9 +41,12 @@ export const MAX_TURN_CONTEXTS = 4;
  * and adds their hidden context, never auto-submitted, never blocking the turn.
  */
 export function featureHooks(coreTools: readonly string[], features: SessionFeatures, turnStart: TurnStartAbort): ExtensionFactory {
+	const registerDynamic = features.dynamicTools ? dynamicToolRegistrar(features.dynamicTools) : undefined;
 	return (pi) => {
 		let contexts: HiddenContext[] = [];
 		pi.on("before_agent_start", async (event, ctx) => {
+			// Tools that appeared since the last prompt (an MCP server started, or its list changed).
+			registerDynamic?.((tool) => pi.registerTool(tool));
 			// Changing the set rebuilds the system prompt, so it is done only when the set changed (a hidden turn
 			// started by a feature may have changed it too: see syncFeatureTools).
 			const names = featureToolNames(coreTools, features);
@@ -87,16 +90,32 @@ function hiddenMessage(context: HiddenContext | undefined) {
 	return context ? { message: { customType: context.customType, content: context.content, display: false } } : undefined;
 }
 
-/** A feature tool as pi runs it: text out, errors as tool errors. */
-export function toPiTool(tool: FeatureTool): ToolDefinition {
+/** A feature tool as pi runs it: text (or text and images) out, errors as tool errors. */
+export function toPiTool(tool: RichFeatureTool): ToolDefinition {
 	return defineTool({
 		name: tool.name,
 		label: tool.label,
 		description: tool.description,
 		parameters: tool.parameters,
 		async execute(_toolCallId, params, signal) {
-			const text = await tool.execute(params as never, signal);
-			return { content: [{ type: "text", text }], details: {} };
+			const output = await tool.execute(params as never, signal);
+			if (typeof output === "string") return { content: [{ type: "text", text: output }], details: {} };
+			return { content: output.content, details: output.details ?? {} };
 		},
 	}) as unknown as ToolDefinition;
+}
+
+/**
+ * Registers the features' dynamic tools that are new or changed since the last call (pi has no way to drop a
+ * tool: one that went away stays registered but is no longer active, as `activeToolNames` leaves it out).
+ */
+export function dynamicToolRegistrar(dynamic: DynamicTools): (register: (tool: ToolDefinition) => void) => void {
+	const registered = new Map<string, RichFeatureTool>();
+	return (register) => {
+		for (const tool of dynamic.current()) {
+			if (registered.get(tool.name) === tool) continue;
+			registered.set(tool.name, tool);
+			register(toPiTool(tool));
+		}
+	};
 }

@@ -35,8 +35,10 @@ export async function openPiSession(env: PiEnvironment, source: SessionSource, o
 		settingsManager,
 		model,
 		thinkingLevel: options.thinkingLevel,
-		// Every feature tool is allowed; which are active is decided per turn (see featureHooks).
-		tools: [...alwaysActive, ...(features?.tools.map((t) => t.name) ?? [])],
+		// Every feature tool is allowed; which are active is decided per turn (see featureHooks). pi fixes its
+		// allow-list when the session is made, so a session whose features bring tools later (MCP servers') has
+		// none: what it offers is still only what syncTools and featureHooks activate.
+		tools: features?.dynamicTools ? undefined : [...alwaysActive, ...(features?.tools.map((t) => t.name) ?? [])],
 		customTools: [...(features?.tools ?? []), ...ownTools],
 		resources: {
 			...(profile?.systemPrompt ? { appendSystemPromptOverride: (base: string[]) => [...base, profile.systemPrompt!] } : {}),

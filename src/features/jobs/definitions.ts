@@ -4,6 +4,7 @@
  * (which win over the user's of the same name), and the bundled general `task` agent. A file that does not
  * parse is listed with its error, never dropped without a word.
  */
+import { isMcpToolPattern } from "../mcp/index.js";
 import { closeSync, fstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { THINKING_LEVELS, type ThinkingLevel } from "../../agent/types.js";
@@ -83,7 +84,8 @@ export function parseDefinition(text: string, source: AgentSource, knownTools: r
 	if (fields.has("tools")) {
 		const raw = fields.get("tools");
 		const tools = Array.isArray(raw) ? raw : String(raw).split(",").map((t) => t.trim()).filter(Boolean);
-		const unknown = tools.filter((t) => !knownTools.includes(t));
+		// MCP tools (`mcp`, `mcp__<server>`, `mcp__<server>__<tool>`) are known only once their servers run.
+		const unknown = tools.filter((t) => !knownTools.includes(t) && !isMcpToolPattern(t));
 		if (unknown.length) throw new Error(`tools names unknown tools: ${unknown.join(", ")} (known: ${knownTools.join(", ")})`);
 		definition.tools = tools;
 	}
