@@ -365,7 +365,7 @@ export class RuntimeManager {
 		if (session) this.unload(session, "deleted");
 		this.unloaded.delete(sessionId);
 		const trashed = await this.options.catalog.trash(recorded);
-		this.announceListChange({ change: "deleted", sessionId });
+		this.announceListChange({ change: "deleted", changedSessionId: sessionId });
 		return trashed;
 	}
 
@@ -378,15 +378,18 @@ export class RuntimeManager {
 	restore(trashId: string): Promise<TrashedSession> {
 		const next = this.openQueue.then(async () => {
 			const restored = await this.options.catalog.restore(trashId);
-			this.announceListChange({ change: "restored", sessionId: restored.sessionId });
+			this.announceListChange({ change: "restored", changedSessionId: restored.sessionId });
 			return restored;
 		});
 		this.openQueue = next.catch(() => undefined);
 		return next;
 	}
 
-	/** The session list changed other than by a session's own activity: every loaded session's followers hear it. */
-	private announceListChange(change: { change: "deleted" | "restored"; sessionId: string }): void {
+	/**
+	 * The session list changed other than by a session's own activity: every loaded session's followers hear it
+	 * (events are stamped with the session they travel in, so the session concerned is `changedSessionId`).
+	 */
+	private announceListChange(change: { change: "deleted" | "restored"; changedSessionId: string }): void {
 		for (const session of this.loaded.values()) this.signal(session.id, { kind: "event", event: { type: "session_list_changed", ...change } });
 	}
 

@@ -69,18 +69,19 @@ export const sessionSearch = defineCommand({
 export const sessionDelete = defineCommand({
 	name: "session_delete",
 	summary:
-		"Moves a recorded session's file to the trash (`<agent-dir>/trash/sessions/`), never deleting it, and unloads it if " +
-		"loaded; answers once the move is on disk. Refuses the primary session, a busy one, and one with nothing recorded " +
-		"yet. `session_restore` puts it back. Every loaded session's followers get `session_list_changed`.",
+		"Moves the recorded session named by the envelope's `sessionId` to the trash (`<agent-dir>/trash/sessions/`), never " +
+		"deleting it, and unloads it if loaded; answers once the move is on disk. Refuses the primary session, a busy one, " +
+		"and one with nothing recorded yet. `session_restore` puts it back. Every loaded session's followers get " +
+		"`session_list_changed`.",
 	params: Type.Object(
-		{
-			sessionId: Type.String({ minLength: 1, description: "The session's full id." }),
-			confirm: Type.Literal(true, { description: "Must be true: the client asked the user." }),
-		},
+		{ confirm: Type.Literal(true, { description: "Must be true: the client asked the user." }) },
 		{ additionalProperties: false },
 	),
 	result: TrashedSessionSchema,
-	handler: async ({ sessionId }, context) => context.runtime.delete(sessionId),
+	handler: async (_params, context) => {
+		if (context.sessionId === undefined) throw new CodedError("invalid_command", "session_delete needs the envelope field `sessionId`");
+		return context.runtime.delete(context.sessionId);
+	},
 });
 
 export const sessionTrashList = defineCommand({

@@ -194,6 +194,9 @@ export const coreEvents = [
 		"session_list_changed",
 		"A session was moved to the trash or restored from it (session_delete, session_restore), by any client: lists of " +
 			"sessions are out of date. Sent to the followers of every loaded session.",
-		{ change: Type.Enum(["deleted", "restored"]), sessionId: Type.String({ description: "The session deleted or restored." }) },
+		{
+			change: Type.Enum(["deleted", "restored"]),
+			changedSessionId: Type.String({ description: "The session deleted or restored (`sessionId` is the session the event travels in)." }),
+		},
 	),
 ];
