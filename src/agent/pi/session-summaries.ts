@@ -7,8 +7,8 @@
 import { stat } from "node:fs/promises";
 import { type ScannedSummary, summarize } from "./session-scan.js";
 
-/** Files stat'ed, then read, at once. */
-const FILES_AT_ONCE = 32;
+/** Files stat'ed, then read, at once: enough to keep the thread pool busy, few enough to keep buffers small. */
+const FILES_AT_ONCE = 16;
 
 /** Listings after which a file none of them asked for is forgotten. */
 const FORGET_AFTER_LISTINGS = 16;
