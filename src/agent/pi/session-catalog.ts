@@ -178,7 +178,9 @@ export class PiSessionCatalog implements SessionCatalog {
 	async list(scope: "project" | "all", cwd: string): Promise<ScannedSummary[]> {
 		await this.index.refresh();
 		const files = scope === "all" ? this.index.files() : this.index.filesIn(join(this.sessionsDir, projectFolderName(cwd)));
-		return (await this.summaries.of(files.map((f) => f.path))).sort((a, b) => Date.parse(b.modified) - Date.parse(a.modified));
+		const rows = await this.summaries.of(files.map((f) => f.path));
+		const times = new Map(rows.map((row) => [row, Date.parse(row.modified)])); // parsed once, not per comparison
+		return rows.sort((a, b) => times.get(b)! - times.get(a)!);
 	}
 
 	/**
