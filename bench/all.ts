@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 const SCRIPTS = ["run.ts", "web-page.ts", "memory.ts", "tree.ts", "churn.ts"];
 SCRIPTS.push("unknown-sessions.ts"); // issue 21, item 5: 128 unknown session ids among 5,000 files
 SCRIPTS.push("half-open.ts"); // issue 21, item 6: 300 half-open connections closed by the header deadline
+SCRIPTS.push("session-search.ts"); // issue 22, item 6: a search over 5,000 session files while a client pings
 
 for (const script of SCRIPTS) {
 	const path = fileURLToPath(new URL(script, import.meta.url));
