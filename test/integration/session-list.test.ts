@@ -10,7 +10,9 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { ReplyGate } from "../support/reply-gate.js";
+import { baseRepository, removeTempRepos } from "../support/git-repo.js";
 import { writeLongSession } from "../support/session-file.js";
+import { objective, sessionIn, workflowEvent, writes } from "../support/workflow-client.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
@@ -30,6 +32,7 @@ before(async () => {
 after(async () => {
 	for (const s of running) await s.stop();
 	await model?.close();
+	removeTempRepos();
 });
 
 /** Starts skiff on the shared agent directory (one process per directory: the previous one stops first). */
@@ -84,6 +87,23 @@ test("a job's child is listed only with `internal`, as kind job under its parent
 	const row = (await client.ok({ type: "session_list" })).sessions.find((s: any) => s.sessionId === forked.sessionId);
 	assert.equal(row.kind, "fork");
 	assert.equal(row.parentSessionId, job.sessionId);
+	client.close();
+});
+
+test("a workflow's supervisor and worker are listed only with `internal`, as kind workflow under the session that made it", async () => {
+	const { client } = await start();
+	const repo = baseRepository();
+	const sessionId = await sessionIn(client, repo);
+	const from = client.events.length;
+	const list = [{ phase: "Build", items: [writes("b.txt", "from t1\n")] }];
+	const { workflow } = await client.ok({ type: "workflow_create", sessionId, name: "one file", objective: objective(list) });
+	const done = (await workflowEvent(workflow.id, "completed", from, client)).workflow;
+	const made = [done.supervisor.sessionId, done.workers[0].sessionId];
+	const rows = (await client.ok({ type: "session_list", scope: "all", internal: true })).sessions.filter((s: any) => made.includes(s.sessionId));
+	assert.deepEqual(rows.map((r: any) => [r.kind, r.parentSessionId, r.ownerId]), [0, 1].map(() => ["workflow", sessionId, workflow.id]));
+	const shown = (await client.ok({ type: "session_list", scope: "all" })).sessions;
+	assert.ok(!shown.some((s: any) => made.includes(s.sessionId)), "hidden by default");
+	assert.ok(shown.some((s: any) => s.sessionId === sessionId));
 	client.close();
 });
 
