@@ -2,7 +2,8 @@
  * Session summaries by file, kept while the file's size and modification time stay the same: a list reads
  * again only files that changed, so listing thousands of sessions a second time is one stat per file (on the
  * thread pool, a few dozen at a time), not a read of each. Memory is bounded by what is on disk: entries of
- * files not seen by a listing for a while are dropped (see `of`).
+ * files not seen by a listing for a while are dropped (see `of`), and a summary with a long first message is
+ * not kept (about 5 KiB at most per file).
  */
 import { stat } from "node:fs/promises";
 import { type ScannedSummary, summarize } from "./session-scan.js";
@@ -12,6 +13,12 @@ const FILES_AT_ONCE = 16;
 
 /** Listings after which a file none of them asked for is forgotten. */
 const FORGET_AFTER_LISTINGS = 16;
+
+/**
+ * A summary whose first message is longer than this is not kept (the file is read again for each list): rows
+ * carry the whole first message, and keeping thousands of long ones would hold tens of megabytes.
+ */
+export const KEPT_FIRST_MESSAGE_MAX_CHARS = 4096;
 
 interface Cached {
 	size: number;
@@ -51,7 +58,8 @@ export class SummaryCache {
 			return cached.summary;
 		}
 		const summary = await summarize(path);
-		this.byPath.set(path, { size: stats.size, mtimeMs: stats.mtimeMs, summary, listing });
+		if ((summary?.firstMessage.length ?? 0) <= KEPT_FIRST_MESSAGE_MAX_CHARS) this.byPath.set(path, { size: stats.size, mtimeMs: stats.mtimeMs, summary, listing });
+		else this.byPath.delete(path);
 		return summary;
 	}
 }
