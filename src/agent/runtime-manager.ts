@@ -338,8 +338,7 @@ export class RuntimeManager {
 
 	/** Sessions whose title or message text holds `query` (see SessionCatalog.search); internal ones only if `internal`. */
 	async search(query: string, scope: "project" | "all", limit: number, options: { internal?: boolean } = {}): Promise<SessionSearchResult> {
-		const result = await this.options.catalog.search(query, scope, this.options.cwd, limit);
-		return options.internal ? result : { ...result, hits: result.hits.filter((h) => USER_SESSION_KINDS.includes(h.session.kind)) };
+		return this.options.catalog.search(query, scope, this.options.cwd, limit, options);
 	}
 
 	/**

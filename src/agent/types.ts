@@ -319,8 +319,9 @@ export interface SessionCatalog {
 	/**
 	 * Sessions whose title or user-visible message text contains `query` (case-insensitive, plain text), newest
 	 * first, at most `limit`; stops early (truncated) past a time bound. Never holds the event loop for long.
+	 * Sessions a feature made (kinds other than USER_SESSION_KINDS) only with `internal`.
 	 */
-	search(query: string, scope: "project" | "all", cwd: string, limit: number): Promise<SessionSearchResult>;
+	search(query: string, scope: "project" | "all", cwd: string, limit: number, options?: { internal?: boolean }): Promise<SessionSearchResult>;
 	/** Moves a recorded session file to the trash; resolves once it is there on disk. */
 	trash(file: SessionFileRef): Promise<TrashedSession>;
 	/** What the trash holds, newest first. */

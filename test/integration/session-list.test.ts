@@ -75,6 +75,10 @@ test("a job's child is listed only with `internal`, as kind job under its parent
 		assert.equal(child.ownerId, job.id);
 		assert.equal(child.messageCount, 2, "its task and its reply");
 		assert.ok(!(await c.ok({ type: "session_list", scope: "all" })).sessions.some((s: any) => s.sessionId === job.sessionId));
+		// Search likewise: the child's words are found only with `internal`.
+		assert.deepEqual((await c.ok({ type: "session_search", query: "child words" })).hits, []);
+		const found = await c.ok({ type: "session_search", query: "child words", internal: true });
+		assert.deepEqual(found.hits.map((h: any) => [h.session.sessionId, h.session.kind]), [[job.sessionId, "job"]]);
 	};
 	await check(client);
 	client.close();

@@ -10,7 +10,7 @@
 import { CodedError } from "../../shared/errors.js";
 import { lstat, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import type { SessionCatalog, SessionFileRef, SessionSearchHit, SessionSearchResult, StaleSessionFile, TrashedSession } from "../types.js";
+import { type SessionCatalog, type SessionFileRef, type SessionSearchHit, type SessionSearchResult, type StaleSessionFile, type TrashedSession, USER_SESSION_KINDS } from "../types.js";
 import { type AsyncDisk, type FolderReader, headerId, REAL_FOLDERS, sessionDisk, type SyncDisk } from "./session-disk.js";
 import { type Plan, read, runAsync, runSync, SessionIndex } from "./session-index.js";
 import { firstHit, type ScannedSummary, snippetOf } from "./session-scan.js";
@@ -189,10 +189,11 @@ export class PiSessionCatalog implements SessionCatalog {
 	 * line, with a turn of the event loop between files; it stops at `limit` hits or after
 	 * `SEARCH_TIME_LIMIT_MS` (then `truncated`).
 	 */
-	async search(query: string, scope: "project" | "all", cwd: string, limit: number): Promise<SessionSearchResult> {
+	async search(query: string, scope: "project" | "all", cwd: string, limit: number, options: { internal?: boolean } = {}): Promise<SessionSearchResult> {
 		const needle = query.toLowerCase();
 		const deadline = Date.now() + SEARCH_TIME_LIMIT_MS;
-		const rows = await this.list(scope, cwd);
+		const listed = await this.list(scope, cwd);
+		const rows = options.internal ? listed : listed.filter((row) => USER_SESSION_KINDS.includes(row.kind));
 		const hits: SessionSearchHit[] = [];
 		let scanned = 0;
 		for (const session of rows) {
