@@ -16,6 +16,7 @@ const SCRIPTS = [
 	"half-open.ts", // 300 half-open connections closed by the header deadline
 	"files.ts",
 	"changes.ts",
+	"session-search.ts", // a search over 5,000 session files while a client pings
 ];
 
 for (const script of SCRIPTS) {

@@ -15,13 +15,17 @@ import {
 	type SessionObserver,
 	type SessionOpener,
 	type SessionOrigin,
+	type SessionRecordedAs,
+	type SessionSearchResult,
 	type SessionSignal,
 	type SessionSource,
 	type SessionState,
 	type SessionSummary,
 	type StaleSessionFile,
 	type ThinkingLevel,
+	type TrashedSession,
 	type UnloadReason,
+	USER_SESSION_KINDS,
 } from "./types.js";
 
 /** Default bound on sessions held in memory at once (the primary counts). */
@@ -63,6 +67,8 @@ interface SessionOriginRecord {
 	personaRoot?: string;
 	/** The agent it is (a job's, a persona's): kept so the session is the same agent when loaded again. */
 	profile?: AgentProfile;
+	/** What a feature records the session as (a job's child, a workflow's agent); kept to record it again if re-created. */
+	recordAs?: SessionRecordedAs;
 }
 
 /** A session held in memory. */
@@ -195,10 +201,10 @@ export class RuntimeManager {
 	 * Creates a new session in `cwd` (default: the parent's, else the service's; a relative path is taken from
 	 * the service's). A child (`parentSessionId`) records its parent and starts from its live feature
 	 * configuration; a persona session keeps its memory under `personaRoot`; a `profile` makes it a particular
-	 * agent (a job's).
+	 * agent (a job's); `recordAs` records what a feature made it for (its kind, listed and kept across restarts).
 	 */
 	async create(
-		options: { cwd?: string; parentSession?: string; parentSessionId?: string; personaRoot?: string; profile?: AgentProfile } = {},
+		options: { cwd?: string; parentSession?: string; parentSessionId?: string; personaRoot?: string; profile?: AgentProfile; recordAs?: SessionRecordedAs } = {},
 	): Promise<LoadedSession> {
 		const parent = options.parentSessionId === undefined ? undefined : await this.get(options.parentSessionId);
 		const cwd = options.cwd === undefined ? (parent?.handle.cwd ?? this.options.cwd) : resolve(this.options.cwd, options.cwd);
@@ -207,7 +213,7 @@ export class RuntimeManager {
 		}
 		return this.load(
 			{ kind: "new", cwd, parentSession: options.parentSession ?? parent?.handle.sessionFile },
-			{ parentSessionId: parent?.id, personaRoot: options.personaRoot, profile: options.profile },
+			{ parentSessionId: parent?.id, personaRoot: options.personaRoot, profile: options.profile, recordAs: options.recordAs },
 		);
 	}
 
@@ -285,34 +291,105 @@ export class RuntimeManager {
 		return { ...session.handle.state(), primary: session.id === this.primaryId };
 	}
 
-	/** Recorded sessions of this project (or all projects), marking which are loaded. */
-	async list(scope: "project" | "all"): Promise<SessionSummary[]> {
+	/**
+	 * Recorded sessions of this project (or all projects), marking which are loaded, and loaded sessions not yet
+	 * on disk. Sessions a feature made for its own work (jobs, workflows) are left out unless `internal`.
+	 */
+	async list(scope: "project" | "all", options: { internal?: boolean } = {}): Promise<SessionSummary[]> {
 		const rows = await this.options.catalog.list(scope, this.options.cwd);
 		const summaries: SessionSummary[] = rows.map((row) => ({
 			...row,
 			loaded: this.loaded.has(row.sessionId),
 			primary: row.sessionId === this.primaryId,
 		}));
-		// Loaded sessions not yet on disk (nothing said yet, or --no-session) are listed too.
+		// Loaded sessions not yet on disk (nothing said yet, or --no-session) are listed too, once: a file the
+		// listing read under the same id, or the same file, is that session.
+		const listed = new Set(summaries.flatMap((s) => [s.sessionId, s.path]));
 		for (const session of this.loaded.values()) {
-			if (summaries.some((s) => s.sessionId === session.id)) continue;
+			if (listed.has(session.id) || (session.handle.sessionFile !== undefined && listed.has(session.handle.sessionFile))) continue;
 			if (scope === "project" && session.handle.cwd !== this.options.cwd) continue;
-			const state = session.handle.state();
-			summaries.unshift({
-				sessionId: session.id,
-				path: session.handle.sessionFile ?? "",
-				cwd: session.handle.cwd,
-				name: state.sessionName,
-				created: new Date(session.lastUsed).toISOString(),
-				modified: new Date(session.lastUsed).toISOString(),
-				messageCount: state.messageCount,
-				firstMessage: "",
-				parentSession: state.parentSession,
-				loaded: true,
-				primary: session.id === this.primaryId,
-			});
+			summaries.unshift(this.unrecordedSummary(session));
 		}
-		return summaries;
+		return options.internal ? summaries : summaries.filter((s) => USER_SESSION_KINDS.includes(s.kind));
+	}
+
+	/** A loaded session's row before anything of it is on disk. */
+	private unrecordedSummary(session: LoadedSession): SessionSummary {
+		const state = session.handle.state();
+		const origin = this.origins.get(session.id) ?? {};
+		const kind = origin.recordAs?.kind ?? (origin.parentSessionId !== undefined || state.parentSession !== undefined ? "fork" : "user");
+		return {
+			sessionId: session.id,
+			path: session.handle.sessionFile ?? "",
+			cwd: session.handle.cwd,
+			name: state.sessionName,
+			created: new Date(session.lastUsed).toISOString(),
+			modified: new Date(session.lastUsed).toISOString(),
+			messageCount: session.handle.messages().filter((m) => m.role === "user" || m.role === "assistant").length,
+			firstMessage: "",
+			parentSession: state.parentSession,
+			kind,
+			...(origin.parentSessionId !== undefined ? { parentSessionId: origin.parentSessionId } : {}),
+			...(origin.recordAs?.ownerId !== undefined ? { ownerId: origin.recordAs.ownerId } : {}),
+			loaded: true,
+			primary: session.id === this.primaryId,
+		};
+	}
+
+	/** Sessions whose title or message text holds `query` (see SessionCatalog.search); internal ones only if `internal`. */
+	async search(query: string, scope: "project" | "all", limit: number, options: { internal?: boolean } = {}): Promise<SessionSearchResult> {
+		return this.options.catalog.search(query, scope, this.options.cwd, limit, options);
+	}
+
+	/**
+	 * Moves a recorded session's file to the trash (never deletes it), unloading the session first. Refuses the
+	 * primary session, a busy one, and one with nothing recorded. Runs between session opens, so the file is
+	 * never moved while it is being opened. Tells every loaded session's followers (`session_list_changed`).
+	 */
+	delete(sessionId: string): Promise<TrashedSession> {
+		const next = this.openQueue.then(() => this.deleteNow(sessionId));
+		this.openQueue = next.catch(() => undefined);
+		return next;
+	}
+
+	private async deleteNow(sessionId: string): Promise<TrashedSession> {
+		if (sessionId === this.primaryId) throw new CodedError("conflict", "The primary session cannot be deleted: start the service on another session first");
+		const session = this.loaded.get(sessionId);
+		if (session && occupied(session)) throw new CodedError("busy", `Session ${sessionId} is busy: abort its run (or its shell command) first`);
+		const recorded = await this.options.catalog.findById(sessionId);
+		if (!recorded) {
+			if (session || this.unloaded.has(sessionId)) throw new CodedError("conflict", `Session ${sessionId} has nothing recorded yet: there is nothing to delete (close it instead)`);
+			throw new CodedError("unknown_session", `Unknown session: ${sessionId}`);
+		}
+		if (session) this.unload(session, "deleted");
+		this.unloaded.delete(sessionId);
+		const trashed = await this.options.catalog.trash(recorded);
+		this.announceListChange({ change: "deleted", changedSessionId: sessionId });
+		return trashed;
+	}
+
+	/** The trash's sessions, newest first. */
+	trashList(): Promise<TrashedSession[]> {
+		return this.options.catalog.trashList();
+	}
+
+	/** Puts a trashed session back where it was (refused when a file is there now). */
+	restore(trashId: string): Promise<TrashedSession> {
+		const next = this.openQueue.then(async () => {
+			const restored = await this.options.catalog.restore(trashId);
+			this.announceListChange({ change: "restored", changedSessionId: restored.sessionId });
+			return restored;
+		});
+		this.openQueue = next.catch(() => undefined);
+		return next;
+	}
+
+	/**
+	 * The session list changed other than by a session's own activity: every loaded session's followers hear it
+	 * (events are stamped with the session they travel in, so the session concerned is `changedSessionId`).
+	 */
+	private announceListChange(change: { change: "deleted" | "restored"; changedSessionId: string }): void {
+		for (const session of this.loaded.values()) this.signal(session.id, { kind: "event", event: { type: "session_list_changed", ...change } });
 	}
 
 	/** Loaded sessions, most recently used first. */
@@ -373,7 +450,8 @@ export class RuntimeManager {
 			...origin,
 		});
 		const thinkingLevel = origin.profile?.thinkingLevel ?? this.options.thinkingLevel;
-		const handle = await this.options.openSession(source, { thinkingLevel, features: contribution?.features, profile: origin.profile });
+		const recordAs = source.kind === "new" && origin.recordAs ? { ...origin.recordAs, parentSessionId: origin.parentSessionId } : undefined;
+		const handle = await this.options.openSession(source, { thinkingLevel, features: contribution?.features, profile: origin.profile, ...(recordAs ? { recordAs } : {}) });
 		opened = handle;
 		return { handle, features: contribution };
 	}

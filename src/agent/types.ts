@@ -191,12 +191,72 @@ export interface SessionSummary {
 	name?: string;
 	created: string;
 	modified: string;
+	/** The messages a user sees: user and assistant messages (not tool results, custom or hidden entries). */
 	messageCount: number;
 	firstMessage: string;
 	/** The file of the session this one was forked or cloned from. */
 	parentSession?: string;
+	/**
+	 * What the session is: `user` (made by a user), `fork` (forked or cloned from another, or made as a user's child
+	 * of another), or the kind recorded by the feature that made it for its own work (`job`, `workflow`).
+	 */
+	kind: string;
+	/** The session it was made from or works for (a fork's source, a job's parent), when known. */
+	parentSessionId?: string;
+	/** The feature's own id of the work an internal session belongs to (a job id, a workflow id). */
+	ownerId?: string;
 	loaded: boolean;
 	primary: boolean;
+}
+
+/** The kinds a session is listed as when no feature recorded one: a user's own session, and a fork or clone. */
+export const USER_SESSION_KINDS: readonly string[] = ["user", "fork"];
+
+/**
+ * What a feature records a session it makes for its own work as (`AgentHandle` writes it with the session's
+ * first entries, so a list after a restart still knows): its kind (`job`, `workflow`: the feature's word) and
+ * the feature's id of the work.
+ */
+export interface SessionRecordedAs {
+	kind: string;
+	ownerId?: string;
+}
+
+/** The record of what a session is, as written into it (a `skiff.origin` custom entry). */
+export interface SessionOriginEntry extends SessionRecordedAs {
+	/** The session it describes: a fork copies entries, so a copied record (another id) does not count. */
+	sessionId: string;
+	parentSessionId?: string;
+}
+
+/** A session whose title or message text held a search's words, with a short snippet around the first hit. */
+export interface SessionSearchHit {
+	session: Omit<SessionSummary, "loaded" | "primary">;
+	/** Where the first hit is: the title (name or first message) or a later message. */
+	matchedIn: "title" | "message";
+	/** Up to a few dozen characters either side of the first hit, on one line. */
+	snippet: string;
+}
+
+/** How a search went: its hits, newest first, and whether it stopped early (limit of hits, or of time). */
+export interface SessionSearchResult {
+	hits: SessionSearchHit[];
+	/** Files read; `truncated` when it stopped before reading all of them. */
+	scanned: number;
+	truncated: boolean;
+}
+
+/** A session file moved to the trash (`<agent-dir>/trash/sessions/<trashId>/`), restorable to where it was. */
+export interface TrashedSession {
+	trashId: string;
+	sessionId: string;
+	/** Where it was, and where `session_restore` puts it back. */
+	originalPath: string;
+	/** When it was moved to the trash (ISO 8601). */
+	deletedAt: string;
+	/** Its title when it was deleted (name, else first message), for a list. */
+	title: string;
+	cwd: string;
 }
 
 /** A raw runtime event: pi's session event, a plain object with a `type`. */
@@ -206,7 +266,7 @@ export interface RuntimeEvent {
 }
 
 /** Why a session left memory. */
-export type UnloadReason = "closed" | "evicted" | "shutdown";
+export type UnloadReason = "closed" | "evicted" | "shutdown" | "deleted";
 
 /** What the runtime tells the layers above about one of its sessions: an agent event, or that it was unloaded. */
 export type SessionSignal = { kind: "event"; event: RuntimeEvent } | { kind: "unloaded"; reason: UnloadReason };
@@ -256,6 +316,18 @@ export interface SessionCatalog {
 	findReference(reference: string, baseDir: string, options?: { anywhere?: boolean }): Promise<SessionFileRef>;
 	/** Summaries of this project's sessions, or of all projects', newest first. */
 	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>>;
+	/**
+	 * Sessions whose title or user-visible message text contains `query` (case-insensitive, plain text), newest
+	 * first, at most `limit`; stops early (truncated) past a time bound. Never holds the event loop for long.
+	 * Sessions a feature made (kinds other than USER_SESSION_KINDS) only with `internal`.
+	 */
+	search(query: string, scope: "project" | "all", cwd: string, limit: number, options?: { internal?: boolean }): Promise<SessionSearchResult>;
+	/** Moves a recorded session file to the trash; resolves once it is there on disk. */
+	trash(file: SessionFileRef): Promise<TrashedSession>;
+	/** What the trash holds, newest first. */
+	trashList(): Promise<TrashedSession[]>;
+	/** Puts a trashed session back where it was; rejects when a file is there already or the trash id is unknown. */
+	restore(trashId: string): Promise<TrashedSession>;
 	/**
 	 * Recorded session files last modified before `beforeMs` (epoch ms), oldest first: only regular files in the
 	 * recorder's own folder layout under the sessions folder, never a symbolic link, never anything else.
@@ -339,6 +411,8 @@ export interface OpenSessionOptions {
 	profile?: AgentProfile;
 	/** The settings for the session's working directory (known once its source is read). */
 	settings?: (cwd: string) => SessionSettings;
+	/** For a new session a feature makes for its own work: what to record it as (with its first entries). */
+	recordAs?: SessionRecordedAs & { parentSessionId?: string };
 }
 
 /** Opens (or creates) a session, ready to prompt; implemented by the pi adapter. */

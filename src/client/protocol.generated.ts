@@ -718,6 +718,19 @@ export interface ProjectTrustResult {
 	restartRequired: string[];
 }
 
+export interface TrashedSession {
+	/** Names it for `session_restore`. */
+	trashId: string;
+	sessionId: string;
+	/** Where its file was, and where `session_restore` puts it back. */
+	originalPath: string;
+	/** ISO 8601. */
+	deletedAt: string;
+	/** Its name, else the first line of its first message, when it was deleted. */
+	title: string;
+	cwd: string;
+}
+
 export interface SessionSummary {
 	sessionId: string;
 	path: string;
@@ -727,10 +740,17 @@ export interface SessionSummary {
 	created: string;
 	/** ISO 8601. */
 	modified: string;
+	/** The messages a user sees: user and assistant messages (not tool results, bash runs, custom or hidden messages, or other entries). */
 	messageCount: number;
 	firstMessage: string;
 	/** The file of the session this one was forked or cloned from. */
 	parentSession?: string;
+	/** What the session is: `user` (a user's own), `fork` (forked or cloned from another, or a user's child of one: a user session too), or the kind a feature recorded for a session it made for its own work: `job` (a job's agent), `workflow` (a workflow's supervisor or worker). Only `user` and `fork` are listed unless `internal`. */
+	kind: string;
+	/** The session it was made from or works for (a fork's source, a job's parent), when known. */
+	parentSessionId?: string;
+	/** For an internal session: the feature's id of its work (the job id, the workflow id). */
+	ownerId?: string;
 	loaded: boolean;
 	primary: boolean;
 }
@@ -1329,6 +1349,18 @@ export interface SessionInfoChangedEvent {
 	[key: string]: unknown;
 }
 
+export interface SessionListChangedEvent {
+	type: "session_list_changed";
+	/** The session the event belongs to. */
+	sessionId: string;
+	/** Increasing per session (see Catching up). */
+	seq: number;
+	change: "deleted" | "restored";
+	/** The session deleted or restored (`sessionId` is the session the event travels in). */
+	changedSessionId: string;
+	[key: string]: unknown;
+}
+
 export interface SessionReloadedEvent {
 	type: "session_reloaded";
 	/** The session the event belongs to. */
@@ -1377,7 +1409,7 @@ export interface SessionUnloadedEvent {
 	sessionId: string;
 	/** Increasing per session (see Catching up). */
 	seq: number;
-	reason: "closed" | "evicted" | "shutdown";
+	reason: "closed" | "evicted" | "shutdown" | "deleted";
 	[key: string]: unknown;
 }
 
@@ -2329,14 +2361,84 @@ export interface Commands {
 		params: {};
 		result: QueuedMessages;
 	};
-	/** Recorded sessions of this project (the service's cwd), or of all projects, newest first; loaded ones marked. */
+	/** Moves the recorded session named by the envelope's `sessionId` to the trash (`<agent-dir>/trash/sessions/`), never deleting it, and unloads it if loaded; answers once the move is on disk. Refuses the primary session, a busy one, and one with nothing recorded yet. `session_restore` puts it back. Every loaded session's followers get `session_list_changed`. */
+	session_delete: {
+		params: {
+			/** Must be true: the client asked the user. */
+			confirm: true;
+		};
+		result: TrashedSession;
+	};
+	/** Recorded sessions of this project (the service's cwd), or of all projects, newest first, and loaded sessions not yet recorded; loaded ones marked. A user's sessions only (kinds `user` and `fork`) unless `internal`. */
 	session_list: {
 		params: {
 			/** Default `project`. */
 			scope?: "project" | "all";
+			/** Also sessions features made for their own work (kinds `job`, `workflow`: see `kind`), to nest under their parent. Default false. */
+			internal?: boolean;
 		};
 		result: {
 			sessions: SessionSummary[];
+		};
+	};
+	/** Puts a trashed session back where it was; answers once it is there on disk. Refused (`conflict`) when a file is at its original path now (the trash keeps it). Every loaded session's followers get `session_list_changed`. */
+	session_restore: {
+		params: {
+			trashId: string;
+		};
+		result: TrashedSession;
+	};
+	/** Recorded sessions whose title (name, else first message) or message text (user and assistant messages) contains `query`, plain text in any case (no patterns), newest first, each with a snippet around its first hit. Files are read line by line between other requests; it answers with what it found (`truncated`) at `limit` hits or after 10 s. */
+	session_search: {
+		params: {
+			/** Text to find (case-insensitive). */
+			query: string;
+			/** Default `project`. */
+			scope?: "project" | "all";
+			/** Most hits returned. Default 50. */
+			limit?: number;
+			/** Also sessions features made for their own work (kinds `job`, `workflow`: see `kind`), to nest under their parent. Default false. */
+			internal?: boolean;
+		};
+		result: {
+			hits: {
+				session: {
+					sessionId: string;
+					path: string;
+					cwd: string;
+					name?: string;
+					/** ISO 8601. */
+					created: string;
+					/** ISO 8601. */
+					modified: string;
+					/** The messages a user sees: user and assistant messages (not tool results, bash runs, custom or hidden messages, or other entries). */
+					messageCount: number;
+					firstMessage: string;
+					/** The file of the session this one was forked or cloned from. */
+					parentSession?: string;
+					/** What the session is: `user` (a user's own), `fork` (forked or cloned from another, or a user's child of one: a user session too), or the kind a feature recorded for a session it made for its own work: `job` (a job's agent), `workflow` (a workflow's supervisor or worker). Only `user` and `fork` are listed unless `internal`. */
+					kind: string;
+					/** The session it was made from or works for (a fork's source, a job's parent), when known. */
+					parentSessionId?: string;
+					/** For an internal session: the feature's id of its work (the job id, the workflow id). */
+					ownerId?: string;
+				};
+				/** Where the first hit is. */
+				matchedIn: "title" | "message";
+				/** The first hit with up to 60 characters either side, on one line (… where cut). */
+				snippet: string;
+			}[];
+			/** Session files read. */
+			scanned: number;
+			/** It stopped before reading every file (the limit of hits or of time). */
+			truncated: boolean;
+		};
+	};
+	/** The sessions in the trash, newest first. */
+	session_trash_list: {
+		params: {};
+		result: {
+			sessions: TrashedSession[];
 		};
 	};
 	/** Lists (`dryRun`, the default) or deletes recorded session files not modified for more than `olderThanDays` days, in every project. Only regular files in the sessions folder's own layout (`<agent-dir>/sessions/--<cwd>--/*.jsonl` with a session header) qualify: never a loaded session, never a symbolic link or anything in a linked folder, never a file outside that folder. Each file is checked again just before it is deleted. */
@@ -2783,6 +2885,7 @@ export type SkiffEvent =
 	| RecordingRestoredEvent
 	| RunStoppedEvent
 	| SessionInfoChangedEvent
+	| SessionListChangedEvent
 	| SessionReloadedEvent
 	| SessionStatsEvent
 	| SessionUnloadedEvent

@@ -19,6 +19,8 @@ import type {
 	QueueMode,
 	RuntimeEvent,
 	SessionCatalog,
+	SessionSearchResult,
+	TrashedSession,
 	SessionSettings,
 	SessionFileRef,
 	SessionOpener,
@@ -264,6 +266,27 @@ export class FakeCatalog implements SessionCatalog {
 	}
 	async removeStale(file: StaleSessionFile): Promise<void> {
 		this.removed.push(file.path);
+	}
+	async search(): Promise<SessionSearchResult> {
+		return { hits: [], scanned: 0, truncated: false };
+	}
+	/** Pretend trash: the file leaves `files`, and comes back on restore. */
+	readonly trashed = new Map<string, { ref: SessionFileRef; record: TrashedSession }>();
+	async trash(file: SessionFileRef): Promise<TrashedSession> {
+		const record: TrashedSession = { trashId: `t${this.trashed.size + 1}`, sessionId: file.id, originalPath: file.path, deletedAt: new Date(0).toISOString(), title: "", cwd: "" };
+		this.files.delete(file.id);
+		this.trashed.set(record.trashId, { ref: file, record });
+		return record;
+	}
+	async trashList(): Promise<TrashedSession[]> {
+		return [...this.trashed.values()].map((t) => t.record);
+	}
+	async restore(trashId: string): Promise<TrashedSession> {
+		const item = this.trashed.get(trashId);
+		if (!item) throw new Error(`No trashed session ${trashId}`);
+		this.trashed.delete(trashId);
+		this.files.set(item.ref.id, item.ref);
+		return item.record;
 	}
 }
 

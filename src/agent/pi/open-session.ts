@@ -4,7 +4,7 @@
  */
 import { type AgentSession, SessionManager } from "@mariozechner/pi-coding-agent";
 import { CodedError } from "../../shared/errors.js";
-import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionSource } from "../types.js";
+import { type AgentHandle, DamagedSessionFileError, type OpenSessionOptions, type SessionOriginEntry, type SessionSource } from "../types.js";
 import { PiAgentHandle } from "./agent-handle.js";
 import type { PiEnvironment } from "./environment.js";
 import { createPiSession } from "./create-session.js";
@@ -12,12 +12,18 @@ import { featureHooks, featureToolNames, recordBeforeModelCall } from "./extensi
 import { SessionRecorder } from "./recorder.js";
 import { PiSessionSettings } from "./session-settings.js";
 import { checkSessionFile } from "./session-file-check.js";
+import { ORIGIN_ENTRY_TYPE } from "./session-origin.js";
 import { TurnStartAbort } from "./turn-start.js";
 
 /** Opens (or creates) a session and binds it, ready to prompt. */
 export async function openPiSession(env: PiEnvironment, source: SessionSource, options: OpenSessionOptions = {}): Promise<AgentHandle> {
 	if (source.kind === "file" || source.kind === "branch") openableFile(env, source.path);
 	const { manager, recorder } = sessionManagerFor(source);
+	if (source.kind === "new" && options.recordAs) {
+		const { kind, ownerId, parentSessionId } = options.recordAs;
+		const record: SessionOriginEntry = { kind, sessionId: manager.getSessionId(), ...(parentSessionId ? { parentSessionId } : {}), ...(ownerId ? { ownerId } : {}) };
+		manager.appendCustomEntry(ORIGIN_ENTRY_TYPE, record);
+	}
 	const turnStart = new TurnStartAbort();
 	const conversation: { session?: AgentSession } = {};
 	const cwd = manager.getCwd();

@@ -14,13 +14,14 @@ import { CodedError } from "../../shared/errors.js";
 import { closeSync, fdatasyncSync, openSync, statSync, truncateSync, writeSync } from "node:fs";
 import { open } from "node:fs/promises";
 import type { SessionManager } from "@mariozechner/pi-coding-agent";
+import { ORIGIN_ENTRY_TYPE } from "./session-origin.js";
 
 /** The parts of pi's SessionManager that its persistence uses (not in its public typings). */
 interface SessionManagerInternals {
 	persist: boolean;
 	flushed: boolean;
 	sessionFile: string | undefined;
-	fileEntries: Array<{ type: string; id?: string; parentId?: string | null; message?: unknown }>;
+	fileEntries: Array<{ type: string; id?: string; parentId?: string | null; message?: unknown; customType?: string }>;
 	byId: Map<string, unknown>;
 	leafId: string | null;
 	_persist(entry: unknown): void;
@@ -264,7 +265,8 @@ export class SessionRecorder {
 
 	/** Whether the session holds anything worth a file: an entry besides the setup every session starts with. */
 	private holdsContent(): boolean {
-		return this.internals.fileEntries.some((e) => !SETUP_ENTRY_TYPES.has(e.type));
+		// What the session is (session-origin.ts) is written with its first entries, not worth a file alone either.
+		return this.internals.fileEntries.some((e) => !SETUP_ENTRY_TYPES.has(e.type) && !(e.type === "custom" && e.customType === ORIGIN_ENTRY_TYPE));
 	}
 
 	/** Removes the entries appended since the session held `length` entries, and puts the leaf back. */

@@ -10,10 +10,12 @@
 import { CodedError } from "../../shared/errors.js";
 import { lstat, readdir, unlink } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { SessionManager } from "@mariozechner/pi-coding-agent";
-import type { SessionCatalog, SessionFileRef, SessionSummary, StaleSessionFile } from "../types.js";
+import { type SessionCatalog, type SessionFileRef, type SessionSearchHit, type SessionSearchResult, type StaleSessionFile, type TrashedSession, USER_SESSION_KINDS } from "../types.js";
 import { type AsyncDisk, type FolderReader, headerId, REAL_FOLDERS, sessionDisk, type SyncDisk } from "./session-disk.js";
 import { type Plan, read, runAsync, runSync, SessionIndex } from "./session-index.js";
+import { firstHit, type ScannedSummary, snippetOf } from "./session-scan.js";
+import { SummaryCache } from "./session-summaries.js";
+import { SessionTrash } from "./session-trash.js";
 
 export { type FolderReader, REAL_FOLDERS } from "./session-disk.js";
 
@@ -23,6 +25,8 @@ const PROJECT_FOLDER = /^--.*--$/;
 export class PiSessionCatalog implements SessionCatalog {
 	private readonly disk: { sync: SyncDisk; async: AsyncDisk };
 	private readonly index: SessionIndex;
+	private readonly summaries = new SummaryCache();
+	private readonly trashFolder: SessionTrash;
 
 	constructor(
 		private readonly sessionsDir: string,
@@ -32,6 +36,7 @@ export class PiSessionCatalog implements SessionCatalog {
 	) {
 		this.disk = sessionDisk(reader, warn);
 		this.index = new SessionIndex(sessionsDir, this.disk);
+		this.trashFolder = new SessionTrash(join(dirname(sessionsDir), "trash", "sessions"));
 	}
 
 	/** Asynchronous refreshes of the index so far (tests count them). */
@@ -166,23 +171,76 @@ export class PiSessionCatalog implements SessionCatalog {
 		return id === undefined ? undefined : { id, path, modifiedMs: stats.mtimeMs, size: stats.size };
 	}
 
-	/** Summaries of this project's sessions, or of all projects'. Parses the files (pi's listing). */
-	async list(scope: "project" | "all", cwd: string): Promise<Omit<SessionSummary, "loaded" | "primary">[]> {
-		const infos = scope === "all" ? await SessionManager.listAll() : await SessionManager.list(cwd);
-		return infos.map((info) => ({
-			sessionId: info.id,
-			path: info.path,
-			cwd: info.cwd,
-			name: info.name,
-			created: info.created.toISOString(),
-			modified: info.modified.toISOString(),
-			messageCount: info.messageCount,
-			// pi's placeholder for a session without a user message (one holding only a plan or a goal) is no title.
-			firstMessage: info.firstMessage === "(no messages)" ? "" : info.firstMessage,
-			parentSession: info.parentSessionPath,
-		}));
+	/**
+	 * Summaries of this project's sessions, or of all projects', newest first: each file read line by line
+	 * (session-scan.ts) the first time it is seen, then again only when its size or time changed.
+	 */
+	async list(scope: "project" | "all", cwd: string): Promise<ScannedSummary[]> {
+		await this.index.refresh();
+		const files = scope === "all" ? this.index.files() : this.index.filesIn(join(this.sessionsDir, projectFolderName(cwd)));
+		const rows = await this.summaries.of(files.map((f) => f.path));
+		const times = new Map(rows.map((row) => [row, Date.parse(row.modified)])); // parsed once, not per comparison
+		return rows.sort((a, b) => times.get(b)! - times.get(a)!);
+	}
+
+	/**
+	 * Sessions whose title (name, else first message) or user-visible message text holds `query` (plain text,
+	 * any case), newest first, each with a snippet around its first hit. Files are read one at a time, line by
+	 * line, with a turn of the event loop between files; it stops at `limit` hits or after
+	 * `SEARCH_TIME_LIMIT_MS` (then `truncated`).
+	 */
+	async search(query: string, scope: "project" | "all", cwd: string, limit: number, options: { internal?: boolean } = {}): Promise<SessionSearchResult> {
+		const needle = query.toLowerCase();
+		const deadline = Date.now() + SEARCH_TIME_LIMIT_MS;
+		const listed = await this.list(scope, cwd);
+		const rows = options.internal ? listed : listed.filter((row) => USER_SESSION_KINDS.includes(row.kind));
+		const hits: SessionSearchHit[] = [];
+		let scanned = 0;
+		for (const session of rows) {
+			if (hits.length >= limit || Date.now() > deadline) return { hits, scanned, truncated: true };
+			await new Promise<void>((resolve) => setImmediate(resolve)); // other clients' requests between files
+			scanned++;
+			const title = session.name ?? session.firstMessage;
+			const inTitle = snippetOf(title, needle);
+			if (inTitle !== undefined) {
+				hits.push({ session, matchedIn: "title", snippet: inTitle });
+				continue;
+			}
+			const inMessage = await firstHit(session.path, needle, session.name === undefined);
+			if (inMessage !== undefined) hits.push({ session, matchedIn: "message", snippet: inMessage });
+		}
+		return { hits, scanned, truncated: false };
+	}
+
+	/** Moves a recorded session file to `<agent-dir>/trash/sessions/`; the index forgets it at once. */
+	async trash(file: SessionFileRef): Promise<TrashedSession> {
+		const [summary] = await this.summaries.of([file.path]);
+		const record = await this.trashFolder.put(file.path, {
+			sessionId: file.id,
+			title: (summary?.name ?? summary?.firstMessage ?? "").split("\n")[0]!.slice(0, TRASH_TITLE_CHARS),
+			cwd: summary?.cwd ?? "",
+		});
+		this.index.forget(file.path);
+		return record;
+	}
+
+	trashList(): Promise<TrashedSession[]> {
+		return this.trashFolder.list();
+	}
+
+	/** Puts a trashed session back; the index finds it on its next refresh (its folder changed). */
+	async restore(trashId: string): Promise<TrashedSession> {
+		const record = await this.trashFolder.restore(trashId);
+		await this.index.refresh();
+		return record;
 	}
 }
+
+/** How long one search may read files before it answers with what it found (`truncated`). */
+export const SEARCH_TIME_LIMIT_MS = 10_000;
+
+/** Characters of a session's title kept in its trash record. */
+const TRASH_TITLE_CHARS = 200;
 
 /** pi's folder name for a project: the cwd with separators replaced, wrapped in dashes. */
 function projectFolderName(cwd: string): string {

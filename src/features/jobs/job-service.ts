@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { LoadedSession } from "../../agent/runtime-manager.js";
-import type { AgentProfile, DeliveredMessage, JsonObject, RuntimeEvent, SessionObserver } from "../../agent/types.js";
+import type { AgentProfile, DeliveredMessage, JsonObject, RuntimeEvent, SessionObserver, SessionRecordedAs } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
 import { boundText } from "../../agent/feature-tool.js";
@@ -25,7 +25,7 @@ export const NO_YIELD_NOTE = "[The job ended without calling yield: this is its 
 
 /** What the jobs need of the runtime manager. */
 export interface JobRuntime {
-	create(options: { parentSessionId: string; personaRoot?: string; profile: AgentProfile; cwd?: string }): Promise<LoadedSession>;
+	create(options: { parentSessionId: string; personaRoot?: string; profile: AgentProfile; cwd?: string; recordAs?: SessionRecordedAs }): Promise<LoadedSession>;
 	get(sessionId: string): Promise<LoadedSession>;
 	peek(sessionId: string): LoadedSession | undefined;
 	observe(observer: SessionObserver): () => void;
@@ -57,6 +57,9 @@ export interface JobServiceOptions {
 }
 
 /** A job while it is queued or running. */
+/** The kind a job's child session is recorded as (SessionSummary.kind). */
+export const JOB_SESSION_KIND = "job";
+
 interface Run {
 	job: Job;
 	definition: AgentDefinition;
@@ -67,6 +70,8 @@ interface Run {
 	cwd?: string;
 	/** Its result is not delivered to the parent session: the feature that spawned it watches it instead. */
 	quiet?: boolean;
+	/** What the child session is recorded as, when not a job's own (a workflow's agent). */
+	recordAs?: SessionRecordedAs;
 	session?: LoadedSession;
 	timer?: NodeJS.Timeout;
 	cancelRequested?: string;
@@ -143,14 +148,17 @@ export class JobService {
 	 * Spawns one job for another feature (workflows): an agent given as a definition, an optional working
 	 * directory, and no delivery of the result to the parent session (the feature watches the job instead).
 	 */
-	async spawnQuiet(parentSessionId: string, item: { definition: AgentDefinition; task: string; description?: string; cwd?: string }): Promise<Job> {
+	async spawnQuiet(
+		parentSessionId: string,
+		item: { definition: AgentDefinition; task: string; description?: string; cwd?: string; recordAs?: SessionRecordedAs },
+	): Promise<Job> {
 		const parent = await this.options.runtime.get(parentSessionId);
 		const limits = this.options.limits();
 		const depth = this.depthOf(parent.id) + 1;
 		if (depth > limits.maxDepth) throw new CodedError("limit", `Jobs may nest ${limits.maxDepth} levels deep (jobs.maxDepth): session ${parent.id} cannot spawn jobs`);
 		this.makeRoom(1, limits.maxKept);
 		const job = this.newJob(parent.id, depth, { agent: item.definition.name, task: item.task, description: item.description });
-		this.enqueue([{ job, definition: item.definition, prompt: item.task, cwd: item.cwd, quiet: true }]);
+		this.enqueue([{ job, definition: item.definition, prompt: item.task, cwd: item.cwd, quiet: true, recordAs: item.recordAs }]);
 		return { ...job };
 	}
 
@@ -319,7 +327,15 @@ export class JobService {
 				...(definition.model ? { model: definition.model } : {}),
 				...(definition.thinking ? { thinkingLevel: definition.thinking } : {}),
 			};
-			const session = await this.options.runtime.create({ parentSessionId: job.parentSessionId, personaRoot: run.personaRoot, profile, ...(run.cwd ? { cwd: run.cwd } : {}) });
+			// Recorded as what it is, so lists tell it from a user's session (and nest it under its parent), restarts too.
+			const recordAs = run.recordAs ?? { kind: JOB_SESSION_KIND, ownerId: job.id };
+			const session = await this.options.runtime.create({
+				parentSessionId: job.parentSessionId,
+				personaRoot: run.personaRoot,
+				profile,
+				recordAs,
+				...(run.cwd ? { cwd: run.cwd } : {}),
+			});
 			run.session = session;
 			job.sessionId = session.id;
 			this.jobBySession.set(session.id, job.id);

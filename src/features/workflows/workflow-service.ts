@@ -50,6 +50,9 @@ import type { WorkflowStore } from "./workflow-store.js";
 /** Most workflows kept (finished ones stay until removed). */
 export const MAX_WORKFLOWS = 100;
 
+/** The kind a workflow's supervisor and worker sessions are recorded as (SessionSummary.kind); `ownerId` is the workflow. */
+export const WORKFLOW_SESSION_KIND = "workflow";
+
 export interface WorkflowServiceOptions {
 	store: Pick<WorkflowStore, "load" | "save" | "worktreeOf" | "taskWorktreeOf"> & { remove(id: string): void | Promise<void> };
 	jobs: Pick<JobService, "spawnQuiet" | "cancel" | "watch">;
@@ -340,6 +343,7 @@ export class WorkflowService {
 				task: supervisorPrompt(record),
 				description: `Plan workflow ${record.name}`,
 				cwd: workDir(record),
+				recordAs: { kind: WORKFLOW_SESSION_KIND, ownerId: record.id },
 			});
 			this.roles.set(job.id, { workflowId: record.id });
 			record.supervisor = { jobId: job.id, status: job.status, turns: 0, toolCalls: 0, failures: 0 };
@@ -474,6 +478,7 @@ export class WorkflowService {
 				task: workerPrompt(record, record.plan, task),
 				description: `${record.name}: ${task.id} ${task.content}`.slice(0, 200),
 				cwd,
+				recordAs: { kind: WORKFLOW_SESSION_KIND, ownerId: record.id },
 			});
 			this.roles.set(job.id, { workflowId: record.id, taskId });
 			record.workers.push({ taskId, jobId: job.id, status: job.status });

@@ -43,7 +43,7 @@ export const AssistantStreamEventSchema = Type.Union(
 	{ title: "AssistantStreamEvent" },
 );
 
-const UnloadReason = Type.Enum(["closed", "evicted", "shutdown"]);
+const UnloadReason = Type.Enum(["closed", "evicted", "shutdown", "deleted"]);
 
 /**
  * The events of an agent run, from its start to its end: what a transcript is built from. A side chat tab
@@ -185,7 +185,18 @@ export const coreEvents = [
 			"a navigation when they changed.",
 		SessionStatsSchema.properties,
 	),
-	defineEvent("session_unloaded", "The session left memory (closed, evicted for room, or at shutdown); commands load it again.", {
-		reason: UnloadReason,
-	}),
+	defineEvent(
+		"session_unloaded",
+		"The session left memory (closed, evicted for room, or at shutdown: commands load it again; or `deleted`: moved to the trash).",
+		{ reason: UnloadReason },
+	),
+	defineEvent(
+		"session_list_changed",
+		"A session was moved to the trash or restored from it (session_delete, session_restore), by any client: lists of " +
+			"sessions are out of date. Sent to the followers of every loaded session.",
+		{
+			change: Type.Enum(["deleted", "restored"]),
+			changedSessionId: Type.String({ description: "The session deleted or restored (`sessionId` is the session the event travels in)." }),
+		},
+	),
 ];

@@ -1,6 +1,6 @@
 /** Sessions as clients see them: state, list rows, and the snapshot lifecycle commands return. */
 import { type Static, Type } from "typebox";
-import type { QueueMode, SessionState, SessionSummary } from "../../agent/types.js";
+import type { QueueMode, SessionState, SessionSummary, TrashedSession } from "../../agent/types.js";
 import { MessageSchema } from "./messages.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "./model.js";
 
@@ -58,15 +58,39 @@ export const SessionSummarySchema = Type.Object(
 		name: Type.Optional(Type.String()),
 		created: Type.String({ description: "ISO 8601." }),
 		modified: Type.String({ description: "ISO 8601." }),
-		messageCount: Type.Integer(),
+		messageCount: Type.Integer({
+			description: "The messages a user sees: user and assistant messages (not tool results, bash runs, custom or hidden messages, or other entries).",
+		}),
 		firstMessage: Type.String(),
 		parentSession: Type.Optional(Type.String({ description: "The file of the session this one was forked or cloned from." })),
+		kind: Type.String({
+			description:
+				"What the session is: `user` (a user's own), `fork` (forked or cloned from another, or a user's child of one: a user " +
+				"session too), or the kind a feature recorded for a session it made for its own work: `job` (a job's agent), " +
+				"`workflow` (a workflow's supervisor or worker). Only `user` and `fork` are listed unless `internal`.",
+		}),
+		parentSessionId: Type.Optional(Type.String({ description: "The session it was made from or works for (a fork's source, a job's parent), when known." })),
+		ownerId: Type.Optional(Type.String({ description: "For an internal session: the feature's id of its work (the job id, the workflow id)." })),
 		loaded: Type.Boolean(),
 		primary: Type.Boolean(),
 	},
 	{ title: "SessionSummary" },
 );
 type SummarySchemaAgrees = Check<Agree<Static<typeof SessionSummarySchema>, SessionSummary>>;
+
+/** A session in the trash, restorable (session_delete, session_trash_list, session_restore). */
+export const TrashedSessionSchema = Type.Object(
+	{
+		trashId: Type.String({ description: "Names it for `session_restore`." }),
+		sessionId: Type.String(),
+		originalPath: Type.String({ description: "Where its file was, and where `session_restore` puts it back." }),
+		deletedAt: Type.String({ description: "ISO 8601." }),
+		title: Type.String({ description: "Its name, else the first line of its first message, when it was deleted." }),
+		cwd: Type.String(),
+	},
+	{ title: "TrashedSession" },
+);
+type TrashedSchemaAgrees = Check<Agree<Static<typeof TrashedSessionSchema>, TrashedSession>>;
 
 /** What every lifecycle command answers: the session's state and transcript, read from the session itself. */
 export const SessionSnapshotSchema = Type.Object(
