@@ -107,6 +107,38 @@ module.exports = createRequire(${base.value})(${JSON.stringify(specifier)});
 const posix = (path) => path.split(sep).join("/");
 
 /**
+ * Objects that pi's modules build as they load, which a service needs late or never, made on first use instead:
+ * each is a cost of every start before skiff can answer. In the module at the path ending in `file`, the
+ * statement `from` becomes `to`, an object with the same methods that builds the real one on its first call.
+ * The build fails if `from` is not found (a new pi that no longer builds it at load has nothing to defer, and
+ * one that builds it otherwise needs this table updated); test/unit/cli/bundle.test.ts checks what is deferred.
+ */
+const FIRST_USE_OBJECTS = [
+	{
+		// pi's terminal width and wrapping functions segment text into graphemes. Creating the segmenter loads
+		// ICU's break rules: about 15 ms of every start (20 ms of 160 to the first get_state), while a service
+		// uses it only to render text for a terminal, if ever. Every user calls `.segment(text)` only.
+		file: "/@mariozechner/pi-tui/dist/utils.js",
+		from: 'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
+		to: 'let __skiffSegmenter;\nconst segmenter = { segment: (text) => (__skiffSegmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };',
+	},
+	{
+		// The validator of theme files (TypeBox compiles it to code), needed when pi's terminal loads a theme.
+		file: "/@mariozechner/pi-coding-agent/dist/modes/interactive/theme/theme.js",
+		from: "const validateThemeJson = Compile(ThemeJsonSchema);",
+		to: "let __skiffThemeCheck;\nconst __skiffThemeValidator = () => (__skiffThemeCheck ??= Compile(ThemeJsonSchema));\nconst validateThemeJson = { Check: (value) => __skiffThemeValidator().Check(value), Errors: (value) => __skiffThemeValidator().Errors(value) };",
+	},
+];
+
+/** `source` of the module at `path`, with the objects of FIRST_USE_OBJECTS it builds at load made on first use. */
+function startedOnFirstUse(path, source) {
+	const object = FIRST_USE_OBJECTS.find(({ file }) => posix(path).endsWith(file));
+	if (!object) return source;
+	if (!source.includes(object.from)) throw new Error(`${path} no longer holds \`${object.from}\`: update FIRST_USE_OBJECTS in scripts/bundle.mjs`);
+	return source.replace(object.from, object.to);
+}
+
+/**
  * What replaces `import.meta.url` in the module at `path` (see the header). `bundleUrl` is how the expression names
  * the bundle's URL: a CommonJS module may not say `import.meta.url`, so it uses the name the banner defines.
  */
@@ -145,10 +177,11 @@ const originalLocation = {
 			resolveDir: root,
 		}));
 		build.onLoad({ filter: /\.m?js$/ }, async (args) => {
-			const source = await readFile(args.path, "utf8");
+			const read = await readFile(args.path, "utf8");
+			const source = startedOnFirstUse(args.path, read);
 			const usesUrl = source.includes("import.meta.url");
 			const variableImport = VARIABLE_IMPORT.test(source);
-			if (!usesUrl && !variableImport) return undefined;
+			if (!usesUrl && !variableImport) return source === read ? undefined : { contents: source, loader: "js" };
 			const original = originalUrlExpression(args.path);
 			let contents = source.replaceAll("import.meta.url", "__skiffOriginalUrl");
 			if (variableImport) contents = contents.replace(new RegExp(VARIABLE_IMPORT, "g"), "__skiffImport(");

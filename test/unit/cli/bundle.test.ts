@@ -106,3 +106,12 @@ test("modules that read their own files are pointed at their installed copies", 
 	// (One error message quotes `import('node:buffer')` in backticks.)
 	assert.doesNotMatch(bundled, /(?<![\w$.`])import\(\s*["'`\w$]/);
 });
+
+test("what pi builds as it loads and a service needs late or never is built on first use (FIRST_USE_OBJECTS)", () => {
+	const bundled = readFileSync(SCRIPT, "latin1");
+	// The terminal's grapheme segmenter (ICU's break rules) and the theme files' validator.
+	assert.match(bundled, /__skiffSegmenter\?\?=new Intl\.Segmenter\(/);
+	assert.equal(bundled.match(/new Intl\.Segmenter\(/g)?.length, 1, "the segmenter is made in one place, on first use");
+	assert.match(bundled, /__skiffThemeCheck\?\?=Compile\(ThemeJsonSchema\)/);
+	assert.doesNotMatch(bundled, /validateThemeJson=Compile\(/);
+});
