@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 const SCRIPTS = ["run.ts", "web-page.ts", "memory.ts", "tree.ts", "churn.ts"];
+SCRIPTS.push("startup.ts"); // cold start and idle memory over many starts, beside codex with --codex (issue 21, item 8)
 
 for (const script of SCRIPTS) {
 	const path = fileURLToPath(new URL(script, import.meta.url));
