@@ -18,6 +18,7 @@ import { readBenchOptions } from "./options.js";
 import { bestPeer, PEER_BASELINES, PEER_REPLY_DELTAS, type PeerMetric } from "./peer-baselines.js";
 import { processTreeCpuMs } from "./process-cpu.js";
 import { processTreeRssMiB } from "./process-rss.js";
+import { type PromptResult, promptLines, type Side } from "./side.js";
 import { median, medianWithSpread } from "./stats.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
@@ -105,27 +106,6 @@ async function startFakeModel(): Promise<FakeModel> {
 /** Model requests issued so far: every benchmark prompt makes exactly one (no tool calls). */
 let requestsIssued = 0;
 
-/** What a side reports for one prompt; times are epoch ms on the same clock as the fake's. */
-interface PromptResult {
-	sentAt: number;
-	firstDeltaAt: number;
-	endedAt: number;
-	deltas: number;
-	bytes: number;
-	endRssMiB: number;
-	/** Which request to the fake model this prompt made. */
-	requestIndex: number;
-}
-
-/** A started agent process that the benchmark drives. */
-interface Side {
-	pid: number;
-	/** When the side was ready, if not when start() resolved (codex opens a thread after answering `initialize`). */
-	readyAt?: number;
-	prompt(message: string): Promise<PromptResult>;
-	stop(): Promise<void>;
-}
-
 function exited(child: ChildProcess): Promise<void> {
 	return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
 }
@@ -208,21 +188,19 @@ async function startPiSide(agentDir: string): Promise<Side> {
 	const prompt = (message: string) => {
 		const result = new Promise<PromptResult>((resolve) => {
 			const requestIndex = requestsIssued++;
-			let firstDeltaAt = 0;
-			let deltas = 0;
-			let bytes = 0;
 			const sentAt = now();
-			lineListener = (line, size) => {
-				bytes += size;
-				if (line.includes('"text_delta"') && line.startsWith('{"type":"message_update"')) {
-					deltas++;
-					if (!firstDeltaAt) firstDeltaAt = now();
-				} else if (line.startsWith('{"type":"agent_end"')) {
-					const endedAt = now();
+			lineListener = promptLines({
+				pid,
+				requestIndex,
+				sentAt,
+				now,
+				isDelta: (line) => line.includes('"text_delta"') && line.startsWith('{"type":"message_update"'),
+				isEnd: (line) => line.startsWith('{"type":"agent_end"'),
+				done: (reply) => {
 					lineListener = undefined;
-					resolve({ sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB: processTreeRssMiB(pid), requestIndex });
-				}
-			};
+					resolve(reply);
+				},
+			});
 			child.stdin.write(`${JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message })}\n`);
 		});
 		return Promise.race([result, died]);
@@ -339,7 +317,7 @@ function besideCodex(skiff: Sample[], codex: Sample[]): string {
 	const intro =
 		`Measured ${new Date().toISOString().slice(0, 10)} by bench/run.ts with skiff, pi and codex in one run (${options.iterations} iterations, order rotated), on src/ as of commit ${commitOf()}: ` +
 		"skiff's cold start is spawn → first answer to get_state, codex's spawn → answer to initialize; median (min–max) over the iterations.";
-	return codexTable(rows, skiff, codex, intro);
+	return codexTable(rows, skiff, codex, intro, COMPARE_WITH_PEERS);
 }
 
 async function main(): Promise<void> {
@@ -359,7 +337,7 @@ async function main(): Promise<void> {
 			// Rotate the order, so that no side always runs right after the same other side's burst.
 			const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
 			for (const name of order) samples[name].push(await measure(model, starters[name]!));
-			process.stderr.write(`iteration ${i + 1}/${options.iterations} done (${order.join(" first, then ")})\n`);
+			process.stderr.write(`iteration ${i + 1}/${options.iterations} done (${order[0]} first, then ${order.slice(1).join(", then ")})\n`);
 		}
 	} finally {
 		model.close();
