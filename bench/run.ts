@@ -8,12 +8,13 @@
  * table sets skiff beside it with the goals that only that comparison checks.
  * Usage: node --import tsx bench/run.ts [--iterations 5] [--deltas 20000] [--codex <path>] [--write]
  */
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { arch, cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { codexBinary, codexHome, codexTable, startCodexSide } from "./codex-side.js";
 import { writeBenchSection } from "./doc-section.js";
+import { measuredCommit } from "./measured-commit.js";
 import { readBenchOptions } from "./options.js";
 import { bestPeer, PEER_BASELINES, PEER_REPLY_DELTAS, type PeerMetric } from "./peer-baselines.js";
 import { processTreeCpuMs } from "./process-cpu.js";
@@ -304,18 +305,11 @@ function peersTable(skiff: Sample[]): string {
 	].join("\n");
 }
 
-/** The last commit of what runs (src/, bin/, scripts/), `+` when they have changes since: the code measured. */
-function commitOf(): string {
-	const git = (...args: string[]) => spawnSync("git", args, { encoding: "utf8" }).stdout?.trim() ?? "";
-	const paths = ["--", "src", "bin", "scripts"];
-	return `${git("log", "-1", "--format=%h", ...paths) || "unknown"}${git("status", "--porcelain", ...paths) ? "+" : ""}`;
-}
-
 /** skiff beside codex, both measured in this run (codex-side.ts). */
 function besideCodex(skiff: Sample[], codex: Sample[]): string {
 	const rows = [...METRICS, { key: "cpuMs", label: "CPU of the process tree during that reply (ms)", digits: 0, value: (s: Sample) => s.cpuMs }];
 	const intro =
-		`Measured ${new Date().toISOString().slice(0, 10)} by bench/run.ts with skiff, pi and codex in one run (${options.iterations} iterations, order rotated), on src/ as of commit ${commitOf()}: ` +
+		`Measured ${new Date().toISOString().slice(0, 10)} by bench/run.ts with skiff, pi and codex in one run (${options.iterations} iterations, order rotated), on src/ as of commit ${measuredCommit()}: ` +
 		"skiff's cold start is spawn → first answer to get_state, codex's spawn → answer to initialize; median (min–max) over the iterations.";
 	return codexTable(rows, skiff, codex, intro, COMPARE_WITH_PEERS);
 }

@@ -8,13 +8,13 @@
  */
 import { codexBinary, codexHome, startCodexSide } from "./codex-side.js";
 import { writeBenchSection } from "./doc-section.js";
+import { measuredCommit } from "./measured-commit.js";
 import { readBenchOptions } from "./options.js";
 import { processTreeRssMiB } from "./process-rss.js";
 import { median, medianWithSpread } from "./stats.js";
 import { startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
-import { execFileSync } from "node:child_process";
 
 const options = readBenchOptions();
 /** Each iteration starts this many processes per side: cold starts are short, so several make a stable median. */
@@ -58,15 +58,6 @@ async function startCodexOnce(binary: string, home: string): Promise<Start> {
 	}
 }
 
-const commit = (() => {
-	try {
-		const paths = ["--", "src", "bin", "scripts"];
-		const changed = execFileSync("git", ["status", "--porcelain", ...paths], { encoding: "utf8" }).trim() ? "+" : "";
-		return execFileSync("git", ["log", "-1", "--format=%h", ...paths], { encoding: "utf8" }).trim() + changed;
-	} catch {
-		return "unknown";
-	}
-})();
 
 async function main(): Promise<void> {
 	const model = await startFakeOpenAi();
@@ -92,7 +83,7 @@ async function main(): Promise<void> {
 	const codexReady = withCodex ? median(ready(samples.codex)) : undefined;
 	const cell = (list: Start[], pick: (l: Start[]) => number[], digits: number) => (list.length ? medianWithSpread(pick(list), digits, "min–max") : "–");
 	const table = [
-		`Measured ${new Date().toISOString().slice(0, 10)} on src/ as of commit ${commit} (built bundle), ${samples.skiff.length} starts of skiff` +
+		`Measured ${new Date().toISOString().slice(0, 10)} on src/ as of commit ${measuredCommit()} (built bundle), ${samples.skiff.length} starts of skiff` +
 			(withCodex ? ` and ${samples.codex.length} of codex app-server 0.169.0, alternating in groups of ${STARTS_PER_ITERATION}` : "") +
 			"; median (min–max) over the starts.",
 		"",
