@@ -10,7 +10,7 @@
  * `item/agentMessage/delta`, the `turn/completed` notification and every stdout byte in between.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type PromptResult, promptLines, type Side } from "./side.js";
@@ -29,7 +29,6 @@ export function codexBinary(option: string | undefined): string | undefined {
  */
 export function codexHome(modelUrl: string): string {
 	const home = tempDir("skiff-bench-codex-");
-	mkdirSync(home, { recursive: true });
 	const config = [
 		'model = "fake-model"',
 		'model_provider = "fake"',
