@@ -12,6 +12,7 @@ const SCRIPTS = [
 	"memory.ts",
 	"tree.ts",
 	"churn.ts",
+	"startup.ts", // cold start and idle memory over many starts, beside codex with --codex
 	"unknown-sessions.ts", // 128 unknown session ids among 5,000 files
 	"half-open.ts", // 300 half-open connections closed by the header deadline
 	"files.ts",

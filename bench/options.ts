@@ -15,6 +15,8 @@ export interface BenchOptions {
 	cycles: number;
 	/** Replace this script's section of docs/benchmarks.md with the new table. */
 	write: boolean;
+	/** The `codex` binary to run as a third side of the streaming benchmark (run.ts; see codex-side.ts). */
+	codex?: string;
 }
 
 const DEFAULTS = { iterations: 5, deltas: 20_000, rounds: 200, cycles: 6000 };
@@ -28,6 +30,7 @@ export function readBenchOptions(): BenchOptions {
 			rounds: { type: "string" },
 			cycles: { type: "string" },
 			write: { type: "boolean", default: false },
+			codex: { type: "string" },
 		},
 	});
 	const count = (name: keyof typeof DEFAULTS): number => {
@@ -37,5 +40,5 @@ export function readBenchOptions(): BenchOptions {
 		if (!Number.isSafeInteger(value) || value < 1) throw new Error(`--${name} must be a positive whole number, got "${text}"`);
 		return value;
 	};
-	return { iterations: count("iterations"), deltas: count("deltas"), rounds: count("rounds"), cycles: count("cycles"), write: values.write };
+	return { iterations: count("iterations"), deltas: count("deltas"), rounds: count("rounds"), cycles: count("cycles"), write: values.write, codex: values.codex };
 }

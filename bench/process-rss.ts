@@ -24,19 +24,24 @@ function rssKib(pid: number): number {
 	}
 }
 
-/** VmRSS of `pid` and all its descendants, in MiB. */
-export function processTreeRssMiB(pid: number): number {
+/** `pid` and all its descendants living now. */
+export function processTree(pid: number): number[] {
 	const children = new Map<number, number[]>();
 	for (const entry of readdirSync("/proc")) {
 		if (!/^\d+$/.test(entry)) continue;
 		const parent = parentOf(entry);
 		if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
 	}
-	let kib = 0;
+	const tree: number[] = [];
 	const pending = [pid];
 	for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-		kib += rssKib(next);
+		tree.push(next);
 		pending.push(...(children.get(next) ?? []));
 	}
-	return kib / KIB_PER_MIB;
+	return tree;
+}
+
+/** VmRSS of `pid` and all its descendants, in MiB. */
+export function processTreeRssMiB(pid: number): number {
+	return processTree(pid).reduce((kib, member) => kib + rssKib(member), 0) / KIB_PER_MIB;
 }

@@ -4,16 +4,22 @@
  * the in-repo fake model server; which side goes first alternates from one iteration to the next. Also
  * start-up time and resident memory of each process. Prints medians with min–max, skiff/pi ratios, and
  * skiff against the best peer of docs/peer-baselines.md; `--write` also updates docs/benchmarks.md.
- * Usage: node --import tsx bench/run.ts [--iterations 5] [--deltas 20000] [--write]
+ * With `--codex <path>` (or SKIFF_BENCH_CODEX) `codex app-server` runs as a third side (codex-side.ts), and a
+ * table sets skiff beside it with the goals that only that comparison checks.
+ * Usage: node --import tsx bench/run.ts [--iterations 5] [--deltas 20000] [--codex <path>] [--write]
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { arch, cpus, totalmem } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
+import { codexBinary, codexHome, codexTable, startCodexSide } from "./codex-side.js";
 import { writeBenchSection } from "./doc-section.js";
+import { measuredCommit } from "./measured-commit.js";
 import { readBenchOptions } from "./options.js";
 import { bestPeer, PEER_BASELINES, PEER_REPLY_DELTAS, type PeerMetric } from "./peer-baselines.js";
+import { processTreeCpuMs } from "./process-cpu.js";
 import { processTreeRssMiB } from "./process-rss.js";
+import { type PromptResult, promptLines, type Side } from "./side.js";
 import { median, medianWithSpread } from "./stats.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
@@ -53,6 +59,8 @@ interface Sample {
 	endRssMiB: number;
 	/** Resident memory 2 s after that (MiB). */
 	settledRssMiB: number;
+	/** CPU time of the process tree from the measured prompt to the client's end of it (ms). */
+	cpuMs: number;
 }
 
 interface RequestTiming {
@@ -98,25 +106,6 @@ async function startFakeModel(): Promise<FakeModel> {
 
 /** Model requests issued so far: every benchmark prompt makes exactly one (no tool calls). */
 let requestsIssued = 0;
-
-/** What a side reports for one prompt; times are epoch ms on the same clock as the fake's. */
-interface PromptResult {
-	sentAt: number;
-	firstDeltaAt: number;
-	endedAt: number;
-	deltas: number;
-	bytes: number;
-	endRssMiB: number;
-	/** Which request to the fake model this prompt made. */
-	requestIndex: number;
-}
-
-/** A started agent process that the benchmark drives. */
-interface Side {
-	pid: number;
-	prompt(message: string): Promise<PromptResult>;
-	stop(): Promise<void>;
-}
 
 function exited(child: ChildProcess): Promise<void> {
 	return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once("exit", () => resolve()));
@@ -200,21 +189,19 @@ async function startPiSide(agentDir: string): Promise<Side> {
 	const prompt = (message: string) => {
 		const result = new Promise<PromptResult>((resolve) => {
 			const requestIndex = requestsIssued++;
-			let firstDeltaAt = 0;
-			let deltas = 0;
-			let bytes = 0;
 			const sentAt = now();
-			lineListener = (line, size) => {
-				bytes += size;
-				if (line.includes('"text_delta"') && line.startsWith('{"type":"message_update"')) {
-					deltas++;
-					if (!firstDeltaAt) firstDeltaAt = now();
-				} else if (line.startsWith('{"type":"agent_end"')) {
-					const endedAt = now();
+			lineListener = promptLines({
+				pid,
+				requestIndex,
+				sentAt,
+				now,
+				isDelta: (line) => line.includes('"text_delta"') && line.startsWith('{"type":"message_update"'),
+				isEnd: (line) => line.startsWith('{"type":"agent_end"'),
+				done: (reply) => {
 					lineListener = undefined;
-					resolve({ sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB: processTreeRssMiB(pid), requestIndex });
-				}
-			};
+					resolve(reply);
+				},
+			});
 			child.stdin.write(`${JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message })}\n`);
 		});
 		return Promise.race([result, died]);
@@ -233,7 +220,7 @@ async function startPiSide(agentDir: string): Promise<Side> {
 async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sample> {
 	const spawnedAt = now();
 	const side = await start();
-	const readyMs = now() - spawnedAt;
+	const readyMs = (side.readyAt ?? now()) - spawnedAt;
 	/** prompt → first delta, minus the fake's own request → first chunk time. */
 	const firstDeltaMs = async (result: PromptResult) => {
 		const t = await model.timing(result.requestIndex);
@@ -244,7 +231,9 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 		const idleRssMiB = processTreeRssMiB(side.pid);
 		const first = await side.prompt("REPLY warm up");
 		for (let i = 1; i < WARM_UP_PROMPTS; i++) await side.prompt("REPLY warm up");
+		const cpuBefore = processTreeCpuMs(side.pid);
 		const run = await side.prompt(`BENCH ${DELTAS}`);
+		const cpuMs = processTreeCpuMs(side.pid) - cpuBefore;
 		await sleep(SETTLE_AFTER_REPLY_MS);
 		const settledRssMiB = processTreeRssMiB(side.pid);
 		return {
@@ -257,6 +246,7 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 			bytes: run.bytes,
 			endRssMiB: run.endRssMiB,
 			settledRssMiB,
+			cpuMs,
 		};
 	} finally {
 		await side.stop();
@@ -287,7 +277,7 @@ const METRICS: Metric[] = [
 function streamingTable(skiff: Sample[], pi: Sample[]): string {
 	return [
 		`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model ?? arch()}, ${Math.round(totalmem() / 2 ** 30)} GiB, ` +
-			`Node ${process.version}; ${options.iterations} iterations, skiff first in odd ones and pi first in even ones; median (min–max) over the iterations. ` +
+			`Node ${process.version}; ${options.iterations} iterations, ${codexBinary(options.codex) ? "the order of skiff, pi and codex rotated" : "skiff first in odd ones and pi first in even ones"}; median (min–max) over the iterations. ` +
 			`Each iteration starts a fresh process per side, waits ${IDLE_BEFORE_FIRST_PROMPT_MS / 1000} s after ready, sends ${WARM_UP_PROMPTS} warm-up prompts, then the measured one.`,
 		"",
 		"| metric | skiff (WebSocket) | pi --mode rpc (stdio) | skiff / pi (medians) |",
@@ -315,18 +305,33 @@ function peersTable(skiff: Sample[]): string {
 	].join("\n");
 }
 
+/** skiff beside codex, both measured in this run (codex-side.ts). */
+function besideCodex(skiff: Sample[], codex: Sample[]): string {
+	const rows = [...METRICS, { key: "cpuMs", label: "CPU of the process tree during that reply (ms)", digits: 0, value: (s: Sample) => s.cpuMs }];
+	const intro =
+		`Measured ${new Date().toISOString().slice(0, 10)} by bench/run.ts with skiff, pi and codex in one run (${options.iterations} iterations, order rotated), on src/ as of commit ${measuredCommit()}: ` +
+		"skiff's cold start is spawn → first answer to get_state, codex's spawn → answer to initialize; median (min–max) over the iterations.";
+	return codexTable(rows, skiff, codex, intro, COMPARE_WITH_PEERS);
+}
+
 async function main(): Promise<void> {
 	const model = await startFakeModel();
 	const agentDir = tempDir("skiff-bench-");
 	writeFakeModelsJson(agentDir, model.url);
-	const samples = { skiff: [] as Sample[], pi: [] as Sample[] };
-	const starters = { skiff: () => startSkiffSide(agentDir), pi: () => startPiSide(agentDir) };
+	const samples = { skiff: [] as Sample[], pi: [] as Sample[], codex: [] as Sample[] };
+	const starters: Partial<Record<keyof typeof samples, () => Promise<Side>>> = { skiff: () => startSkiffSide(agentDir), pi: () => startPiSide(agentDir) };
+	const codex = codexBinary(options.codex);
+	if (codex) {
+		const home = codexHome(model.url);
+		starters.codex = () => startCodexSide({ binary: codex, home, nextRequestIndex: () => requestsIssued++, now });
+	}
+	const names = Object.keys(starters) as Array<keyof typeof samples>;
 	try {
 		for (let i = 0; i < options.iterations; i++) {
-			// Alternate the order, so that neither side always runs right after the other's burst.
-			const order = i % 2 === 0 ? (["skiff", "pi"] as const) : (["pi", "skiff"] as const);
-			for (const name of order) samples[name].push(await measure(model, starters[name]));
-			process.stderr.write(`iteration ${i + 1}/${options.iterations} done (${order.join(" first, then ")})\n`);
+			// Rotate the order, so that no side always runs right after the same other side's burst.
+			const order = [...names.slice(i % names.length), ...names.slice(0, i % names.length)];
+			for (const name of order) samples[name].push(await measure(model, starters[name]!));
+			process.stderr.write(`iteration ${i + 1}/${options.iterations} done (${order[0]} first, then ${order.slice(1).join(", then ")})\n`);
 		}
 	} finally {
 		model.close();
@@ -336,6 +341,9 @@ async function main(): Promise<void> {
 	}
 	const streaming = streamingTable(samples.skiff, samples.pi);
 	console.log(streaming);
+	const beside = codex ? besideCodex(samples.skiff, samples.codex) : undefined;
+	if (beside) console.log(`\n${beside}`);
+	if (beside && options.write) writeBenchSection("codex", beside);
 	if (!COMPARE_WITH_PEERS) {
 		console.log(`\n(no comparison with the peer baselines: they were measured with ${PEER_REPLY_DELTAS.toLocaleString("en")}-delta replies)`);
 		return;

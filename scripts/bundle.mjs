@@ -107,6 +107,80 @@ module.exports = createRequire(${base.value})(${JSON.stringify(specifier)});
 const posix = (path) => path.split(sep).join("/");
 
 /**
+ * Edits of pi's modules as the bundle takes them, each undoing a cost of every start that a service does not
+ * need: in the module at the path ending in `file`, each `[from, to]` of `replace` replaces the text `from` by `to`.
+ * The build fails if a `from` is not found (a new pi that changed it needs this table looked at again);
+ * test/unit/cli/bundle.test.ts checks each.
+ */
+const SOURCE_EDITS = [
+	{
+		// pi's terminal width and wrapping functions segment text into graphemes and classify the graphemes with
+		// Unicode property regexes. Creating the segmenter loads ICU's break rules, and creating the regexes
+		// (which V8 parses as the module runs) builds their Unicode sets: together about 20 ms of every start and
+		// a few MiB of ICU's tables paged in, while a service measures text for a terminal late, if ever. So
+		// they are made on first use: every user of the shared segmenter calls `.segment(text)` only.
+		file: "/@mariozechner/pi-tui/dist/utils.js",
+		replace: [
+			[
+				'const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });',
+				'let __skiffSegmenter;\nconst segmenter = { segment: (text) => (__skiffSegmenter ??= new Intl.Segmenter(undefined, { granularity: "grapheme" })).segment(text) };',
+			],
+			["const zeroWidthRegex = /", "let __skiffWidthRegexes;\nconst __skiffRegexes = () => (__skiffWidthRegexes ??= {\nzeroWidthRegex: /"],
+			["+$/v;\nconst leadingNonPrintingRegex = /", "+$/v,\nleadingNonPrintingRegex: /"],
+			["]+/v;\nconst rgiEmojiRegex = /^\\p{RGI_Emoji}$/v;", "]+/v,\nrgiEmojiRegex: /^\\p{RGI_Emoji}$/v });"],
+			["if (zeroWidthRegex.test(segment))", "if (__skiffRegexes().zeroWidthRegex.test(segment))"],
+			["&& rgiEmojiRegex.test(segment)", "&& __skiffRegexes().rgiEmojiRegex.test(segment)"],
+			["segment.replace(leadingNonPrintingRegex, ", "segment.replace(__skiffRegexes().leadingNonPrintingRegex, "],
+		],
+	},
+	{
+		// The validator of theme files (TypeBox compiles it to code), needed when pi's terminal loads a theme:
+		// compiled on first use.
+		file: "/@mariozechner/pi-coding-agent/dist/modes/interactive/theme/theme.js",
+		replace: [
+			[
+				"const validateThemeJson = Compile(ThemeJsonSchema);",
+				"let __skiffThemeCheck;\nconst __skiffThemeValidator = () => (__skiffThemeCheck ??= Compile(ThemeJsonSchema));\nconst validateThemeJson = { Check: (value) => __skiffThemeValidator().Check(value), Errors: (value) => __skiffThemeValidator().Errors(value) };",
+			],
+		],
+	},
+	{
+		// pi's extension loader hands extensions the packages it bundles (all of pi's own exports, its terminal
+		// UI's, TypeBox's) through this object, read only when pi runs as a Bun binary (`isBunBinary`): under Node,
+		// which is what skiff runs on, it resolves them from node_modules. Referenced, the object kept every module
+		// of those packages in the script (pi's interactive terminal mode, its editor, markdown renderer and
+		// selectors: a sixth of the script, kept in memory as long as skiff runs and partly run at start).
+		// Renamed and left unused, esbuild drops it, and with it the modules nothing else uses (SIDE_EFFECT_FREE).
+		file: "/@mariozechner/pi-coding-agent/dist/core/extensions/loader.js",
+		replace: [["const VIRTUAL_MODULES = {", "const VIRTUAL_MODULES = {};\nconst __skiffBunOnlyModules = {"]],
+	},
+];
+
+/**
+ * Packages whose modules esbuild may leave out when nothing uses their exports (as a package.json's
+ * `"sideEffects": false` allows). For pi 0.73.1 that leaves out 77 modules (pi's interactive terminal mode and
+ * its components, its CLI, RPC and print modes, migrations, the terminal UI's editor, markdown and input
+ * components), each of which does nothing at load but define what it exports. pi-ai is not one: its modules
+ * register the model providers as they load.
+ */
+const SIDE_EFFECT_FREE = ["@mariozechner/pi-coding-agent", "@mariozechner/pi-tui"];
+
+/** Whether `path` (a specifier or a file) is a module of a SIDE_EFFECT_FREE package. */
+const sideEffectFree = (path) => SIDE_EFFECT_FREE.some((name) => path.startsWith(name) || posix(path).includes(`/node_modules/${name}/`));
+
+/** `source` of the module at `path`, with its SOURCE_EDITS made. */
+function edited(path, source) {
+	let text = source;
+	for (const edit of SOURCE_EDITS.filter(({ file }) => posix(path).endsWith(file))) {
+		for (const [from, to] of edit.replace) {
+			if (!text.includes(from)) throw new Error(`${path} no longer holds \`${from}\`: update SOURCE_EDITS in scripts/bundle.mjs`);
+			text = text.replace(from, to);
+		}
+	}
+	return text;
+}
+
+/**
  * What replaces `import.meta.url` in the module at `path` (see the header). `bundleUrl` is how the expression names
  * the bundle's URL: a CommonJS module may not say `import.meta.url`, so it uses the name the banner defines.
  */
@@ -144,11 +218,19 @@ const originalLocation = {
 			loader: "js",
 			resolveDir: root,
 		}));
+		// Resolved as esbuild would, then marked free of side effects (SIDE_EFFECT_FREE).
+		build.onResolve({ filter: /.*/ }, async (args) => {
+			if (args.pluginData?.skiffResolving || !(sideEffectFree(args.path) || sideEffectFree(args.importer))) return undefined;
+			const result = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { skiffResolving: true } });
+			if (result.errors.length > 0 || !sideEffectFree(result.path)) return undefined;
+			return { path: result.path, namespace: result.namespace, sideEffects: false };
+		});
 		build.onLoad({ filter: /\.m?js$/ }, async (args) => {
-			const source = await readFile(args.path, "utf8");
+			const read = await readFile(args.path, "utf8");
+			const source = edited(args.path, read);
 			const usesUrl = source.includes("import.meta.url");
 			const variableImport = VARIABLE_IMPORT.test(source);
-			if (!usesUrl && !variableImport) return undefined;
+			if (!usesUrl && !variableImport) return source === read ? undefined : { contents: source, loader: "js" };
 			const original = originalUrlExpression(args.path);
 			let contents = source.replaceAll("import.meta.url", "__skiffOriginalUrl");
 			if (variableImport) contents = contents.replace(new RegExp(VARIABLE_IMPORT, "g"), "__skiffImport(");

@@ -1,6 +1,6 @@
 /**
- * A fake OpenAI-compatible model server (Chat Completions with SSE streaming), on loopback only, used by every
- * integration test and benchmark. The text of the last user message (or, when it holds no directive, of the
+ * A fake OpenAI-compatible model server (Chat Completions with SSE streaming, and the Responses API for the
+ * benchmark's codex side: fake-responses.ts), on loopback only, used by every integration test and benchmark. The text of the last user message (or, when it holds no directive, of the
  * nearest user message right before it that does: hidden context added to a prompt) scripts the reply, one
  * directive per line (lines that hold no directive are ignored):
  *
@@ -43,6 +43,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
+import { replyResponses } from "./fake-responses.js";
 import { Prng } from "./prng.js";
 
 export const FAKE_PROVIDER = "fake";
@@ -52,7 +53,7 @@ export const FAKE_MODEL = "fake-model";
 export const FAKE_REASONER = "fake-reasoner";
 
 export interface RecordedRequest {
-	/** The parsed JSON body of the chat completions request. */
+	/** The parsed JSON body of the chat completions (or Responses API) request. */
 	body: any;
 	headers: IncomingHttpHeaders;
 	/** When the request body was fully read (epoch ms: performance.timeOrigin + performance.now()). */
@@ -69,7 +70,7 @@ export interface FakeOpenAiServer {
 	/** Base URL for models.json, e.g. http://127.0.0.1:PORT/v1 */
 	url: string;
 	port: number;
-	/** Every chat completions request, in arrival order. */
+	/** Every chat completions and Responses API request, in arrival order. */
 	requests: RecordedRequest[];
 	/** Resolves with the next request to arrive (after this call). */
 	nextRequest(): Promise<RecordedRequest>;
@@ -196,15 +197,15 @@ export function parseScript(text: string): Script {
 // ---------------------------------------------------------------------------------------------------------------
 // Replies: what to stream for a request, as a sequence of `choices[0].delta` objects
 
-type Delta = Record<string, unknown>;
+export type Delta = Record<string, unknown>;
 
-interface ChatMessage {
+export interface ChatMessage {
 	role: string;
 	content?: unknown;
 }
 
 /** The text of a message's content: a string, or an array of parts of which the text parts count. */
-function textOf(content: unknown): string {
+export function textOf(content: unknown): string {
 	if (typeof content === "string") return content;
 	if (Array.isArray(content)) return content.map((part) => (typeof part?.text === "string" ? part.text : "")).join("");
 	return "";
@@ -216,7 +217,7 @@ function textOf(content: unknown): string {
  * reaches the model as user messages after the prompt, so the prompt's directives stay in force; a prompt
  * whose reply was dropped (a failed or aborted run) also sits right before the next one, and must not script it.
  */
-function userTurnText(messages: ChatMessage[]): string {
+export function userTurnText(messages: ChatMessage[]): string {
 	let index = messages.length - 1;
 	while (index >= 0 && messages[index]!.role !== "user") index--;
 	const last = index;
@@ -262,7 +263,7 @@ function* toolCallDeltas(calls: ToolCallScript[], script: Script): Generator<Del
 	}
 }
 
-function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: string): Generator<Delta> {
+export function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: string): Generator<Delta> {
 	if (script.loopCalls.length > 0) {
 		yield* toolCallDeltas(script.loopCalls, script);
 		return;
@@ -288,7 +289,7 @@ function* replyDeltas(script: Script, messages: ChatMessage[], lastUserText: str
 // Streaming
 
 /** Writes SSE events, waiting for the socket to drain when it is full; stops quietly once the client is gone. */
-class SseWriter {
+export class SseWriter {
 	private closed = false;
 	private readonly onClose = new Set<() => void>();
 
@@ -340,7 +341,7 @@ class SseWriter {
 	}
 }
 
-function approximateTokens(text: string): number {
+export function approximateTokens(text: string): number {
 	return Math.max(1, Math.ceil(text.length / 4));
 }
 
@@ -386,7 +387,7 @@ async function reply(record: RecordedRequest, response: ServerResponse): Promise
 // ---------------------------------------------------------------------------------------------------------------
 // Server
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
 	response.writeHead(status, { "content-type": "application/json" });
 	response.end(JSON.stringify(body));
 }
@@ -396,7 +397,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 	const requests: RecordedRequest[] = [];
 	const waiters: Array<(request: RecordedRequest) => void> = [];
 
-	const handleChat = (req: IncomingMessage, res: ServerResponse, rawBody: Buffer) => {
+	const handleChat = (req: IncomingMessage, res: ServerResponse, rawBody: Buffer, answer: typeof reply) => {
 		let body: unknown;
 		try {
 			body = JSON.parse(rawBody.toString("utf8"));
@@ -409,7 +410,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 		void (async () => {
 			try {
 				await options.onRequest?.(record);
-				await reply(record, res);
+				await answer(record, res);
 			} catch (error) {
 				if (!res.headersSent) sendJson(res, 500, { error: { message: String(error), type: "server_error", param: null, code: null } });
 				else res.destroy();
@@ -427,12 +428,14 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 			const data = [FAKE_MODEL, FAKE_REASONER].map((id) => ({ id, object: "model", created: 0, owned_by: FAKE_PROVIDER }));
 			return sendJson(res, 200, { object: "list", data });
 		}
-		if (req.method !== "POST" || !path.endsWith("/chat/completions")) {
+		// Chat Completions (pi), or the Responses API (codex, for the benchmark's peer side: fake-responses.ts).
+		const answer = path.endsWith("/chat/completions") ? reply : path.endsWith("/responses") ? replyResponses : undefined;
+		if (req.method !== "POST" || !answer) {
 			return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: "invalid_request_error", param: null, code: null } });
 		}
 		const chunks: Buffer[] = [];
 		req.on("data", (chunk: Buffer) => chunks.push(chunk));
-		req.on("end", () => handleChat(req, res, Buffer.concat(chunks)));
+		req.on("end", () => handleChat(req, res, Buffer.concat(chunks), answer));
 	});
 
 	await new Promise<void>((resolve, reject) => {

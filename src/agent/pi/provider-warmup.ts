@@ -24,11 +24,15 @@ const PROVIDER_MODULES: Record<string, () => Promise<unknown>> = {
  */
 const WARM_UP_DELAY_MS = 100;
 
-/** Soon starts loading the SDKs of the models that can run; never fails (a failure just means no warm-up). */
+/**
+ * Soon starts loading the SDKs of the models that can run; never fails (a failure just means no warm-up). Which
+ * models can run is found in the timer too: it asks every model of the registry for its credentials (about
+ * 10 ms), which the commands waiting for the service to be ready would otherwise wait for.
+ */
 export function warmUpProviders(env: PiEnvironment): void {
-	const apis = new Set([env.requestedModel, ...env.modelRegistry.getAvailable()].flatMap((m) => (m ? [String(m.api)] : [])));
-	if (apis.size === 0) return;
 	const warmUp = () => {
+		const apis = new Set([env.requestedModel, ...env.modelRegistry.getAvailable()].flatMap((m) => (m ? [String(m.api)] : [])));
+		if (apis.size === 0) return;
 		for (const api of apis) void PROVIDER_MODULES[api]?.().catch(() => undefined);
 		void warmUpFetch();
 	};

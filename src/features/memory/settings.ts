@@ -6,9 +6,9 @@
  */
 import { join } from "node:path";
 import { Type, type Static } from "typebox";
-import { Compile } from "typebox/compile";
 import { Value } from "typebox/value";
 import { ENV_REFERENCE, requirement, type SettingSchema } from "../../settings/setting-schema.js";
+import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import { REDACTED } from "../../shared/redact.js";
 import { NotRegularFileError, readRegularFileSync } from "../../shared/regular-file.js";
 
@@ -91,7 +91,8 @@ export const MemorySettingsSchema = Type.Object(
 export type MemorySettings = Static<typeof MemorySettingsSchema>;
 export type Backend = MemorySettings["backend"];
 
-const SETTINGS_CHECK = Compile(MemorySettingsSchema);
+/** Compiled when a settings file first has a `memory` object: not on every start (about 4 ms). */
+const settingsCheck = compileOnFirstUse(MemorySettingsSchema);
 /** Every key's schema, for the settings catalog: description, default, allowed values, secrecy. */
 export const MEMORY_SETTING_SCHEMAS = MemorySettingsSchema.properties as Readonly<Record<keyof MemorySettings, SettingSchema>>;
 
@@ -128,7 +129,7 @@ export function parseMemorySettings(raw: unknown, env: Record<string, string | u
 		if (text !== undefined) given[key] = text;
 	}
 	const settings: Record<string, unknown> = { ...defaultMemorySettings(), ...given };
-	const [first] = SETTINGS_CHECK.Errors(settings);
+	const [first] = settingsCheck().Errors(settings);
 	if (first) throw new MemorySettingsError(describeError(first.instancePath, settings));
 	const valid = settings as MemorySettings;
 	valid.remoteRecallTypes = [...new Set(valid.remoteRecallTypes)];

@@ -106,3 +106,23 @@ test("modules that read their own files are pointed at their installed copies", 
 	// (One error message quotes `import('node:buffer')` in backticks.)
 	assert.doesNotMatch(bundled, /(?<![\w$.`])import\(\s*["'`\w$]/);
 });
+
+test("the bundle's edits of pi (SOURCE_EDITS): the segmenter, its regexes and the theme validator made on first use, pi's terminal modes left out", () => {
+	const bundled = readFileSync(SCRIPT, "latin1");
+	// The terminal's grapheme segmenter (ICU's break rules) and the theme files' validator.
+	assert.match(bundled, /__skiffSegmenter\?\?=new Intl\.Segmenter\(/);
+	assert.equal(bundled.match(/new Intl\.Segmenter\(/g)?.length, 1, "the segmenter is made in one place, on first use");
+	// Its Unicode property regexes, made together on first use, and nowhere else.
+	assert.match(bundled, /__skiffWidthRegexes\?\?=\{zeroWidthRegex:\//);
+	assert.equal(bundled.match(/\\p\{RGI_Emoji\}/g)?.length, 1);
+	assert.match(bundled, /__skiffThemeCheck\?\?=Compile\(ThemeJsonSchema\)/);
+	assert.doesNotMatch(bundled, /validateThemeJson=Compile\(/);
+	// What only the Bun binary's extension loader referenced: pi's interactive, RPC and print modes and its CLI.
+	const output = JSON.parse(readFileSync(join(BUNDLE, "meta.json"), "utf8")).outputs as Record<string, { inputs: Record<string, unknown> }>;
+	const inputs = Object.values(output).flatMap((file) => Object.keys(file.inputs));
+	for (const leftOut of ["/modes/interactive/interactive-mode.js", "/modes/rpc/rpc-mode.js", "/modes/print-mode.js", "/pi-coding-agent/dist/main.js", "/pi-tui/dist/components/editor.js"]) {
+		assert.deepEqual(inputs.filter((input) => input.endsWith(leftOut)), [], `${leftOut} is bundled`);
+	}
+	// pi-ai's providers register as their modules load: not left out.
+	assert.ok(inputs.some((input) => input.endsWith("/pi-ai/dist/providers/register-builtins.js")));
+});
