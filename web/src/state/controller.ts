@@ -239,6 +239,9 @@ export class Controller extends PageStore<ViewState> {
 		if (!message || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
 		const first = transcript.running ? "steer" : "prompt";
 		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
+		// Sending is an explicit wish to follow, wherever the reader had scrolled to (transcript-view.tsx).
+		transcript.followRequests++;
+		this.schedule();
 		const call = (type: SendType) => this.client.call(type, { message }, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
 		let failure = await call(first);
 		if (failure && crossedRunEdge(failure)) {
