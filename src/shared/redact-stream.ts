@@ -39,12 +39,12 @@ const OPENING_TAIL_CHARS = 16;
 /**
  * How much of `run` (held text with no place to cut) may go out now: up to one character before the first
  * opening (that character keeps `\b` at the opening as in the whole text) and at least OPENING_TAIL_CHARS short
- * of the end. Returns -1 when an opening is there: then nothing of this run goes out before its end.
+ * of the end. `blocked`: an opening is there, so the rest of this run waits for its end (or the bound).
  */
-function safeRunEnd(run: string): number {
+function safeRunEnd(run: string): { end: number; blocked: boolean } {
 	const opening = OPENING.exec(run);
-	if (opening) return -1;
-	return Math.max(0, run.length - OPENING_TAIL_CHARS - 1);
+	if (opening) return { end: Math.max(0, opening.index - 1), blocked: true };
+	return { end: Math.max(0, run.length - OPENING_TAIL_CHARS - 1), blocked: false };
 }
 
 /** How much of the text before a place to cut is kept to tell whether a lead ends there (the longest is 17). */
@@ -106,9 +106,9 @@ export class StreamRedactor {
 			this.runBlocked = false;
 		}
 		if (this.options.showLongRuns && !this.dropping && !this.runBlocked && this.held.length > LONG_RUN_CHARS) {
-			const end = safeRunEnd(this.held);
-			if (end < 0) this.runBlocked = true;
-			else if (end > 0) out += redactSecrets(this.take(end));
+			const { end, blocked } = safeRunEnd(this.held);
+			this.runBlocked = blocked;
+			if (end > 0) out += redactSecrets(this.take(end));
 		}
 		if (this.held.length > MAX_HELD_CHARS) {
 			out += this.dropping ? "" : REDACTED;
