@@ -54,6 +54,8 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 	const lastTotal = useRef(total);
 	const grown = useRef(0);
 	if (total > lastTotal.current && follow.current && !follow.current.following) grown.current += total - lastTotal.current;
+	// Following again (at the bottom, where the top of the window is out of sight), the window slides as before.
+	else if (follow.current?.following) grown.current = 0;
 	lastTotal.current = total;
 	const rendered = shown + grown.current;
 
