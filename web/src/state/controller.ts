@@ -72,7 +72,7 @@ export interface ViewState {
 }
 
 /** Said at the composer when a prompt is refused for want of a model (the setup card above says how to add one). */
-const NO_MODEL_NOTE = "Not sent: no model is set up yet. Add one as the card above says, then send again; your message is still here.";
+const NO_MODEL_NOTE = "Not sent: no model is set up yet. Add one as the card above says, then send again.";
 
 /**
  * Messages asked for first when a session is opened here: its newest, painted before the rest of a long

@@ -218,8 +218,8 @@ function Row({ row, top, height, selected, words, editing, onClick, onToggle, on
 			aria-expanded={row.expanded}
 			aria-selected={selected}
 			aria-current={row.current ? "location" : undefined}
-			// A row is one line: its whole preview and label are in the tooltip (the chosen entry shows them too).
-			title={[redact(node.preview), node.label && `Label: ${redact(node.label)}`, Number.isNaN(time.getTime()) ? "" : time.toLocaleString()].filter(Boolean).join("\n")}
+			// A row is one line: its whole kind, preview and label are in the tooltip (the chosen entry shows them too).
+			title={[`${kind}: ${redact(node.preview)}`, node.label && `Label: ${redact(node.label)}`, Number.isNaN(time.getTime()) ? "" : time.toLocaleString()].filter(Boolean).join("\n")}
 			style={{ top: `${top}px`, height: `${height}px`, paddingLeft: `calc(var(--space-2) + ${Math.min(row.depth, MAX_INDENT_LEVELS) * INDENT_PX}px)` }}
 			onClick={onClick}
 		>
