@@ -1882,6 +1882,8 @@ export interface Commands {
 		params: {};
 		result: {
 			models: ModelInfo[];
+			/** How the service was started, as a command to type again with a provider key in front (`npm start` from a checkout, `skiff` from the PATH, else `node <script>`): setup help shows it when no model has credentials. */
+			startCommand?: string;
 		};
 	};
 	/** Thinking levels the session's model supports, and the current one. */

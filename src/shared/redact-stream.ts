@@ -14,12 +14,39 @@
  * Held text is bounded: a run longer than MAX_HELD_CHARS with no place to cut (one enormous word, or leads
  * without end) is released as the marker, and what follows it is dropped up to the next place to cut, so
  * memory stays bounded and a secret inside it still never shows; such text is hidden rather than shown.
+ *
+ * A reader watching text appear (the web page) cannot wait for the end of one enormous word: a 15,000-character
+ * reply without a space stayed invisible for all of its streaming. With `showLongRuns`, a run longer than
+ * LONG_RUN_CHARS is released as it grows up to just before the first place where any shape could open inside it
+ * (safeRunEnd): no shape can reach into what is released, so the pieces still join to redactSecrets(whole), and
+ * a run holding such an opening is held (and bounded) as before.
  */
 import { PemBlockStream } from "./pem-stream.js";
 import { REDACTED, redactSecrets } from "./redact.js";
 
 /** Most characters held back at once (a secret is far shorter; PEM bodies are never held). */
 export const MAX_HELD_CHARS = 8192;
+/** A run longer than this is released as it grows (with `showLongRuns`); shorter words wait for their end as usual. */
+export const LONG_RUN_CHARS = 256;
+/**
+ * Where any shape of redact.ts can start, in any case (a superset only holds more back): the key prefixes, a JWT's
+ * `eyJ`, `Bearer`, the names of the pairs and a PEM header.
+ */
+const OPENING = /(?:sk|pk|rk)-|gh[pousr]_|github_pat_|xox[abprs]-|AKIA|ASIA|AIza|npm_|hf_|eyJ|bearer|api[_-]?key|apikey|access[_-]?token|auth[_-]?token|token|secret|password|passwd|-----BEGIN/i;
+/** Longer than any opening above, so an opening cut by the end of the text so far is still held. */
+const OPENING_TAIL_CHARS = 16;
+
+/**
+ * How much of `run` (held text with no place to cut) may go out now: up to one character before the first
+ * opening (that character keeps `\b` at the opening as in the whole text) and at least OPENING_TAIL_CHARS short
+ * of the end. `blocked`: an opening is there, so the rest of this run waits for its end (or the bound).
+ */
+function safeRunEnd(run: string): { end: number; blocked: boolean } {
+	const opening = OPENING.exec(run);
+	if (opening) return { end: Math.max(0, opening.index - 1), blocked: true };
+	return { end: Math.max(0, run.length - OPENING_TAIL_CHARS - 1), blocked: false };
+}
+
 /** How much of the text before a place to cut is kept to tell whether a lead ends there (the longest is 17). */
 const LEAD_CONTEXT_CHARS = 24;
 /**
@@ -55,6 +82,10 @@ export class StreamRedactor {
 	private lead: boolean | undefined;
 	/** After a run over the bound was released as the marker: its rest is dropped up to the next place to cut. */
 	private dropping = false;
+	/** The run being held holds an opening: it waits for its end (or the bound) like any word. */
+	private runBlocked = false;
+
+	constructor(private readonly options: { showLongRuns?: boolean } = {}) {}
 
 	/** Characters held back now (at most MAX_HELD_CHARS and a piece, with a PEM header being written). */
 	get holding(): number {
@@ -65,9 +96,20 @@ export class StreamRedactor {
 	push(piece: string): string {
 		this.held += this.pem.push(piece);
 		const dropTo = this.scan();
-		if (dropTo > 0) this.take(dropTo);
+		if (dropTo > 0) {
+			this.take(dropTo);
+			this.runBlocked = false;
+		}
 		let out = "";
-		if (this.cut > 0) out = redactSecrets(this.take(this.cut));
+		if (this.cut > 0) {
+			out = redactSecrets(this.take(this.cut));
+			this.runBlocked = false;
+		}
+		if (this.options.showLongRuns && !this.dropping && !this.runBlocked && this.held.length > LONG_RUN_CHARS) {
+			const { end, blocked } = safeRunEnd(this.held);
+			this.runBlocked = blocked;
+			if (end > 0) out += redactSecrets(this.take(end));
+		}
 		if (this.held.length > MAX_HELD_CHARS) {
 			out += this.dropping ? "" : REDACTED;
 			this.held = "";
@@ -88,6 +130,7 @@ export class StreamRedactor {
 		this.lead = undefined;
 		this.afterDelimiter = true;
 		this.dropping = false;
+		this.runBlocked = false;
 		return out;
 	}
 
@@ -150,6 +193,6 @@ export class StreamRedactor {
  * What may be shown of a text that is still growing (a streaming reply, a running command's output): its
  * redacted part that no later text can change, as a StreamRedactor given the whole text so far releases it.
  */
-export function redactedSoFar(text: string): string {
-	return new StreamRedactor().push(text);
+export function redactedSoFar(text: string, options?: { showLongRuns?: boolean }): string {
+	return new StreamRedactor(options).push(text);
 }

@@ -80,13 +80,13 @@ export interface ChatService {
 }
 
 export async function startChatService(
-	options: { args?: string[]; cwd?: string; agentDir?: string; models?: boolean; listen?: string; onModelRequest?: FakeOpenAiOptions["onRequest"] } = {},
+	options: { args?: string[]; cwd?: string; agentDir?: string; models?: boolean; listen?: string; env?: Record<string, string>; onModelRequest?: FakeOpenAiOptions["onRequest"] } = {},
 ): Promise<ChatService> {
 	const model = await startFakeOpenAi({ onRequest: options.onModelRequest });
 	const agentDir = options.agentDir ?? tempDir();
 	if (options.models !== false) writeFakeModelsJson(agentDir, model.url);
 	const cwd = options.cwd ?? tempDir();
-	const skiff = await startSkiff({ agentDir, cwd, args: options.args ?? (options.models === false ? [] : ["--model", "fake/fake-model"]), listen: options.listen });
+	const skiff = await startSkiff({ agentDir, cwd, args: options.args ?? (options.models === false ? [] : ["--model", "fake/fake-model"]), listen: options.listen, env: options.env });
 	return {
 		model,
 		skiff,

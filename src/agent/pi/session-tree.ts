@@ -5,6 +5,7 @@
  */
 import { redactSecrets } from "../../shared/redact.js";
 import { redactionWindow } from "../../shared/redact-kept.js";
+import { redactedSoFar } from "../../shared/redact-stream.js";
 import type { SessionEntry, SessionManager } from "@mariozechner/pi-coding-agent";
 import type { SessionTree, TreeNode } from "../types.js";
 
@@ -173,7 +174,10 @@ function textOf(content: unknown): string {
  */
 export function preview(text: string): string {
 	const scanned = redactionWindow(text, PREVIEW_SCAN_CHARS);
-	const line = redactSecrets(scanned).replace(/\s+/g, " ").trim();
+	// The window is one word (a reply of 15,000 characters without a space showed as "(empty)"): its start as a
+	// stream shows it, up to just before anywhere a secret could open in it (redact-stream.ts).
+	const kept = scanned || !text.trim() ? redactSecrets(scanned) : redactedSoFar(text.slice(0, PREVIEW_SCAN_CHARS), { showLongRuns: true });
+	const line = kept.replace(/\s+/g, " ").trim();
 	if (line.length <= TREE_PREVIEW_CHARS) return line;
 	// Cut on a code point boundary: a lone surrogate half is not valid text.
 	return `${line.slice(0, TREE_PREVIEW_CHARS).replace(/[\uD800-\uDBFF]$/, "")}…`;

@@ -1,5 +1,6 @@
 /** Model and thinking level of a session. */
 import { Type } from "typebox";
+import { startCommand } from "../../shared/start-command.js";
 import { defineCommand, NoFields } from "../command.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "../schemas/model.js";
 
@@ -7,8 +8,17 @@ export const getAvailableModels = defineCommand({
 	name: "get_available_models",
 	summary: "Models that have credentials configured (environment, auth.json or models.json).",
 	params: NoFields,
-	result: Type.Object({ models: Type.Array(ModelInfoSchema) }),
-	handler: async (_params, context) => ({ models: (await context.session()).handle.availableModels() }),
+	result: Type.Object({
+		models: Type.Array(ModelInfoSchema),
+		startCommand: Type.Optional(
+			Type.String({
+				description:
+					"How the service was started, as a command to type again with a provider key in front (`npm start` from a checkout, " +
+					"`skiff` from the PATH, else `node <script>`): setup help shows it when no model has credentials.",
+			}),
+		),
+	}),
+	handler: async (_params, context) => ({ models: (await context.session()).handle.availableModels(), startCommand: startCommand() }),
 });
 
 export const setModel = defineCommand({

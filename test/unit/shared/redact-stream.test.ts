@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MAX_PEM_LINE_CHARS } from "../../../src/shared/pem-stream.js";
 import { REDACTED, redactSecrets } from "../../../src/shared/redact.js";
-import { MAX_HELD_CHARS, redactedSoFar, StreamRedactor } from "../../../src/shared/redact-stream.js";
+import { LONG_RUN_CHARS, MAX_HELD_CHARS, redactedSoFar, StreamRedactor } from "../../../src/shared/redact-stream.js";
 import { Prng } from "../../support/prng.js";
 import { leaks, SECRET_SHAPES, secretTexts } from "../../support/secret-shapes.js";
 
@@ -125,4 +125,44 @@ test("a redactor is ready for another text after its end", () => {
 	const redactor = new StreamRedactor();
 	assert.equal(stream(["-----BEGIN RSA PRIVATE KEY-----\nabc"], redactor).join(""), REDACTED);
 	assert.equal(stream(["plain ", "text"], redactor).join(""), "plain text");
+});
+
+test("showLongRuns: an enormous word shows as it grows, and the pieces still join to redactSecrets of the whole", () => {
+	const redactor = new StreamRedactor({ showLongRuns: true });
+	const word = "A1b2C3d4".repeat(4);
+	let out = "";
+	let most = 0;
+	for (let i = 0; i < 500; i++) {
+		out += redactor.push(word);
+		most = Math.max(most, redactor.holding);
+		if (i === 20) assert.ok(out.length > 20 * word.length - LONG_RUN_CHARS, `shown ${out.length} characters while it streams`);
+	}
+	out += redactor.push(" and then plain words") + redactor.end();
+	assert.ok(most <= LONG_RUN_CHARS + word.length, `held ${most} characters`);
+	assert.equal(out, `${word.repeat(500)} and then plain words`);
+});
+
+test("showLongRuns: a long run with a secret or a pair inside is held from it as before, never leaking it", () => {
+	for (const { shape, text } of secretTexts()) {
+		// Kept apart from the secret by a non-word character, so that the secret is one in the whole text too.
+		for (const filler of ["x".repeat(600), "a-b.c".repeat(100)]) {
+			const whole = `${filler}/${text}/${filler}`;
+			for (let seed = 1; seed <= 10; seed++) {
+				const released = stream(new Prng(seed).pieces(whole, 1 + (seed % 8)), new StreamRedactor({ showLongRuns: true }));
+				for (const [n, piece] of released.entries()) assert.deepEqual(leaks(piece, [shape]), [], `${shape.name}, seed ${seed}: piece ${n}`);
+				assert.equal(released.join(""), redactSecrets(whole), `${shape.name}, seed ${seed}: the pieces join to the redacted whole`);
+			}
+		}
+	}
+});
+
+test("showLongRuns: random long runs of secrets, names and delimiters, cut at random: the pieces join to redactSecrets of the whole", () => {
+	for (let seed = 1; seed <= 5_000; seed++) {
+		const prng = new Prng(seed);
+		const parts: string[] = [];
+		for (let n = 1 + prng.int(30); n > 0; n--) parts.push(prng.chance(0.1) ? prng.pick(SECRET_SHAPES).text : prng.chance(0.2) ? "Qx9".repeat(100) : prng.pick(VOCABULARY));
+		const text = parts.join("");
+		const joined = stream(prng.pieces(text, 1 + prng.int(40)), new StreamRedactor({ showLongRuns: true })).join("");
+		assert.equal(joined, redactSecrets(text), `seed ${seed}: ${JSON.stringify(text)}`);
+	}
 });

@@ -12,13 +12,16 @@ export function tail(text: string, keep: number): { shown: string; omitted: numb
 	return { shown: lines.slice(-keep).join("\n"), omitted: lines.length - keep };
 }
 
+/** A reader watches the text appear: a very long word shows as it grows, not only at its end (redact-stream.ts). */
+const SHOW_LONG_RUNS = { showLongRuns: true };
+
 /**
  * What may be shown of a text that is still streaming, redacted: the service's own rule for everything that
  * streams (src/shared/redact-stream.ts), which holds back what the next piece could still make a secret (an
  * unfinished word, a `Bearer ` or `token: ` waiting for its value, a PEM key until its END line).
  */
 export function settled(text: string): string {
-	return redactedSoFar(text);
+	return redactedSoFar(text, SHOW_LONG_RUNS);
 }
 
 /**
@@ -28,11 +31,11 @@ export function settled(text: string): string {
 export class GrowingText {
 	private raw = "";
 	private shown = "";
-	private redactor = new StreamRedactor();
+	private redactor = new StreamRedactor(SHOW_LONG_RUNS);
 
 	update(text: string): string {
 		if (!text.startsWith(this.raw)) {
-			this.redactor = new StreamRedactor();
+			this.redactor = new StreamRedactor(SHOW_LONG_RUNS);
 			this.raw = "";
 			this.shown = "";
 		}

@@ -62,12 +62,17 @@ export interface ViewState {
 	memory: MemoryView | undefined;
 	/** Where models are configured, once a prompt failed for want of one (the service's own paths). */
 	setup: SetupPaths | undefined;
+	/** How the service was started (`npm start`, `skiff`…), for the setup help's example (get_available_models). */
+	startCommand: string | undefined;
 	/** Bumped whenever the page itself changes a draft (a fork's text, returned queued messages). */
 	draftVersion: number;
 	/** A note over the composer, per session (e.g. queued text a stopped run gave back). */
 	notes: Record<string, string>;
 	announcement: Announcement | undefined;
 }
+
+/** Said at the composer when a prompt is refused for want of a model (the setup card above says how to add one). */
+const NO_MODEL_NOTE = "Not sent: no model is set up yet. Add one as the card above says, then send again.";
 
 /**
  * Messages asked for first when a session is opened here: its newest, painted before the rest of a long
@@ -120,6 +125,7 @@ export class Controller extends PageStore<ViewState> {
 			hasToken: Boolean(sessionStorage.getItem(TOKEN_KEY)),
 			memory: undefined,
 			setup: undefined,
+			startCommand: undefined,
 			draftVersion: 0,
 			notes: {},
 			announcement: undefined,
@@ -207,6 +213,8 @@ export class Controller extends PageStore<ViewState> {
 	/** Keeps what is typed for its session (no re-render: the composer holds the text it shows). */
 	saveDraft(sessionId: string, text: string): void {
 		this.drafts.set(sessionId, text);
+		// A note about the box's text (given back, not sent) no longer applies once the box is emptied.
+		if (!text.trim() && this.state.notes[sessionId]) this.dismissNote(sessionId);
 	}
 
 	dismissNote(sessionId: string): void {
@@ -239,6 +247,9 @@ export class Controller extends PageStore<ViewState> {
 		if (!message || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
 		const first = transcript.running ? "steer" : "prompt";
 		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
+		// Sending is an explicit wish to follow, wherever the reader had scrolled to (transcript-view.tsx).
+		transcript.followRequests++;
+		this.schedule();
 		const call = (type: SendType) => this.client.call(type, { message }, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
 		let failure = await call(first);
 		if (failure && crossedRunEdge(failure)) {
@@ -249,7 +260,9 @@ export class Controller extends PageStore<ViewState> {
 		if (!failure) return true;
 		const { type, error } = failure;
 		if (type === "prompt" && error instanceof SkiffCommandError && error.code === "unavailable" && /model/i.test(error.message)) {
-			this.update({ setup: setupPathsFrom(error.message) }); // the setup card says what to do, and stays
+			// The setup card says what to do, and stays; the composer says plainly that nothing was sent.
+			this.update({ setup: setupPathsFrom(error.message), notes: { ...this.state.notes, [sessionId]: NO_MODEL_NOTE } });
+			this.announce(NO_MODEL_NOTE);
 		} else this.toast(`${type} failed: ${failureText(error)}`);
 		return false;
 	}
@@ -396,7 +409,7 @@ export class Controller extends PageStore<ViewState> {
 			const [models, levels] = await lists;
 			// A model set up since a prompt failed for want of one (and a restart) ends the setup advice.
 			const setup = models.models.length > 0 ? undefined : this.state.setup;
-			this.update({ models: models.models, thinkingLevels: levels.levels, setup });
+			this.update({ models: models.models, thinkingLevels: levels.levels, setup, startCommand: models.startCommand });
 			if (this.client.status !== "connected") return;
 			this.update({ status: "connected", statusDetail: undefined, retryAt: undefined, tokenNeeded: false, tokenRefused: false, ready: true });
 			if (this.lost) this.announce("Connected again.");
@@ -462,6 +475,8 @@ export class Controller extends PageStore<ViewState> {
 	private onEvent(event: SkiffEvent): void {
 		// The conversation moved on its tree (any client's navigate_tree): the transcript is the new branch.
 		if (event.type === "tree_changed" && event.reload && event.sessionId === this.state.sessionId) {
+			// The conversation the note spoke of (a run that stopped before taking a message) is no longer the one shown.
+			if (this.state.notes[event.sessionId]) this.dismissNote(event.sessionId);
 			void this.reload(event.sessionId).then((session) => this.update({ session }), () => this.stale.add(event.sessionId));
 		}
 		const transcript = this.transcripts.get(event.sessionId);

@@ -39,6 +39,8 @@ export class Transcript {
 	/** Why a run was stopped (`run_stopped`), by the aborted reply it ended with: "Stopped." alone would not say. */
 	private readonly stops = new WeakMap<Message, string>();
 	lastSeq = 0;
+	/** Bumped when this page sends to the session: the view then jumps to the newest message and follows. */
+	followRequests = 0;
 	/** Bumped on every change, so views can skip work when nothing changed. */
 	version = 0;
 	/**

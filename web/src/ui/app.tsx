@@ -131,7 +131,7 @@ export function App() {
 						transcript={transcript}
 						version={transcript.version}
 						onFork={(index) => void controller.fork(index).then((forked) => forked && focusComposer())}
-						notice={noModel ? <SetupCard paths={state.setup} modelsAvailable={state.models.length > 0 && !state.setup} onOpenSettings={() => openPanel("settings")} /> : undefined}
+						notice={noModel ? <SetupCard paths={state.setup} modelsAvailable={state.models.length > 0 && !state.setup} startCommand={state.startCommand} onOpenSettings={() => openPanel("settings")} /> : undefined}
 					/>
 				) : (
 					<div class="chat">

@@ -4,6 +4,11 @@
  * scrolling key or the scrollbar, or any scroll that is not caused by a change of the content's height.
  * Height changes (a reply turning into formatted markdown, an image loading, tool output, a resize, lazily
  * rendered messages) re-pin the view instead.
+ *
+ * Not following, the reader's text stays where it is: whatever is added, removed or resized above or below it
+ * (a reply from another client, a queued message, earlier messages put in front), the element at the top of the
+ * view (the anchor) keeps its place on the screen. The browser's own scroll anchoring is off (transcript.css):
+ * it would fight the pinning while following, and does not cover what the page renders between two frames.
  */
 
 /** Closer than this to the bottom counts as at the bottom. */
@@ -18,10 +23,12 @@ export class FollowScroll {
 	private dragging = false;
 	private height = 0;
 	private readonly resizes: ResizeObserver;
+	/** Not following: the first element reaching into the view, and its top on the screen, to keep it there. */
+	private anchor: { el: Element; top: number } | undefined;
 
 	constructor(
 		private readonly scroller: HTMLElement,
-		content: HTMLElement,
+		private readonly content: HTMLElement,
 		private readonly changed: (following: boolean) => void,
 		/** Whether there is a conversation to follow (a notice alone is read from its top). */
 		private readonly hasConversation: () => boolean,
@@ -43,10 +50,39 @@ export class FollowScroll {
 		window.removeEventListener("pointerup", this.onPointerUp);
 	}
 
-	/** While following: to the bottom (after every render and every change of size). */
+	/** While following: to the bottom; else the text in view where it was (after every render and every change of size). */
 	pin(): void {
 		if (this.following && this.hasConversation()) this.scroller.scrollTop = this.scroller.scrollHeight;
+		else if (!this.following) this.keep();
 		this.height = this.scroller.scrollHeight;
+	}
+
+	/** Scrolls by however far the anchor moved, so that the reader's text stays put. */
+	private keep(): void {
+		const anchor = this.anchor;
+		if (anchor?.el.isConnected) {
+			const moved = anchor.el.getBoundingClientRect().top - anchor.top;
+			if (moved !== 0) this.scroller.scrollTop += moved;
+		}
+		this.anchor = this.findAnchor();
+	}
+
+	/** The first child of the content whose bottom is below the top of the view (a binary search: tops only grow). */
+	private findAnchor(): { el: Element; top: number } | undefined {
+		const children = this.content.children;
+		const viewTop = this.scroller.getBoundingClientRect().top;
+		let low = 0;
+		let high = children.length - 1;
+		let found: Element | undefined;
+		while (low <= high) {
+			const mid = (low + high) >> 1;
+			const child = children[mid]!;
+			if (child.getBoundingClientRect().bottom > viewTop) {
+				found = child;
+				high = mid - 1;
+			} else low = mid + 1;
+		}
+		return found && { el: found, top: found.getBoundingClientRect().top };
 	}
 
 	/** Back to the newest message, following again. */
@@ -63,6 +99,7 @@ export class FollowScroll {
 	private set(following: boolean): void {
 		if (following === this.following) return;
 		this.following = following;
+		this.anchor = following ? undefined : this.findAnchor();
 		this.changed(following);
 	}
 
@@ -95,5 +132,7 @@ export class FollowScroll {
 		this.height = height;
 		if (this.dragging || performance.now() < this.userUntil || !resized) this.set(this.atBottom());
 		else if (this.following) this.pin();
+		// Where the reader now is (their scroll, or the browser's after a change of size) is what stays put.
+		if (!this.following) this.anchor = this.findAnchor();
 	};
 }

@@ -15,7 +15,11 @@ const LOCAL_MODELS_EXAMPLE = `{
   }
 }`;
 
-export function SetupCard(props: { paths: SetupPaths | undefined; modelsAvailable: boolean; onOpenSettings(): void }) {
+/**
+ * `startCommand`: how the service was started (get_available_models), so the example works as typed: from a
+ * checkout that is `npm start`, not `skiff`.
+ */
+export function SetupCard(props: { paths: SetupPaths | undefined; modelsAvailable: boolean; startCommand?: string; onOpenSettings(): void }) {
 	if (props.modelsAvailable) {
 		return (
 			<section class="setup-card" aria-labelledby="setup-title">
@@ -37,7 +41,7 @@ export function SetupCard(props: { paths: SetupPaths | undefined; modelsAvailabl
 					<strong>A provider key in the environment</strong>
 					<p>
 						Start skiff with <code>ANTHROPIC_API_KEY</code>, <code>OPENAI_API_KEY</code> or <code>GEMINI_API_KEY</code> set, e.g.{" "}
-						<code>ANTHROPIC_API_KEY=sk-ant-… skiff</code>.
+						<code>ANTHROPIC_API_KEY=sk-ant-… {props.startCommand ?? "skiff"}</code>.
 					</p>
 				</li>
 				<li>

@@ -45,9 +45,19 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 	const follow = useRef<FollowScroll | undefined>(undefined);
 	/** The session's message count when the user scrolled away: later ones are "new". */
 	const leftAt = useRef(0);
-	/** The scroll height before earlier messages were added above, to keep the reading position. */
-	const heightBeforeEarlier = useRef<number | undefined>(undefined);
+	/** The sends of this page seen so far (Transcript.followRequests): each one follows again. */
+	const followRequests = useRef(transcript.followRequests);
 	const { messages, streaming, offset } = transcript;
+	// Scrolled up, messages arriving below widen the window instead of sliding it: the oldest rendered message
+	// leaving the top would move the text being read.
+	const total = offset + messages.length;
+	const lastTotal = useRef(total);
+	const grown = useRef(0);
+	if (total > lastTotal.current && follow.current && !follow.current.following) grown.current += total - lastTotal.current;
+	// Following again (at the bottom, where the top of the window is out of sight), the window slides as before.
+	else if (follow.current?.following) grown.current = 0;
+	lastTotal.current = total;
+	const rendered = shown + grown.current;
 
 	useLayoutEffect(() => {
 		const followScroll = new FollowScroll(
@@ -63,45 +73,43 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 		return () => followScroll.dispose();
 	}, []);
 
-	// After every render: at the bottom while following; else where the reader was when earlier messages came in.
+	// After every render: at the bottom while following, else the text in view where it was (follow-scroll.ts).
+	// Sending is a wish to follow: the page jumps to the message sent and follows the reply.
 	useLayoutEffect(() => {
-		const el = scroller.current!;
-		if (heightBeforeEarlier.current !== undefined && !follow.current?.following) el.scrollTop += el.scrollHeight - heightBeforeEarlier.current;
-		heightBeforeEarlier.current = undefined;
-		follow.current?.pin();
+		if (transcript.followRequests !== followRequests.current) {
+			followRequests.current = transcript.followRequests;
+			follow.current?.jump();
+		} else follow.current?.pin();
 	});
 
-	/** Renders a batch of earlier messages above, keeping the reader's place when not following. */
-	const addEarlier = () => {
-		heightBeforeEarlier.current = scroller.current!.scrollHeight;
-		setShown((n) => n + BATCH);
-	};
+	/** Renders a batch of earlier messages above (the reader's place is kept by FollowScroll). */
+	const addEarlier = () => setShown((n) => n + BATCH);
 
 	// After the first frame, the rest of the first window, a batch a frame.
 	useEffect(() => {
-		if (shown >= WINDOW || messages.length <= shown) return;
+		if (rendered >= WINDOW || messages.length <= rendered) return;
 		const frame = requestAnimationFrame(addEarlier);
 		return () => cancelAnimationFrame(frame);
-	}, [messages.length, shown]);
+	}, [messages.length, rendered]);
 
 	useEffect(() => {
 		const el = sentinel.current;
 		const root = scroller.current;
-		if (!el || !root || messages.length <= shown || shown < WINDOW) return;
+		if (!el || !root || messages.length <= rendered || rendered < WINDOW) return;
 		const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && addEarlier(), {
 			root,
 			rootMargin: `${LOOKAHEAD_PX}px 0px 0px 0px`,
 		});
 		observer.observe(el);
 		return () => observer.disconnect();
-	}, [messages.length, shown]);
+	}, [messages.length, rendered]);
 
 	const results = new Map<string, Extract<Message, { role: "toolResult" }>>();
 	for (const m of messages) if (m.role === "toolResult") results.set(m.toolCallId, m);
 	const userIndex = new Map<Message, number>();
 	let users = 0;
 	for (const m of messages) if (m.role === "user") userIndex.set(m, users++);
-	const visible = messages.length > shown ? messages.slice(messages.length - shown) : messages;
+	const visible = messages.length > rendered ? messages.slice(messages.length - rendered) : messages;
 	const fresh = following ? 0 : messages.slice(Math.max(0, leftAt.current - offset)).filter((m) => (m.role === "user" || m.role === "assistant") && m.display !== false).length;
 	const activity = transcript.activity();
 
@@ -110,10 +118,10 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 			<div class="transcript" id="transcript" ref={scroller} role="region" aria-label="Conversation">
 				<div class="transcript-content" ref={content}>
 					{notice}
-					{messages.length > shown && !transcript.partial && (
+					{messages.length > rendered && !transcript.partial && (
 						<div ref={sentinel} class="earlier">
 							<button type="button" class="link" onClick={() => setShown((n) => n + BATCH)}>
-								Show earlier messages ({messages.length - shown} more)
+								Show earlier messages ({messages.length - rendered} more)
 							</button>
 						</div>
 					)}

@@ -92,6 +92,14 @@ test("previews: one line, bounded, redacted before they are cut, and never half 
 	assert.ok(!/[\uD800-\uDBFF]…$/.test(emoji));
 });
 
+test("previews: a reply that is one enormous word shows its start, and a secret in it still never shows", () => {
+	const word = preview("Qx7".repeat(5000));
+	assert.equal(word, `${"Qx7".repeat(5000).slice(0, TREE_PREVIEW_CHARS)}…`);
+	const secret = preview(`${"x".repeat(20)}/sk-ant-api03-${"abcdefgh".repeat(100)}`);
+	assert.ok(!/sk-ant|abcdefgh/.test(secret), secret);
+	assert.ok(secret.startsWith("xxxx"));
+});
+
 test("tree events: entries appended in one tick go out together; collected ones are held for the caller", async () => {
 	const manager = SessionManager.inMemory("/p");
 	const recorder = new SessionRecorder(manager);

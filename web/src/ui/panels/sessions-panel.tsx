@@ -6,7 +6,7 @@
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
-import { activeTime, relativeTime, shortFolder } from "../../state/session-title";
+import { activeTime, relativeTime, shortFolder, UNTITLED } from "../../state/session-title";
 import { Icon } from "../icons";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout } from "./panel-layout";
@@ -54,7 +54,7 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 				</>
 			}
 		>
-			{renaming && <RenameForm initial={controller.state.session?.sessionName ?? ""} onSave={(name) => controller.rename(name)} onEnd={endRename} />}
+			{renaming && <RenameForm initial={renameStart(controller.state.session?.sessionName, redact(controller.title()))} onSave={(name) => controller.rename(name)} onEnd={endRename} />}
 			<div class="segmented" role="group" aria-label="Which sessions">
 				<button type="button" aria-pressed={scope === "project"} onClick={() => setScope("project")}>
 					This project
@@ -139,7 +139,12 @@ function SessionRow(props: {
 	);
 }
 
-/** Renames the current session: focused at once, Esc or Cancel to give up, an empty name is refused inline. */
+/** What the rename field starts with: the session's name, else the title it shows (never the "New session" placeholder). */
+function renameStart(name: string | undefined, title: string): string {
+	return name?.trim() || (title === UNTITLED ? "" : title);
+}
+
+/** Renames the current session: prefilled and selected, Esc or Cancel to give up, an empty name is refused inline. */
 function RenameForm(props: { initial: string; onSave(name: string): Promise<boolean>; onEnd(): void }) {
 	const [name, setName] = useState(props.initial);
 	const [error, setError] = useState("");
@@ -155,7 +160,7 @@ function RenameForm(props: { initial: string; onSave(name: string): Promise<bool
 			onSubmit={(e) => {
 				e.preventDefault();
 				if (!name.trim()) {
-					setError("Enter a name, or press Cancel to keep the current one.");
+					setError("A session needs a name: type one, or press Cancel (or Esc) to keep the current one.");
 					input.current?.focus();
 					return;
 				}

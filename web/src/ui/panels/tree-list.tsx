@@ -28,6 +28,8 @@ export interface TreeListProps {
 	currentIndex: number;
 	/** Changes when another session's tree is shown (the view then starts at the active entry again). */
 	sessionKey: string;
+	/** The current entry's id: when it changes, its row is brought into view. */
+	leafId: string | null | undefined;
 	query: string;
 	/** The entry whose label is being edited. */
 	editing: string | undefined;
@@ -69,13 +71,9 @@ export function TreeList(props: TreeListProps) {
 	}, [props.sessionKey, props.currentIndex, viewport.row]);
 
 	// The chosen row stays in view.
-	useLayoutEffect(() => {
-		const element = treeRef.current;
-		if (!element) return;
-		const top = selected * viewport.row;
-		if (top < element.scrollTop) element.scrollTop = top;
-		else if (top + viewport.row > element.scrollTop + element.clientHeight) element.scrollTop = top + viewport.row - element.clientHeight;
-	}, [selected, viewport.row]);
+	useLayoutEffect(() => showRow(treeRef.current, selected, viewport.row), [selected, viewport.row]);
+	// So does the current entry when the conversation moves (a message sent on a new branch reorders the rows).
+	useLayoutEffect(() => showRow(treeRef.current, props.currentIndex, viewport.row), [props.leafId, viewport.row]);
 
 	const first = Math.max(0, Math.floor(viewport.top / viewport.row) - OVERSCAN_ROWS);
 	const last = Math.min(rows.length, Math.ceil((viewport.top + viewport.height) / viewport.row) + OVERSCAN_ROWS);
@@ -174,6 +172,14 @@ export function TreeList(props: TreeListProps) {
 	);
 }
 
+/** Scrolls the tree just enough to show row `index` (rows are `row` pixels high). */
+function showRow(element: HTMLElement | null, index: number, row: number): void {
+	if (!element || index < 0) return;
+	const top = index * row;
+	if (top < element.scrollTop) element.scrollTop = top;
+	else if (top + row > element.scrollTop + element.clientHeight) element.scrollTop = top + row - element.clientHeight;
+}
+
 /** The DOM id of a row (aria-activedescendant points at it). */
 export function rowId(node: TreeNode): string {
 	return `tree-item-${node.id.replace(/[^A-Za-z0-9_-]/g, "_")}`;
@@ -212,7 +218,8 @@ function Row({ row, top, height, selected, words, editing, onClick, onToggle, on
 			aria-expanded={row.expanded}
 			aria-selected={selected}
 			aria-current={row.current ? "location" : undefined}
-			title={Number.isNaN(time.getTime()) ? undefined : time.toLocaleString()}
+			// A row is one line: its whole kind, preview and label are in the tooltip (the chosen entry shows them too).
+			title={[`${kind}: ${redact(node.preview)}`, node.label && `Label: ${redact(node.label)}`, Number.isNaN(time.getTime()) ? "" : time.toLocaleString()].filter(Boolean).join("\n")}
 			style={{ top: `${top}px`, height: `${height}px`, paddingLeft: `calc(var(--space-2) + ${Math.min(row.depth, MAX_INDENT_LEVELS) * INDENT_PX}px)` }}
 			onClick={onClick}
 		>

@@ -58,6 +58,8 @@ export function TreePanel({ controller, done }: PanelProps) {
 			const result = await state.navigate(sessionId, id, summarize ? { instructions } : undefined);
 			setSummarize(false);
 			setInstructions("");
+			setSelectedId(undefined); // the choice follows the conversation again: the current entry
+
 			if (result.editorText !== undefined) controller.putInComposer(sessionId, result.editorText);
 			done();
 		} catch (failure) {
@@ -139,6 +141,7 @@ export function TreePanel({ controller, done }: PanelProps) {
 						selected={selected}
 						currentIndex={view!.currentIndex}
 						sessionKey={tree.sessionId}
+						leafId={tree.leafId}
 						query={query}
 						editing={editing}
 						onSelect={(index) => setSelectedId(rows[index]?.node.id)}
@@ -158,6 +161,7 @@ export function TreePanel({ controller, done }: PanelProps) {
 						<p class="tree-chosen">
 							<span class="kind">{node.kind === "toolResult" ? (node.toolName ?? KIND_NAMES.toolResult) : KIND_NAMES[node.kind]}</span>
 							<span class="preview">{redact(node.preview) || "(empty)"}</span>
+							{node.label && <span class="tag tree-chosen-label">{redact(node.label)}</span>}
 						</p>
 						<label class="check">
 							<input type="checkbox" checked={summarize} disabled={blocked} onChange={(e) => setSummarize((e.target as HTMLInputElement).checked)} />
