@@ -8,6 +8,7 @@ import { ShareButton } from "./share-dialog";
 export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void; onShare(): void }) {
 	const { state } = props.controller;
 	const model = props.controller.model();
+	const title = state.session ? redact(props.controller.title()) : "";
 	return (
 		<header class="top">
 			<h1 class="brand">
@@ -15,8 +16,9 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 				<span>Skiff</span>
 			</h1>
 			<StatusPill status={state.status} />
-			<div class="title" title={state.session?.cwd}>
-				{state.session ? redact(props.controller.title()) : ""}
+			{/* Cut with an ellipsis only when it does not fit; the tooltip has it whole, with the folder. */}
+			<div class="title" title={state.session ? `${title}\n${state.session.cwd}` : undefined}>
+				{title}
 			</div>
 			{props.running && <span class="badge streaming">working</span>}
 			<div class="spacer" />
