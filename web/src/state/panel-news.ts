@@ -34,6 +34,11 @@ export class PanelNews {
 		return this.news.get(panelId);
 	}
 
+	/** Whether any panel has news (the phone's Panels button shows it while the drawer is closed). */
+	any(): string | undefined {
+		return [...this.news.values()].join("; ") || undefined;
+	}
+
 	/** The user now looks at `panelId` (undefined: at no panel, e.g. the phone's drawer is closed). */
 	show(panelId: string | undefined): void {
 		this.showing = panelId;

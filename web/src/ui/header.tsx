@@ -8,6 +8,7 @@ import { ShareButton } from "./share-dialog";
 export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void; onShare(): void }) {
 	const { state } = props.controller;
 	const model = props.controller.model();
+	const news = props.controller.news.any();
 	const title = state.session ? redact(props.controller.title()) : "";
 	return (
 		<header class="top">
@@ -28,8 +29,9 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 					<span class="model-name">{model ? (model.name ?? model.id) : "No model set up"}</span>
 				</button>
 			)}
-			<button type="button" class="panel-toggle ghost icon" aria-label="Panels" aria-controls="panels" aria-expanded={props.drawerOpen} onClick={props.onToggleDrawer}>
+			<button type="button" class="panel-toggle ghost icon" aria-label="Panels" aria-description={news} title={news ? `Panels: ${news}` : "Panels"} aria-controls="panels" aria-expanded={props.drawerOpen} onClick={props.onToggleDrawer}>
 				<Icon name="panels" />
+				{news && <span class="rail-badge" aria-hidden="true" />}
 			</button>
 		</header>
 	);

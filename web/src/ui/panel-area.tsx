@@ -64,6 +64,7 @@ export function PanelArea(props: PanelAreaProps) {
 										type="button"
 										role="tab"
 										id={`tab-${p.id}`}
+										data-group={group.id}
 										aria-controls={`panel-${p.id}`}
 										aria-selected={props.selected === p.id}
 										aria-describedby={news ? `news-${p.id}` : undefined}
