@@ -136,6 +136,10 @@ export function App() {
 			<div class="main" inert={modal}>
 				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} onShare={() => setDialog("share")} />
 				<ConnectionBar controller={controller} />
+				{/* Toasts hang under the connection bar, so a toast saying the connection was lost never covers its Retry. */}
+				<div class="toast-anchor">
+					<Toasts toasts={state.toasts} onDismiss={(id) => controller.dismissToast(id)} />
+				</div>
 				{transcript && state.sessionId ? (
 					<TranscriptView
 						key={state.sessionId}
@@ -165,7 +169,6 @@ export function App() {
 					onAbort={() => controller.abort()}
 					onDismissNote={() => controller.dismissNote(sessionId)}
 				/>
-				<Toasts toasts={state.toasts} onDismiss={(id) => controller.dismissToast(id)} />
 			</div>
 			{modal && <div class="drawer-backdrop" aria-hidden="true" onClick={() => closeDrawer("toggle")} />}
 			<PanelArea controller={controller} selected={panel} onSelect={setPanel} drawer={drawer} open={drawerOpen} onClose={() => closeDrawer("toggle")} done={done} />
