@@ -92,6 +92,20 @@ for (const viewport of VIEWPORTS) {
 				assert.ok(tab.text?.trim(), `${tab.id} has a visible label`);
 				assert.ok(tab.title?.startsWith(tab.text!.trim()), `${tab.id} has a tooltip: ${tab.title}`);
 			}
+			// Measured as laid out text (scrollWidth rounds a fraction of a pixel away, and the ellipsis with it).
+			const cut = await page.locator(".rail-label").evaluateAll((els) =>
+				els
+					.filter((el) => {
+						const clone = el.cloneNode(true) as HTMLElement;
+						clone.style.cssText = "position:absolute;visibility:hidden;max-width:none;overflow:visible";
+						el.parentElement!.append(clone);
+						const natural = clone.getBoundingClientRect().width;
+						clone.remove();
+						return natural > el.getBoundingClientRect().width + 0.01;
+					})
+					.map((el) => el.textContent),
+			);
+			assert.deepEqual(cut, [], "every label is shown whole");
 			for (const id of ALL) {
 				await page.click(`#tab-${id}`);
 				await page.waitForSelector(`#panel-${id}:not([hidden]) h2`);
