@@ -11,6 +11,10 @@ export class PanelNews {
 	private readonly news = new Map<string, string>();
 	/** The last status seen of each job, so a finished job counts once, when it finishes. */
 	private readonly jobStatus = new Map<string, string>();
+	/** The last lifecycle seen of each session's goal, so a pause counts once, when it happens. */
+	private readonly goalLifecycle = new Map<string, string | undefined>();
+	/** Jobs finished since the Jobs panel was last shown. */
+	private finishedJobs = 0;
 	/** The panel the user is looking at: news there is seen at once. */
 	private showing: string | undefined;
 
@@ -19,13 +23,18 @@ export class PanelNews {
 			const was = this.jobStatus.get(event.job.id);
 			this.jobStatus.set(event.job.id, event.job.status);
 			if (event.sessionId !== context.sessionId() || !FINISHED.has(event.job.status) || (was && FINISHED.has(was))) return;
-			const done = (this.count("jobs") ?? 0) + 1;
-			this.mark("jobs", done === 1 ? "a job finished" : `${done} jobs finished`);
+			if (this.showing === "jobs") return;
+			this.finishedJobs = this.news.has("jobs") ? this.finishedJobs + 1 : 1;
+			this.mark("jobs", this.finishedJobs === 1 ? "a job finished" : `${this.finishedJobs} jobs finished`);
 		});
 		context.client.on("goal_updated", (event) => {
+			const lifecycle = event.state.goal?.lifecycle;
+			const was = this.goalLifecycle.get(event.sessionId);
+			this.goalLifecycle.set(event.sessionId, lifecycle);
 			if (event.sessionId !== context.sessionId()) return;
-			if (event.state.goal?.lifecycle === "paused") this.mark("goal", "the goal is paused");
-			else if (this.news.has("goal")) this.seen("goal");
+			// Only as it pauses: a paused goal's other changes (a pin) are not news again.
+			if (lifecycle === "paused" && was !== "paused") this.mark("goal", "the goal is paused");
+			else if (lifecycle !== "paused") this.seen("goal");
 		});
 	}
 
@@ -50,11 +59,6 @@ export class PanelNews {
 		if (this.news.size === 0) return;
 		this.news.clear();
 		this.context.changed();
-	}
-
-	private count(panelId: string): number | undefined {
-		const text = this.news.get(panelId);
-		return text === undefined ? undefined : Number.parseInt(text, 10) || 1;
 	}
 
 	private mark(panelId: string, text: string): void {
