@@ -5,7 +5,7 @@
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
- * list, session switcher, a run in progress with a queued steer, the steer returned after a stop, the token
+ * list, session switcher (and panels found by name in it), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, the setup card of a service without a model, and a completed workflow (list, detail and its plan). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
@@ -169,6 +169,13 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.type("dark");
 		await shot(page, "switcher", size, scheme);
 		await page.keyboard.press("Escape");
+		// The same dialog opens panels by name (or group).
+		await page.keyboard.press("Control+k");
+		await page.waitForSelector("dialog.switcher[open]");
+		await page.keyboard.type("se");
+		await page.waitForSelector("dialog.switcher .panel-option");
+		await shot(page, "switcher-panels", size, scheme);
+		await page.keyboard.press("Escape");
 
 		// Delegation cards in a new session: a batch of two jobs, finished, and the reply to their results.
 		await openDrawer(page, size, "sessions");
@@ -183,6 +190,13 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForFunction(() => document.querySelectorAll(".tool.delegation li[data-status='completed']").length === 2);
 		await page.waitForSelector("[data-run='idle']");
 		await shot(page, "delegation", size, scheme);
+		// The rail with news: the jobs finished while the Sessions panel was shown (on a phone, the Panels button too).
+		if (size.phone) await shot(page, "nav-badge-closed", size, scheme);
+		await openDrawer(page, size, "sessions");
+		await page.waitForSelector("#tab-jobs .rail-badge");
+		await page.hover("#tab-jobs");
+		await shot(page, "nav-badge", size, scheme);
+		await closeDrawer(page, size);
 
 		// A run in progress in a new session: a tool runs, and a steer waits for the agent.
 		await openDrawer(page, size, "sessions");

@@ -57,7 +57,7 @@ const focusOn = (page: Page, label: string) => page.waitForFunction((l) => docum
 
 for (const viewport of VIEWPORTS) {
 	describe(`connection states at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
-		test("while reconnecting: one countdown, no toast, no run controls, no token field on a tokenless service, the grid intact", async () => {
+		test("while reconnecting: one countdown, one toast, no run controls, no token field on a tokenless service, the grid intact", async () => {
 			const agentDir = tempDir();
 			writeFakeModelsJson(agentDir, model.url);
 			const cwd = tempDir();
@@ -76,7 +76,8 @@ for (const viewport of VIEWPORTS) {
 
 				const countdowns = await page.evaluate(() => document.body.innerText.match(/(retrying|reconnecting) in \d+ s/gi) ?? []);
 				assert.equal(countdowns.length, 1, `one countdown on screen: ${JSON.stringify(countdowns)}`);
-				assert.equal(await page.locator(".toast").count(), 0, "the bar says it, no toast");
+				// Issue 22 (item 18) asks for a toast as well as the bar; the countdown stays the bar's alone (checked above).
+				assert.deepEqual(await page.locator(".toast").allTextContents(), ["Connection to the service lost: reconnecting…"], "the bar says it, and one toast");
 				assert.equal(await page.locator(".badge.streaming").count(), 0, "no streaming badge");
 				assert.equal(await page.locator("button.abort").count(), 0, "no Abort");
 				assert.equal(await page.locator("button.send").textContent(), "Send", "no Steer");

@@ -25,6 +25,7 @@ import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
 import { PersonasState } from "./personas-state";
 import { failureText, type PanelContext } from "./panel-context";
+import { PanelNews } from "./panel-news";
 import { MaintenanceState } from "./maintenance-state";
 import { WorkflowsState } from "./workflows-state";
 import { sessionTitle } from "./session-title";
@@ -94,6 +95,8 @@ export class Controller extends PageStore<ViewState> {
 	readonly sideChat: SideChatState;
 	readonly todo: TodoState;
 	readonly goal: GoalState;
+	/** What panels have that the user has not seen (the rail's badges). */
+	readonly news: PanelNews;
 	readonly jobs: JobsState;
 	readonly personas: PersonasState;
 	readonly workflows: WorkflowsState;
@@ -106,6 +109,8 @@ export class Controller extends PageStore<ViewState> {
 	private readonly drafts = new Drafts();
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
+	/** The toast saying the connection was lost: it goes once the page is bound again. */
+	private connectionToast: number | undefined;
 
 	constructor(wsUrl: string) {
 		super();
@@ -147,6 +152,7 @@ export class Controller extends PageStore<ViewState> {
 		this.sideChat = new SideChatState(context);
 		this.todo = new TodoState(context);
 		this.goal = new GoalState(context);
+		this.news = new PanelNews(context);
 		this.jobs = new JobsState(context);
 		this.personas = new PersonasState(context);
 		this.workflows = new WorkflowsState(context);
@@ -377,6 +383,8 @@ export class Controller extends PageStore<ViewState> {
 			this.lost = true;
 			this.announce("Connection lost. Reconnecting.");
 		}
+		// The bar says so too, but only in the main column: a toast reaches whoever is reading a panel or the drawer.
+		if (wasConnected) this.connectionToast = this.toast(change.status === "offline" ? "Disconnected from the service." : "Connection to the service lost: reconnecting…");
 	}
 
 	/**
@@ -412,6 +420,8 @@ export class Controller extends PageStore<ViewState> {
 			this.update({ models: models.models, thinkingLevels: levels.levels, setup, startCommand: models.startCommand });
 			if (this.client.status !== "connected") return;
 			this.update({ status: "connected", statusDetail: undefined, retryAt: undefined, tokenNeeded: false, tokenRefused: false, ready: true });
+			if (this.connectionToast !== undefined) this.dismissToast(this.connectionToast);
+			this.connectionToast = undefined;
 			if (this.lost) this.announce("Connected again.");
 			this.lost = false;
 			void this.refreshSessions();

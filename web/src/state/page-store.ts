@@ -43,10 +43,12 @@ export abstract class PageStore<S extends Notices> {
 		this.update({ toasts: this.state.toasts.filter((t) => t.id !== id) } as Partial<S>);
 	}
 
-	protected toast(text: string): void {
+	/** Shows a toast; returns its id (to dismiss it early once what it says is over). */
+	protected toast(text: string): number {
 		const toast = { id: ++this.toastId, text };
 		this.update({ toasts: [...this.state.toasts.slice(1 - MAX_TOASTS), toast] } as Partial<S>);
 		window.setTimeout(() => this.dismissToast(toast.id), TOAST_MS);
+		return toast.id;
 	}
 
 	protected announce(text: string): void {

@@ -44,6 +44,8 @@ export function App() {
 	const [drawerOpen, setDrawerOpen] = useState(false);
 	const [dialog, setDialog] = useState<"shortcuts" | "switcher" | "share">();
 	const drawer = useMediaQuery(DRAWER_QUERY);
+	/** A panel chosen in the switcher: its tab takes the focus once the dialog has closed. */
+	const panelFromDialog = useRef<string | undefined>(undefined);
 	/** Where focus goes once the drawer has closed (the main column is inert until then). */
 	const focusAfterClose = useRef<"toggle" | "composer" | undefined>(undefined);
 	// A layout effect, so that the connection opens before the first paint rather than a frame after it (an effect
@@ -72,6 +74,9 @@ export function App() {
 		setPanel(id);
 		if (drawer) setDrawerOpen(true);
 	};
+	// The panel in view has no news; a closed drawer shows none. Another session's news is not this one's.
+	controller.news.show(drawer && !drawerOpen ? undefined : panel);
+	useEffect(() => controller.news.reset(), [controller.state.sessionId]);
 	// Delegation cards and persona runs open their job in the Jobs panel.
 	const jobLink = useMemo<JobLink>(
 		() => ({
@@ -100,7 +105,13 @@ export function App() {
 	/** A dialog closed (its close event can come after another dialog was asked for: that one stays). */
 	const closeDialog = (which: "shortcuts" | "switcher" | "share") => {
 		setDialog((open) => (open === which ? undefined : open));
-		requestAnimationFrame(focusComposer);
+		requestAnimationFrame(() => {
+			// A panel opened from the switcher gets the focus (its tab); otherwise the composer.
+			const tab = panelFromDialog.current && document.getElementById(`tab-${panelFromDialog.current}`);
+			panelFromDialog.current = undefined;
+			if (tab) tab.focus();
+			else focusComposer();
+		});
 	};
 
 	const { state } = controller;
@@ -125,6 +136,10 @@ export function App() {
 			<div class="main" inert={modal}>
 				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} onShare={() => setDialog("share")} />
 				<ConnectionBar controller={controller} />
+				{/* Toasts hang under the connection bar, so a toast saying the connection was lost never covers its Retry. */}
+				<div class="toast-anchor">
+					<Toasts toasts={state.toasts} onDismiss={(id) => controller.dismissToast(id)} />
+				</div>
 				{transcript && state.sessionId ? (
 					<TranscriptView
 						key={state.sessionId}
@@ -154,14 +169,16 @@ export function App() {
 					onAbort={() => controller.abort()}
 					onDismissNote={() => controller.dismissNote(sessionId)}
 				/>
-				<Toasts toasts={state.toasts} onDismiss={(id) => controller.dismissToast(id)} />
 			</div>
 			{modal && <div class="drawer-backdrop" aria-hidden="true" onClick={() => closeDrawer("toggle")} />}
 			<PanelArea controller={controller} selected={panel} onSelect={setPanel} drawer={drawer} open={drawerOpen} onClose={() => closeDrawer("toggle")} done={done} />
 			<LiveRegion announcement={state.announcement} />
 			{dialog === "shortcuts" && <ShortcutsDialog onClose={() => closeDialog("shortcuts")} />}
 			{dialog === "share" && <ShareDialog controller={controller} onClose={() => closeDialog("share")} />}
-			{dialog === "switcher" && <SessionSwitcher controller={controller} onClose={() => closeDialog("switcher")} />}
+			{dialog === "switcher" && <SessionSwitcher controller={controller} onOpenPanel={(id) => {
+						panelFromDialog.current = id;
+						openPanel(id);
+					}} onClose={() => closeDialog("switcher")} />}
 		</div>
 	);
 	return <JobLinkContext.Provider value={jobLink}>{page}</JobLinkContext.Provider>;

@@ -8,6 +8,8 @@ import { ShareButton } from "./share-dialog";
 export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void; onShare(): void }) {
 	const { state } = props.controller;
 	const model = props.controller.model();
+	const news = props.controller.news.any();
+	const title = state.session ? redact(props.controller.title()) : "";
 	return (
 		<header class="top">
 			<h1 class="brand">
@@ -15,8 +17,9 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 				<span>Skiff</span>
 			</h1>
 			<StatusPill status={state.status} />
-			<div class="title" title={state.session?.cwd}>
-				{state.session ? redact(props.controller.title()) : ""}
+			{/* Cut with an ellipsis only when it does not fit; the tooltip has it whole, with the folder. */}
+			<div class="title" title={state.session ? `${title}\n${state.session.cwd}` : undefined}>
+				{title}
 			</div>
 			{props.running && <span class="badge streaming">working</span>}
 			<div class="spacer" />
@@ -26,8 +29,9 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 					<span class="model-name">{model ? (model.name ?? model.id) : "No model set up"}</span>
 				</button>
 			)}
-			<button type="button" class="panel-toggle ghost icon" aria-label="Panels" aria-controls="panels" aria-expanded={props.drawerOpen} onClick={props.onToggleDrawer}>
+			<button type="button" class="panel-toggle ghost icon" aria-label="Panels" aria-description={news} title={news ? `Panels: ${news}` : "Panels"} aria-controls="panels" aria-expanded={props.drawerOpen} onClick={props.onToggleDrawer}>
 				<Icon name="panels" />
+				{news && <span class="rail-badge" aria-hidden="true" />}
 			</button>
 		</header>
 	);

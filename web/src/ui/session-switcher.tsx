@@ -1,6 +1,7 @@
 /**
- * Ctrl/Cmd+K: every recorded session (this project's first), filtered by what is typed (title, folder or id);
- * arrows choose, Enter opens. A combobox with a listbox, so screen readers follow the active option.
+ * Ctrl/Cmd+K: every recorded session (this project's first), filtered by what is typed (title, folder or id),
+ * and the panels (by name or group: typed words that match one list it first; with nothing typed they come after
+ * the sessions); arrows choose, Enter opens. A combobox with a listbox, so screen readers follow the active option.
  */
 import { useEffect, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../src/client/index.js";
@@ -8,11 +9,19 @@ import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
 import { activeTime, relativeTime, shortFolder } from "../state/session-title";
 import { Dialog } from "./dialog";
+import { Icon } from "./icons";
+import { PANEL_GROUPS } from "./panels/panel";
+import { PANELS } from "./panels/registry";
+
+type Option = { kind: "session"; row: SessionSummary; title: string } | { kind: "panel"; id: string; title: string; group: string };
+
+/** Every panel as an option, with its group's name (what the rail shows as its place). */
+const PANEL_OPTIONS: Option[] = PANELS.map((p) => ({ kind: "panel", id: p.id, title: p.label, group: PANEL_GROUPS.find((g) => g.id === p.group)!.label }));
 
 /** Options listed at most (typing narrows the rest down). */
 const MAX_OPTIONS = 50;
 
-export function SessionSwitcher({ controller, onClose }: { controller: Controller; onClose(): void }) {
+export function SessionSwitcher({ controller, onOpenPanel, onClose }: { controller: Controller; onOpenPanel(id: string): void; onClose(): void }) {
 	const [query, setQuery] = useState("");
 	const [active, setActive] = useState(0);
 	useEffect(() => void controller.refreshSessions(), [controller]); // the list as it is now
@@ -20,16 +29,19 @@ export function SessionSwitcher({ controller, onClose }: { controller: Controlle
 	const rows = new Map<string, SessionSummary>();
 	for (const row of [...sessions.project, ...sessions.all]) if (!rows.has(row.sessionId)) rows.set(row.sessionId, row);
 	const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-	const options = [...rows.values()]
+	const sessionOptions: Option[] = [...rows.values()]
 		.sort((a, b) => activeTime(b) - activeTime(a))
-		.map((row) => ({ row, title: redact(controller.rowTitle(row)) }))
+		.map((row) => ({ kind: "session" as const, row, title: redact(controller.rowTitle(row)) }))
 		.filter(({ row, title }) => words.every((w) => `${title} ${row.cwd} ${row.sessionId}`.toLowerCase().includes(w)))
 		.slice(0, MAX_OPTIONS);
+	const panelOptions = PANEL_OPTIONS.filter((o) => o.kind === "panel" && words.every((w) => `${o.title} ${o.group} panel`.toLowerCase().includes(w)));
+	const options = words.length ? [...panelOptions, ...sessionOptions] : [...sessionOptions, ...panelOptions];
 	const chosen = Math.min(active, Math.max(0, options.length - 1));
 
-	const open = (row: SessionSummary | undefined) => {
-		if (!row) return;
-		if (row.sessionId !== sessionId) void controller.switchSession(row);
+	const open = (option: Option | undefined) => {
+		if (!option) return;
+		if (option.kind === "panel") onOpenPanel(option.id);
+		else if (option.row.sessionId !== sessionId) void controller.switchSession(option.row);
 		(document.querySelector("dialog.switcher") as HTMLDialogElement | null)?.close();
 	};
 	const onKeyDown = (event: KeyboardEvent) => {
@@ -41,23 +53,23 @@ export function SessionSwitcher({ controller, onClose }: { controller: Controlle
 			document.getElementById(`switch-option-${next}`)?.scrollIntoView({ block: "nearest" });
 		} else if (event.key === "Enter") {
 			event.preventDefault();
-			open(options[chosen]?.row);
+			open(options[chosen]);
 		}
 	};
 
 	return (
-		<Dialog id="switcher" class="switcher" title="Switch session" onClose={onClose}>
+		<Dialog id="switcher" class="switcher" title="Switch session or open a panel" onClose={onClose}>
 			<div class="search">
 				<input
 					data-autofocus
 					type="text"
 					role="combobox"
-					aria-label="Find a session"
+					aria-label="Find a session or a panel"
 					aria-expanded="true"
 					aria-controls="switch-options"
 					aria-autocomplete="list"
 					aria-activedescendant={options.length ? `switch-option-${chosen}` : undefined}
-					placeholder="Type to find a session…"
+					placeholder="Type to find a session or a panel…"
 					value={query}
 					onInput={(e) => {
 						setQuery((e.target as HTMLInputElement).value);
@@ -67,18 +79,38 @@ export function SessionSwitcher({ controller, onClose }: { controller: Controlle
 				/>
 			</div>
 			{options.length === 0 ? (
-				<p class="none">No session matches.</p>
+				<p class="none">No session or panel matches.</p>
 			) : (
-				<ul role="listbox" id="switch-options" aria-label="Sessions">
-					{options.map(({ row, title }, n) => (
-						<li key={row.sessionId} id={`switch-option-${n}`} role="option" aria-selected={n === chosen} onClick={() => open(row)} onMouseMove={() => n !== chosen && setActive(n)}>
-							<span class="option-title">
-								{title}
-								{row.sessionId === sessionId ? " (current)" : ""}
-							</span>
-							<span class="option-meta">
-								{relativeTime(activeTime(row))} · {row.messageCount} messages · {shortFolder(row.cwd)}
-							</span>
+				<ul role="listbox" id="switch-options" aria-label="Sessions and panels">
+					{options.map((option, n) => (
+						<li
+							key={option.kind === "panel" ? `panel:${option.id}` : option.row.sessionId}
+							id={`switch-option-${n}`}
+							role="option"
+							class={option.kind === "panel" ? "panel-option" : undefined}
+							aria-selected={n === chosen}
+							onClick={() => open(option)}
+							onMouseMove={() => n !== chosen && setActive(n)}
+						>
+							{option.kind === "panel" ? (
+								<>
+									<span class="option-title">
+										<Icon name={PANELS.find((p) => p.id === option.id)!.icon} />
+										{option.title}
+									</span>
+									<span class="option-meta">Panel · {option.group}</span>
+								</>
+							) : (
+								<>
+									<span class="option-title">
+										{option.title}
+										{option.row.sessionId === sessionId ? " (current)" : ""}
+									</span>
+									<span class="option-meta">
+										{relativeTime(activeTime(option.row))} · {option.row.messageCount} messages · {shortFolder(option.row.cwd)}
+									</span>
+								</>
+							)}
 						</li>
 					))}
 				</ul>

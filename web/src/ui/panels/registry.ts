@@ -1,5 +1,5 @@
 /**
- * Every panel of the panel area, in tab order. A new panel is one file in this folder (a View rendering a
+ * Every panel of the panel area, in the rail's order (grouped by PANEL_GROUPS: a panel's place is its group's). A new panel is one file in this folder (a View rendering a
  * PanelLayout, see panel-layout.tsx) and one line here. Only panels with a working backend are listed: never
  * an empty mock-up.
  */
@@ -16,14 +16,14 @@ import { TreePanel } from "./tree-panel";
 import { WorkflowsPanel } from "./workflows-panel";
 
 export const PANELS: readonly PanelDefinition[] = [
-	{ id: "sessions", label: "Sessions", View: SessionsPanel },
-	{ id: "tree", label: "Tree", View: TreePanel },
-	{ id: "todo", label: "Todo", View: TodoPanel },
-	{ id: "goal", label: "Goal", View: GoalPanel },
-	{ id: "side-chat", label: "Side chat", View: SideChatPanel },
-	{ id: "jobs", label: "Jobs", View: JobsPanel },
-	{ id: "personas", label: "Personas", View: PersonasPanel },
-	{ id: "workflows", label: "Workflows", View: WorkflowsPanel },
-	{ id: "maintenance", label: "Maintenance", View: MaintenancePanel },
-	{ id: "settings", label: "Settings", View: SettingsPanel },
+	{ id: "sessions", label: "Sessions", icon: "sessions", group: "conversation", View: SessionsPanel },
+	{ id: "tree", label: "Tree", icon: "tree", group: "conversation", View: TreePanel },
+	{ id: "todo", label: "Todo", icon: "todo", group: "planning", View: TodoPanel },
+	{ id: "goal", label: "Goal", icon: "goal", group: "planning", View: GoalPanel },
+	{ id: "workflows", label: "Workflows", icon: "workflows", group: "planning", View: WorkflowsPanel },
+	{ id: "jobs", label: "Jobs", icon: "jobs", group: "agents", View: JobsPanel },
+	{ id: "personas", label: "Personas", icon: "personas", group: "agents", View: PersonasPanel },
+	{ id: "side-chat", label: "Side chat", icon: "chat2", group: "agents", View: SideChatPanel },
+	{ id: "settings", label: "Settings", icon: "settings", group: "service", View: SettingsPanel },
+	{ id: "maintenance", label: "Maintenance", icon: "health", group: "service", View: MaintenancePanel },
 ];
