@@ -83,6 +83,9 @@ export class OutboundQueue {
 	private head = 0; // index of the oldest waiting entry (the array is compacted lazily)
 	private bytes = 0;
 	private inFlight = 0;
+	/** Sizes of the writes handed to the sink and not yet done, oldest first (from `writingHead`). */
+	private writing: number[] = [];
+	private writingHead = 0;
 	private closed = false;
 	private pumping = false;
 	private mergingPaused = false;
@@ -171,12 +174,28 @@ export class OutboundQueue {
 	private write(text: string): void {
 		const size = text.length;
 		this.inFlight += size;
-		this.sink.write(text, (error) => {
-			this.inFlight -= size;
-			if (error) this.close();
-			else this.pump();
-		});
+		this.writing.push(size);
+		this.sink.write(text, this.afterWrite);
 	}
+
+	/**
+	 * One callback for every write (no closure per message: a hundred followers of a long reply would make
+	 * millions): a socket completes its writes in the order they were made, so the oldest size is the one done
+	 * (and should a failure be reported out of turn, the queue is closed by it and the sizes still sum up).
+	 */
+	private readonly afterWrite = (error?: Error | null): void => {
+		this.inFlight -= this.writing[this.writingHead]!;
+		this.writing[this.writingHead++] = 0;
+		if (this.writingHead === this.writing.length) {
+			this.writing = [];
+			this.writingHead = 0;
+		} else if (this.writingHead > 1024 && this.writingHead * 2 > this.writing.length) {
+			this.writing = this.writing.slice(this.writingHead);
+			this.writingHead = 0;
+		}
+		if (error) this.close();
+		else this.pump();
+	};
 
 	/** Writes waiting messages while the socket drains. */
 	private pump(): void {
