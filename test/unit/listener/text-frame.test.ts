@@ -1,13 +1,21 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { Receiver } from "ws";
+import { createRequire } from "node:module";
 import { encodeTextFrame, textFrame } from "../../../src/listener/text-frame.js";
+
+/** ws's frame parser (exported by ws, not in its type declarations). */
+interface FrameReceiver {
+	on(event: "message", listener: (data: Buffer, isBinary: boolean) => void): void;
+	on(event: "error", listener: (error: Error) => void): void;
+	write(bytes: Buffer): void;
+}
+const { Receiver } = createRequire(import.meta.url)("ws") as { Receiver: new (options: { isServer: boolean }) => FrameReceiver };
 
 /** The messages ws's own parser (as a client, which reads unmasked server frames) finds in `bytes`. */
 function parse(bytes: Buffer): Array<{ text: string; binary: boolean }> {
 	const messages: Array<{ text: string; binary: boolean }> = [];
 	const receiver = new Receiver({ isServer: false });
-	receiver.on("message", (data: Buffer, isBinary: boolean) => messages.push({ text: data.toString(), binary: isBinary }));
+	receiver.on("message", (data, isBinary) => messages.push({ text: data.toString(), binary: isBinary }));
 	receiver.on("error", (error) => assert.fail(error));
 	receiver.write(bytes);
 	return messages;
