@@ -1,12 +1,12 @@
 /**
- * `npm run bench`: the streaming, web page, memory, session tree and session churn benchmarks one after another, each in its
+ * `npm run bench`: the streaming, fan-out, slow-consumer, web page, memory, session tree and session churn benchmarks one after another, each in its
  * own process and with the same arguments (so `npm run bench -- --write` updates every section of
  * docs/benchmarks.md).
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-const SCRIPTS = ["run.ts", "web-page.ts", "memory.ts", "tree.ts", "churn.ts"];
+const SCRIPTS = ["run.ts", "fan-out.ts", "slow-consumers.ts", "web-page.ts", "memory.ts", "tree.ts", "churn.ts"];
 
 for (const script of SCRIPTS) {
 	const path = fileURLToPath(new URL(script, import.meta.url));

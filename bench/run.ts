@@ -13,7 +13,9 @@ import { createInterface } from "node:readline";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
 import { bestPeer, PEER_BASELINES, PEER_REPLY_DELTAS, type PeerMetric } from "./peer-baselines.js";
-import { processTreeRssMiB } from "./process-rss.js";
+import { frameBytes } from "./frame-bytes.js";
+import { processTreeCpuMs, processTreeRssMiB } from "./process-rss.js";
+import { appendStreamingRecord, streamingGoalsTable } from "./streaming-goals.js";
 import { median, medianWithSpread } from "./stats.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
@@ -49,6 +51,10 @@ interface Sample {
 	totalMs: number;
 	deltas: number;
 	bytes: number;
+	/** Bytes on the socket, WebSocket frame headers included (skiff; pi's stdio lines have none). */
+	wireBytes: number;
+	/** CPU time of the process tree from the measured prompt to its end at the client (ms). */
+	cpuMs: number;
 	/** Resident memory of the process tree when the client receives the measured reply's end-of-run event (MiB). */
 	endRssMiB: number;
 	/** Resident memory 2 s after that (MiB). */
@@ -106,6 +112,9 @@ interface PromptResult {
 	endedAt: number;
 	deltas: number;
 	bytes: number;
+	wireBytes: number;
+	/** CPU time of the process tree during the prompt (ms). */
+	cpuMs: number;
 	endRssMiB: number;
 	/** Which request to the fake model this prompt made. */
 	requestIndex: number;
@@ -140,7 +149,8 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 		const requestIndex = requestsIssued++;
 		let firstDeltaAt = 0;
 		let deltas = 0;
-		const done = new Promise<{ endedAt: number; endRssMiB: number }>((resolve) => {
+		const cpuBefore = processTreeCpuMs(pid);
+		const done = new Promise<{ endedAt: number; endRssMiB: number; cpuMs: number }>((resolve) => {
 			client.socket.on("message", function onFrame(data) {
 				const text = data.toString();
 				if (text.includes('"text_delta"')) {
@@ -149,17 +159,18 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 				} else if (text.startsWith('{"type":"agent_end"')) {
 					const endedAt = now();
 					client.socket.off("message", onFrame);
-					resolve({ endedAt, endRssMiB: processTreeRssMiB(pid) });
+					resolve({ endedAt, endRssMiB: processTreeRssMiB(pid), cpuMs: processTreeCpuMs(pid) - cpuBefore });
 				}
 			});
 		});
 		const sentAt = now();
 		client.socket.send(JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message }));
-		const { endedAt, endRssMiB } = await done;
+		const { endedAt, endRssMiB, cpuMs } = await done;
 		const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
+		const wireBytes = client.frames.slice(frameStart).reduce((sum, f) => sum + frameBytes(Buffer.byteLength(f)), 0);
 		client.events.splice(eventStart);
 		client.frames.splice(frameStart);
-		return { sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB, requestIndex };
+		return { sentAt, firstDeltaAt, endedAt, deltas, bytes, wireBytes, cpuMs, endRssMiB, requestIndex };
 	};
 	return {
 		pid,
@@ -203,6 +214,7 @@ async function startPiSide(agentDir: string): Promise<Side> {
 			let firstDeltaAt = 0;
 			let deltas = 0;
 			let bytes = 0;
+			const cpuBefore = processTreeCpuMs(pid);
 			const sentAt = now();
 			lineListener = (line, size) => {
 				bytes += size;
@@ -212,7 +224,8 @@ async function startPiSide(agentDir: string): Promise<Side> {
 				} else if (line.startsWith('{"type":"agent_end"')) {
 					const endedAt = now();
 					lineListener = undefined;
-					resolve({ sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB: processTreeRssMiB(pid), requestIndex });
+					const cpuMs = processTreeCpuMs(pid) - cpuBefore;
+					resolve({ sentAt, firstDeltaAt, endedAt, deltas, bytes, wireBytes: bytes, cpuMs, endRssMiB: processTreeRssMiB(pid), requestIndex });
 				}
 			};
 			child.stdin.write(`${JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message })}\n`);
@@ -255,6 +268,8 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 			totalMs: run.endedAt - run.sentAt,
 			deltas: run.deltas,
 			bytes: run.bytes,
+			wireBytes: run.wireBytes,
+			cpuMs: run.cpuMs,
 			endRssMiB: run.endRssMiB,
 			settledRssMiB,
 		};
@@ -265,7 +280,8 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 
 /** A row of the tables: how to read it off a sample, and its decimals. */
 interface Metric {
-	key: PeerMetric;
+	/** The peer baselines' key, when they have the figure. */
+	key: PeerMetric | "cpuMs" | "wireBytesPerDelta";
 	label: string;
 	digits: number;
 	value(sample: Sample): number;
@@ -279,6 +295,8 @@ const METRICS: Metric[] = [
 	{ key: "totalMs", label: `${DELTAS.toLocaleString("en")}-delta reply: prompt → end of run (ms)`, digits: 0, value: (s) => s.totalMs },
 	{ key: "deltasPerSecond", label: "text-delta events per second at the client", digits: 0, value: (s) => s.deltas / (s.totalMs / 1000) },
 	{ key: "bytesPerDelta", label: "bytes on the wire per delta (B)", digits: 1, value: (s) => s.bytes / s.deltas },
+	{ key: "wireBytesPerDelta", label: "bytes on the socket per delta, WebSocket frame headers included (B)", digits: 1, value: (s) => s.wireBytes / s.deltas },
+	{ key: "cpuMs", label: "CPU of the process tree during that reply (ms)", digits: 0, value: (s) => s.cpuMs },
 	{ key: "endRssMiB", label: "RSS when the client sees the end of that reply (MiB)", digits: 1, value: (s) => s.endRssMiB },
 	{ key: "settledRssMiB", label: "RSS 2 s after that reply (MiB)", digits: 1, value: (s) => s.settledRssMiB },
 ];
@@ -307,7 +325,7 @@ function peersTable(skiff: Sample[]): string {
 		"",
 		"| metric | better is | best peer | skiff | skiff / best peer (medians) |",
 		"|---|---|---|---|---|",
-		...METRICS.map(({ key, label, digits, value }) => {
+		...METRICS.filter((m): m is Metric & { key: PeerMetric } => m.key in PEER_BASELINES).map(({ key, label, digits, value }) => {
 			const best = bestPeer(key);
 			const samples = skiff.map(value);
 			return `| ${label} | ${PEER_BASELINES[key].better} | ${best.peer}: ${best.median.toLocaleString("en")} | ${medianWithSpread(samples, digits, "min–max")} | ${(median(samples) / best.median).toFixed(2)} |`;
@@ -336,6 +354,9 @@ async function main(): Promise<void> {
 	}
 	const streaming = streamingTable(samples.skiff, samples.pi);
 	console.log(streaming);
+	const figures = samples.skiff.map((s) => ({ totalMs: s.totalMs, cpuMs: s.cpuMs, wireBytesPerDelta: s.wireBytes / s.deltas }));
+	const goals = streamingGoalsTable(figures);
+	console.log(`\n${goals}`);
 	if (!COMPARE_WITH_PEERS) {
 		console.log(`\n(no comparison with the peer baselines: they were measured with ${PEER_REPLY_DELTAS.toLocaleString("en")}-delta replies)`);
 		return;
@@ -344,6 +365,8 @@ async function main(): Promise<void> {
 	console.log(`\n${peers}`);
 	if (options.write) {
 		writeBenchSection("streaming", streaming);
+		writeBenchSection("streaming-goals", goals);
+		appendStreamingRecord(figures);
 		writeBenchSection("peers", peers);
 	}
 }
