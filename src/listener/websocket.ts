@@ -2,8 +2,9 @@
  * The /ws control socket: one JSON command per text frame in, responses and followed sessions' events out.
  * Commands of one socket run concurrently (responses carry ids). Everything outbound goes through the
  * client's OutboundQueue, so a client that stops reading never slows anyone else: it is only behind (and
- * gets merged deltas) until it is beyond its caps, then it is cut off with 1008. A heartbeat ping finds
- * peers that are gone.
+ * gets merged deltas) until it is beyond its caps, then it is cut off with 1008. What the queue hands over
+ * leaves as whole text frames, each event's encoded once for all its followers, batched per tick
+ * (text-frame.ts, frame-batch.ts). A heartbeat ping finds peers that are gone.
  */
 import type { WebSocket } from "ws";
 import type { Dispatcher } from "../protocol/dispatch.js";
@@ -48,8 +49,7 @@ export class ControlConnection {
 		dispatcher: Dispatcher,
 		private readonly options: ControlSocketOptions,
 	) {
-		const { limits } = options;
-		const { transport } = options;
+		const { limits, transport } = options;
 		const batch = transport ? new FrameBatch(transport, () => socket.readyState === socket.OPEN) : undefined;
 		this.batch = batch;
 		this.queue = new OutboundQueue(
