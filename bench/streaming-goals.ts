@@ -5,6 +5,7 @@
  * rows say so.
  */
 import { execFileSync } from "node:child_process";
+import { loadavg } from "node:os";
 import { appendBenchRow } from "./doc-section.js";
 import { formatNumber, median, medianWithSpread } from "./stats.js";
 
@@ -58,13 +59,15 @@ function measuredCommit(): string {
 }
 
 const RECORD_HEADER = [
-	"| commit | measured (UTC) | iterations | reply, prompt → end (ms) | CPU of the process tree (ms) | B/delta, frame headers included |",
-	"|---|---|---|---|---|---|",
+	"| commit | measured (UTC) | load (1 min) | iterations | reply, prompt → end (ms) | CPU of the process tree (ms) | B/delta, frame headers included |",
+	"|---|---|---|---|---|---|---|",
 ].join("\n");
 
 /** Appends this run's row to the streaming record of docs/benchmarks.md. */
 export function appendStreamingRecord(skiff: StreamingFigures[]): void {
 	const of = (key: keyof StreamingFigures, digits: number) => medianWithSpread(skiff.map((s) => s[key]), digits, "min–max");
 	const when = new Date().toISOString().slice(0, 16).replace("T", " ");
-	appendBenchRow("streaming-record", RECORD_HEADER, `| ${measuredCommit()} | ${when} | ${skiff.length} | ${of("totalMs", 0)} | ${of("cpuMs", 0)} | ${of("wireBytesPerDelta", 1)} |`);
+	// The machine is shared: the load average says how much else ran beside the benchmark.
+	const load = loadavg()[0]!.toFixed(1);
+	appendBenchRow("streaming-record", RECORD_HEADER, `| ${measuredCommit()} | ${when} | ${load} | ${skiff.length} | ${of("totalMs", 0)} | ${of("cpuMs", 0)} | ${of("wireBytesPerDelta", 1)} |`);
 }
