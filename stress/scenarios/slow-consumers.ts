@@ -98,8 +98,9 @@ export async function slowConsumerRun({ paused, deltas, deltaChars, paced, retur
 			clients.push(client);
 		}
 		await wait(1_000);
-		const heapBefore = await service.heapMiB();
+		// Resident memory as the process holds it, read before the inspector forces a collection for the heap figure.
 		const rssBefore = rssMiB(service.pid);
+		const heapBefore = await service.heapMiB();
 		let rssPeak = rssBefore;
 		const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(service.pid))), 100);
 		const pinger = await startPinger(service.skiff.wsUrl);
@@ -139,8 +140,8 @@ export async function slowConsumerRun({ paused, deltas, deltaChars, paced, retur
 		if (returnAfterMs === undefined) await wait(SETTLE_MS);
 		else await wait(Math.max(0, endedAt + returnAfterMs - performance.now()));
 		clearInterval(sampler);
-		const heapAfter = await service.heapMiB();
 		const rssAfter = rssMiB(service.pid);
+		const heapAfter = await service.heapMiB();
 		const whileStreaming = samples.ms.filter((_, i) => samples.sentAt[i]! < messageEndAt);
 		return { pings: samples.ms, whileStreaming, cut, resumed, rssBefore, rssPeak, rssAfter, heapBefore, heapAfter, seconds, failures };
 	} finally {
