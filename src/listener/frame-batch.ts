@@ -1,7 +1,9 @@
 /**
- * The frames handed to one WebSocket within a tick, written to its connection together at the end of the
- * tick: one write (one system call) for the hundreds of frames a burst of the model's stream makes, instead
- * of ws's two writes and a system call per frame, and no per-frame allocation beyond the shared frame.
+ * The frames handed to one WebSocket within a tick, written to its connection together: one write (one
+ * system call) for the hundreds of frames a burst of the model's stream makes, instead of ws's two writes and
+ * a system call per frame, and no per-frame allocation beyond the shared frame. The first frame of a tick
+ * leaves at once (a delta after a pause is not held back); the frames after it leave at the end of the tick,
+ * or as soon as 16 KiB of them wait (a burst that runs as one long chain of promises can outlast many frames).
  *
  * The batch goes straight to the TCP socket under the WebSocket, as ws's own sender would write it. That is
  * safe because every frame is whole (a control frame ws writes in between, a ping, lands between two
@@ -9,6 +11,9 @@
  * close frame is the last thing on the wire. The owner flushes before it closes, so what was handed over
  * before a cut-off still precedes the close frame.
  */
+
+/** Frames waiting this many bytes leave without waiting for the end of the tick. */
+export const BATCH_FLUSH_BYTES = 16 * 1024;
 
 /** Where a batch goes: the TCP socket (a net.Socket). */
 export interface FrameTransport {
@@ -29,25 +34,26 @@ export class FrameBatch {
 		private readonly isOpen: () => boolean,
 	) {}
 
-	/** Frames waiting for the end of the tick. */
-	get size(): number {
-		return this.frames.length;
-	}
-
-	/** Adds a whole frame; `written` is told once the batch holding it has been written out (or failed). */
+	/** Adds a whole frame; `written` is told once the write holding it is done (or failed). */
 	add(frame: Buffer, written: Written): void {
 		this.frames.push(frame);
 		this.callbacks.push(written);
 		this.bytes += frame.length;
 		if (!this.scheduled) {
 			this.scheduled = true;
-			process.nextTick(flushBatch, this);
-		}
+			process.nextTick(endOfTick, this);
+			this.flush();
+		} else if (this.bytes >= BATCH_FLUSH_BYTES) this.flush();
+	}
+
+	/** @internal the tick is over: what waits leaves, and the next frame opens a new tick */
+	endTick(): void {
+		this.scheduled = false;
+		this.flush();
 	}
 
 	/** Writes what waits now (as one chunk); when the WebSocket is no longer open, fails it instead. */
 	flush(): void {
-		this.scheduled = false;
 		if (this.frames.length === 0) return;
 		const { frames, callbacks, bytes } = this;
 		this.frames = [];
@@ -66,6 +72,6 @@ export class FrameBatch {
 	}
 }
 
-function flushBatch(batch: FrameBatch): void {
-	batch.flush();
+function endOfTick(batch: FrameBatch): void {
+	batch.endTick();
 }

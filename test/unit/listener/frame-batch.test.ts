@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { FrameBatch, type FrameTransport } from "../../../src/listener/frame-batch.js";
+import { BATCH_FLUSH_BYTES, FrameBatch, type FrameTransport } from "../../../src/listener/frame-batch.js";
 
 /** A socket that records each write and completes it when told. */
 class HeldTransport implements FrameTransport {
@@ -19,50 +19,62 @@ class HeldTransport implements FrameTransport {
 const frame = (text: string) => Buffer.from(text);
 const tick = () => new Promise<void>((resolve) => process.nextTick(resolve));
 
-test("the frames of one tick leave in one write, in order, at the end of the tick; each is told once it is written", async () => {
+test("the first frame of a tick leaves at once, the rest of the tick in one write at its end, in order; each is told once written", async () => {
 	const transport = new HeldTransport();
 	const batch = new FrameBatch(transport, () => true);
 	const told: string[] = [];
-	for (const text of ["a", "bb", "ccc"]) batch.add(frame(text), (error) => told.push(`${text}:${error ?? "ok"}`));
-	assert.equal(transport.chunks.length, 0, "nothing is written before the tick ends");
+	const first = frame("a");
+	for (const piece of [first, frame("bb"), frame("ccc")]) batch.add(piece, (error) => told.push(`${piece}:${error ?? "ok"}`));
+	assert.equal(transport.chunks.length, 1, "the first frame is not held back");
+	assert.equal(transport.chunks[0], first, "a lone frame is written as it is, not copied");
 	await tick();
-	assert.deepEqual(transport.chunks.map(String), ["abbccc"], "one write, frames in the order handed over");
+	assert.deepEqual(transport.chunks.map(String), ["a", "bbccc"], "the rest of the tick in one write, in the order handed over");
 	assert.deepEqual(told, [], "not written out yet");
+	transport.complete();
 	transport.complete();
 	assert.deepEqual(told, ["a:ok", "bb:ok", "ccc:ok"]);
 
-	const lone = frame("d");
-	batch.add(lone, () => undefined);
-	await tick();
-	assert.deepEqual(transport.chunks.map(String), ["abbccc", "d"], "a later tick gets a write of its own");
-	assert.equal(transport.chunks[1], lone, "a lone frame is written as it is, not copied");
+	batch.add(frame("d"), () => undefined);
+	assert.deepEqual(transport.chunks.map(String), ["a", "bbccc", "d"], "a later tick's first frame leaves at once too");
 });
 
-test("flush writes at once; a failed write fails every frame it held", async () => {
+test("frames that wait 16 KiB leave before the tick ends", () => {
 	const transport = new HeldTransport();
 	const batch = new FrameBatch(transport, () => true);
-	const errors: Array<Error | null | undefined> = [];
-	batch.add(frame("x"), (error) => errors.push(error));
-	batch.add(frame("y"), (error) => errors.push(error));
-	batch.flush();
-	assert.deepEqual(transport.chunks.map(String), ["xy"]);
-	await tick();
-	assert.equal(transport.chunks.length, 1, "the end of the tick finds nothing more to write");
-	transport.complete(new Error("reset"));
+	const piece = Buffer.alloc(1024, 120);
+	for (let i = 0; i <= BATCH_FLUSH_BYTES / piece.length; i++) batch.add(piece, () => undefined);
 	assert.deepEqual(
-		errors.map((e) => e?.message),
-		["reset", "reset"],
+		transport.chunks.map((chunk) => chunk.length),
+		[piece.length, BATCH_FLUSH_BYTES],
 	);
 });
 
-test("once the WebSocket is no longer open nothing is written (its close frame is the last thing sent)", async () => {
+test("flush writes what waits at once; a failed write fails every frame it held", async () => {
+	const transport = new HeldTransport();
+	const batch = new FrameBatch(transport, () => true);
+	const errors: Array<string | undefined> = [];
+	for (const text of ["x", "y", "z"]) batch.add(frame(text), (error) => errors.push(`${text}:${error?.message}`));
+	batch.flush();
+	assert.deepEqual(transport.chunks.map(String), ["x", "yz"]);
+	await tick();
+	assert.equal(transport.chunks.length, 2, "the end of the tick finds nothing more to write");
+	transport.complete();
+	transport.complete(new Error("reset"));
+	assert.deepEqual(errors, ["x:undefined", "y:reset", "z:reset"]);
+});
+
+test("once the WebSocket is no longer open nothing more is written (its close frame is the last thing sent)", async () => {
 	const transport = new HeldTransport();
 	let open = true;
 	const batch = new FrameBatch(transport, () => open);
 	const errors: string[] = [];
+	batch.add(frame("sent"), () => undefined);
 	batch.add(frame("late"), (error) => errors.push(error?.message ?? "ok"));
 	open = false;
 	await tick();
-	assert.equal(transport.chunks.length, 0);
+	assert.deepEqual(transport.chunks.map(String), ["sent"]);
 	assert.deepEqual(errors, ["WebSocket is not open"]);
+	batch.add(frame("later"), (error) => errors.push(error?.message ?? "ok"));
+	assert.deepEqual(errors, ["WebSocket is not open", "WebSocket is not open"]);
+	assert.equal(transport.chunks.length, 1);
 });
