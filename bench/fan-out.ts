@@ -5,7 +5,7 @@
  * `--write` replaces the fan-out section of docs/benchmarks.md. Needs `npm run build`.
  * Usage: node --import tsx bench/fan-out.ts [--iterations 5] [--deltas 20000] [--write]
  */
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
 import { median, medianWithSpread } from "./stats.js";
@@ -13,6 +13,8 @@ import { FAN_OUT_GOAL_S, type FanOutRun, fanOutRun } from "../stress/scenarios/f
 
 const CLIENTS = 100;
 const options = readBenchOptions();
+/** The machine is shared: the load average says how much else ran beside the benchmark. */
+const loadBefore = loadavg()[0]!;
 const runs: FanOutRun[] = [];
 for (let i = 0; i < options.iterations; i++) {
 	runs.push(await fanOutRun({ clients: CLIENTS, deltas: options.deltas }));
@@ -22,7 +24,7 @@ const failures = runs.flatMap((run) => run.failures);
 const last = runs.map((run) => run.lastS);
 const row = (label: string, values: number[], digits: number, goal = "–", met = "") => `| ${label} | ${medianWithSpread(values, digits, "min–max")} | ${goal} | ${met} |`;
 const table = [
-	`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, Node ${process.version}; ${options.iterations} iterations, each a fresh skiff; ` +
+	`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, Node ${process.version}, load average (1 min) ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after; ${options.iterations} iterations, each a fresh skiff; ` +
 		`${CLIENTS} clients (the one that prompts in the benchmark's process, the others in 4 processes of their own); median (min–max).`,
 	"",
 	"| metric | median (min–max) | goal | |",

@@ -6,7 +6,7 @@
  * slow-consumers section of docs/benchmarks.md. Needs `npm run build`.
  * Usage: node --import tsx bench/slow-consumers.ts [--iterations 5] [--write]
  */
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
 import { median, medianWithSpread, quantile } from "./stats.js";
@@ -14,6 +14,8 @@ import { FULL_SPEED_DELTAS, PING_BUDGET_MS, RETURN_AFTER_MS, RSS_RETURN_MIB, typ
 
 const PAUSED = 30;
 const options = readBenchOptions();
+/** The machine is shared: the load average says how much else ran beside the benchmark. */
+const loadBefore = loadavg()[0]!;
 const runs: Run[] = [];
 for (let i = 0; i < options.iterations; i++) {
 	runs.push(await slowConsumerRun({ paused: PAUSED, deltas: FULL_SPEED_DELTAS, deltaChars: 1, paced: false, returnAfterMs: RETURN_AFTER_MS }));
@@ -25,7 +27,7 @@ const rssGrowth = runs.map((run) => run.rssAfter - run.rssBefore);
 const met = (ok: boolean) => (ok ? "met" : "**not met**");
 const row = (label: string, values: number[], digits: number, goal = "–", verdict = "") => `| ${label} | ${medianWithSpread(values, digits, "min–max")} | ${goal} | ${verdict} |`;
 const table = [
-	`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, Node ${process.version}; ${options.iterations} iterations, each a fresh skiff; ` +
+	`Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} cores, Node ${process.version}, load average (1 min) ${loadBefore.toFixed(1)} before and ${loadavg()[0]!.toFixed(1)} after; ${options.iterations} iterations, each a fresh skiff; ` +
 		`${PAUSED} clients stop reading (paused TCP sockets) during a reply of ${FULL_SPEED_DELTAS.toLocaleString("en")} one-character deltas at full loopback speed, then read again; ` +
 		`pings are sent back to back from another process from before the reply until every paused client is done; median (min–max) over the iterations.`,
 	"",
