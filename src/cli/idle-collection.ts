@@ -4,8 +4,8 @@
  * kept in the replay window long enough to reach the old generation, then dropped) left skiff at 235 MiB
  * resident 30 s later, from 83 before it (issue 21). When the event loop has been all but idle for a few
  * seconds and V8's heap has grown well beyond what the last full collection left, one full collection runs
- * (103 MiB 5 s after that reply). It holds the event loop for its duration (tens of milliseconds), which is
- * why it waits for quiet.
+ * (103 MiB 5 s after that reply). It holds the event loop for its duration (two full collections: 40 to 100
+ * ms on the shared 2-core machine), which is why it waits for quiet and runs once per such growth.
  */
 import { Session } from "node:inspector";
 import { performance } from "node:perf_hooks";
