@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
-import { cutEventStreamsIntoPieces, EVENT_STREAM_PIECE_BYTES } from "../../../../src/agent/pi/event-stream-pieces.js";
+import { cutEventStreamsIntoPieces, EVENT_STREAM_PIECE_BYTES, EVENT_STREAM_TURN_MS, inPieces } from "../../../../src/agent/pi/event-stream-pieces.js";
 
 /** A server that answers with `body` in one write, as `type`. */
 async function serve(type: string, body: string): Promise<{ url: string; close(): void }> {
@@ -38,4 +38,26 @@ test("an event stream iterates in pieces of at most 1 KiB holding the same bytes
 		stream.close();
 		plain.close();
 	}
+});
+
+test("reading a stream whose bytes are all queued lets the event loop turn every few milliseconds", async () => {
+	const bytes = new Uint8Array(64 * EVENT_STREAM_PIECE_BYTES).fill(120);
+	const body = new ReadableStream<Uint8Array>({
+		start(controller) {
+			controller.enqueue(bytes); // everything already there: reading it needs no I/O at all
+			controller.close();
+		},
+	});
+	inPieces(body);
+	let turns = 0;
+	const counting = setInterval(() => turns++, 0);
+	let read = 0;
+	for await (const piece of body as unknown as AsyncIterable<Uint8Array>) {
+		read += piece.byteLength;
+		const until = performance.now() + EVENT_STREAM_TURN_MS / 2; // the reader's own work on each piece
+		while (performance.now() < until);
+	}
+	clearInterval(counting);
+	assert.equal(read, bytes.byteLength);
+	assert.ok(turns >= 5, `the loop turned ${turns} times while 64 pieces were read`);
 });
