@@ -168,9 +168,12 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 		const { endedAt, endRssMiB, cpuMs } = await done;
 		const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
 		const wireBytes = client.frames.slice(frameStart).reduce((sum, f) => sum + frameBytes(Buffer.byteLength(f)), 0);
+		// A client that falls behind (a loaded machine starves the benchmark's own process) gets merged deltas:
+		// fewer frames, the same text. Every delta of BENCH is one character, so the text counts the deltas.
+		const textDeltas = textDeltaChars(client.events.slice(eventStart));
 		client.events.splice(eventStart);
 		client.frames.splice(frameStart);
-		return { sentAt, firstDeltaAt, endedAt, deltas, bytes, wireBytes, cpuMs, endRssMiB, requestIndex };
+		return { sentAt, firstDeltaAt, endedAt, deltas: textDeltas, bytes, wireBytes, cpuMs, endRssMiB, requestIndex };
 	};
 	return {
 		pid,
@@ -180,6 +183,13 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 			await skiff.stop();
 		},
 	};
+}
+
+/** Characters of the text deltas among `events` (a merged delta holds several). */
+function textDeltaChars(events: Array<{ type?: string; assistantMessageEvent?: { type?: string; delta?: string } }>): number {
+	let chars = 0;
+	for (const e of events) if (e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta") chars += e.assistantMessageEvent.delta?.length ?? 0;
+	return chars;
 }
 
 /** pi: `pi --mode rpc`, JSONL over stdio. Resolves once the `get_state` sent at spawn is answered. */
