@@ -18,6 +18,8 @@ export const BATCH_FLUSH_BYTES = 16 * 1024;
 /** Where a batch goes: the TCP socket (a net.Socket). */
 export interface FrameTransport {
 	write(chunk: Buffer, callback: (error?: Error | null) => void): boolean;
+	/** Bytes written and not yet handed to the system (a net.Socket's); 0 right after a write the kernel took whole. */
+	readonly writableLength?: number;
 }
 
 export type Written = (error?: Error | null) => void;
@@ -66,9 +68,17 @@ export class FrameBatch {
 		}
 		// One chunk: copying a burst of small frames costs less than handing the socket each of them.
 		const chunk = frames.length === 1 ? frames[0]! : Buffer.concat(frames, bytes);
-		this.transport.write(chunk, (error) => {
+		let told = false;
+		const tell = (error?: Error | null) => {
+			if (told) return;
+			told = true;
 			for (const written of callbacks) written(error);
-		});
+		};
+		this.transport.write(chunk, tell);
+		// The kernel took it whole: it has left the process now. The socket's own callback comes on a later
+		// tick, after whatever chain of promises is running, and a client that keeps up would count as behind
+		// (and get merged deltas) for as long as that chain lasts.
+		if (this.transport.writableLength === 0) tell();
 	}
 }
 

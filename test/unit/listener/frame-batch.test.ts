@@ -78,3 +78,22 @@ test("once the WebSocket is no longer open nothing more is written (its close fr
 	assert.deepEqual(errors, ["WebSocket is not open", "WebSocket is not open"]);
 	assert.equal(transport.chunks.length, 1);
 });
+
+test("a write the kernel took whole is told at once, not on the socket's later callback, and told once", () => {
+	const chunks: Buffer[] = [];
+	let later: ((error?: Error | null) => void) | undefined;
+	const transport: FrameTransport = {
+		writableLength: 0, // a net.Socket right after a write that completed synchronously
+		write(chunk, callback) {
+			chunks.push(chunk);
+			later = callback;
+			return true;
+		},
+	};
+	const batch = new FrameBatch(transport, () => true);
+	const told: string[] = [];
+	batch.add(frame("now"), (error) => told.push(`now:${error ?? "ok"}`));
+	assert.deepEqual(told, ["now:ok"]);
+	later!();
+	assert.deepEqual(told, ["now:ok"], "the socket's own callback tells nobody twice");
+});
