@@ -3,7 +3,8 @@
  * system call) for the hundreds of frames a burst of the model's stream makes, instead of ws's two writes and
  * a system call per frame, and no per-frame allocation beyond the shared frame. The first frame of a tick
  * leaves at once (a delta after a pause is not held back); the frames after it leave at the end of the tick,
- * or as soon as 16 KiB of them wait (a burst that runs as one long chain of promises can outlast many frames).
+ * or as soon as 16 KiB of them wait (a burst that runs as one long chain of promises can outlast many frames),
+ * or with the next frame the owner says must not wait.
  *
  * The batch goes straight to the TCP socket under the WebSocket, as ws's own sender would write it. That is
  * safe because every frame is whole (a control frame ws writes in between, a ping, lands between two
@@ -36,12 +37,16 @@ export class FrameBatch {
 		private readonly isOpen: () => boolean,
 	) {}
 
-	/** Adds a whole frame; `written` is told once the write holding it is done (or failed). */
-	add(frame: Buffer, written: Written): void {
+	/**
+	 * Adds a whole frame; `written` is told once the write holding it is done (or failed). A frame that must not
+	 * wait (`now`) leaves at once, with whatever waits before it.
+	 */
+	add(frame: Buffer, written: Written, now = false): void {
 		this.frames.push(frame);
 		this.callbacks.push(written);
 		this.bytes += frame.length;
-		if (!this.scheduled) {
+		if (now) this.flush();
+		else if (!this.scheduled) {
 			this.scheduled = true;
 			process.nextTick(endOfTick, this);
 			this.flush();

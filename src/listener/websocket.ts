@@ -37,6 +37,13 @@ export interface ControlSocketOptions {
 	transport?: FrameTransport;
 }
 
+/**
+ * How the events that come in bursts begin (the model's streaming updates): only they wait for the end of the
+ * tick. Every other message (a response, a job's or the tree's change, a message's end) leaves at once, as it
+ * did before frames were batched, so it is not held behind work that the same tick goes on to start.
+ */
+const STREAMING_EVENT = '{"type":"message_update"';
+
 /** One client's control socket, as the listener's heartbeat and shutdown see it. */
 export class ControlConnection {
 	private readonly queue: OutboundQueue;
@@ -53,7 +60,7 @@ export class ControlConnection {
 		const batch = transport ? new FrameBatch(transport, () => socket.readyState === socket.OPEN) : undefined;
 		this.batch = batch;
 		this.queue = new OutboundQueue(
-			{ write: batch ? (text, written) => batch.add(textFrame(text), written) : (text, written) => socket.send(text, written) },
+			{ write: batch ? (text, written) => batch.add(textFrame(text), written, !text.startsWith(STREAMING_EVENT)) : (text, written) => socket.send(text, written) },
 			{ maxMessages: limits.clientQueueMessages, maxBytes: limits.clientQueueBytes, highWaterBytes: limits.writeHighWaterBytes },
 			options.budget,
 			(backlog) => this.cutOff(NOT_READING, backlog),

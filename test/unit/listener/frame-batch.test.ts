@@ -97,3 +97,13 @@ test("a write the kernel took whole is told at once, not on the socket's later c
 	later!();
 	assert.deepEqual(told, ["now:ok"], "the socket's own callback tells nobody twice");
 });
+
+test("a frame that must not wait leaves at once, with what waited before it", () => {
+	const transport = new HeldTransport();
+	const batch = new FrameBatch(transport, () => true);
+	batch.add(frame("a"), () => undefined);
+	batch.add(frame("b"), () => undefined);
+	batch.add(frame("c"), () => undefined);
+	batch.add(frame("!"), () => undefined, true);
+	assert.deepEqual(transport.chunks.map(String), ["a", "bc!"]);
+});
