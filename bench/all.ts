@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the streaming, web page, memory, session tree, session churn, unknown sessions, half-open, project files and changes benchmarks one after another, each in its
+ * `npm run bench`: every benchmark below, one after another, each in its
  * own process and with the same arguments (so `npm run bench -- --write` updates every section of
  * docs/benchmarks.md).
  */
@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url";
 
 const SCRIPTS = [
 	"run.ts",
+	"fan-out.ts", // 100 clients follow one 20,000-delta reply
+	"slow-consumers.ts", // 30 clients stop reading during a 200,000-delta reply
 	"web-page.ts",
 	"memory.ts",
 	"tree.ts",

@@ -17,9 +17,11 @@ import { writeBenchSection } from "./doc-section.js";
 import { measuredCommit } from "./measured-commit.js";
 import { readBenchOptions } from "./options.js";
 import { bestPeer, PEER_BASELINES, PEER_REPLY_DELTAS, type PeerMetric } from "./peer-baselines.js";
+import { frameBytes } from "./frame-bytes.js";
 import { processTreeCpuMs } from "./process-cpu.js";
 import { processTreeRssMiB } from "./process-rss.js";
 import { type PromptResult, promptLines, type Side } from "./side.js";
+import { appendStreamingRecord, type StreamingFigures, streamingGoalsTable } from "./streaming-goals.js";
 import { median, medianWithSpread } from "./stats.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
@@ -55,6 +57,8 @@ interface Sample {
 	totalMs: number;
 	deltas: number;
 	bytes: number;
+	/** Bytes on the socket, WebSocket frame headers included (skiff; pi's and codex's stdio lines have none). */
+	wireBytes: number;
 	/** Resident memory of the process tree when the client receives the measured reply's end-of-run event (MiB). */
 	endRssMiB: number;
 	/** Resident memory 2 s after that (MiB). */
@@ -146,9 +150,13 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 		client.socket.send(JSON.stringify({ type: "prompt", id: `bench-${sentAt}`, message }));
 		const { endedAt, endRssMiB } = await done;
 		const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
+		const wireBytes = client.frames.slice(frameStart).reduce((sum, f) => sum + frameBytes(Buffer.byteLength(f)), 0);
+		// A client that falls behind (a loaded machine starves the benchmark's own process) gets merged deltas:
+		// fewer frames, the same text. Every delta of BENCH is one character, so the text counts the deltas.
+		const textDeltas = textDeltaChars(client.events.slice(eventStart));
 		client.events.splice(eventStart);
 		client.frames.splice(frameStart);
-		return { sentAt, firstDeltaAt, endedAt, deltas, bytes, endRssMiB, requestIndex };
+		return { sentAt, firstDeltaAt, endedAt, deltas: textDeltas, bytes, wireBytes, endRssMiB, requestIndex };
 	};
 	return {
 		pid,
@@ -158,6 +166,13 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 			await skiff.stop();
 		},
 	};
+}
+
+/** Characters of the text deltas among `events` (a merged delta holds several). */
+function textDeltaChars(events: Array<{ type?: string; assistantMessageEvent?: { type?: string; delta?: string } }>): number {
+	let chars = 0;
+	for (const e of events) if (e.type === "message_update" && e.assistantMessageEvent?.type === "text_delta") chars += e.assistantMessageEvent.delta?.length ?? 0;
+	return chars;
 }
 
 /** pi: `pi --mode rpc`, JSONL over stdio. Resolves once the `get_state` sent at spawn is answered. */
@@ -244,6 +259,7 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 			totalMs: run.endedAt - run.sentAt,
 			deltas: run.deltas,
 			bytes: run.bytes,
+			wireBytes: run.wireBytes ?? run.bytes,
 			endRssMiB: run.endRssMiB,
 			settledRssMiB,
 			cpuMs,
@@ -255,7 +271,8 @@ async function measure(model: FakeModel, start: () => Promise<Side>): Promise<Sa
 
 /** A row of the tables: how to read it off a sample, and its decimals. */
 interface Metric {
-	key: PeerMetric;
+	/** The peer baselines' key, when they have the figure. */
+	key: PeerMetric | "cpuMs" | "wireBytesPerDelta";
 	label: string;
 	digits: number;
 	value(sample: Sample): number;
@@ -269,6 +286,8 @@ const METRICS: Metric[] = [
 	{ key: "totalMs", label: `${DELTAS.toLocaleString("en")}-delta reply: prompt → end of run (ms)`, digits: 0, value: (s) => s.totalMs },
 	{ key: "deltasPerSecond", label: "text-delta events per second at the client", digits: 0, value: (s) => s.deltas / (s.totalMs / 1000) },
 	{ key: "bytesPerDelta", label: "bytes on the wire per delta (B)", digits: 1, value: (s) => s.bytes / s.deltas },
+	{ key: "wireBytesPerDelta", label: "bytes on the socket per delta, WebSocket frame headers included (B)", digits: 1, value: (s) => s.wireBytes / s.deltas },
+	{ key: "cpuMs", label: "CPU of the process tree during that reply (ms)", digits: 0, value: (s) => s.cpuMs },
 	{ key: "endRssMiB", label: "RSS when the client sees the end of that reply (MiB)", digits: 1, value: (s) => s.endRssMiB },
 	{ key: "settledRssMiB", label: "RSS 2 s after that reply (MiB)", digits: 1, value: (s) => s.settledRssMiB },
 ];
@@ -297,7 +316,7 @@ function peersTable(skiff: Sample[]): string {
 		"",
 		"| metric | better is | best peer | skiff | skiff / best peer (medians) |",
 		"|---|---|---|---|---|",
-		...METRICS.map(({ key, label, digits, value }) => {
+		...METRICS.filter((m): m is Metric & { key: PeerMetric } => m.key in PEER_BASELINES).map(({ key, label, digits, value }) => {
 			const best = bestPeer(key);
 			const samples = skiff.map(value);
 			return `| ${label} | ${PEER_BASELINES[key].better} | ${best.peer}: ${best.median.toLocaleString("en")} | ${medianWithSpread(samples, digits, "min–max")} | ${(median(samples) / best.median).toFixed(2)} |`;
@@ -307,7 +326,7 @@ function peersTable(skiff: Sample[]): string {
 
 /** skiff beside codex, both measured in this run (codex-side.ts). */
 function besideCodex(skiff: Sample[], codex: Sample[]): string {
-	const rows = [...METRICS, { key: "cpuMs", label: "CPU of the process tree during that reply (ms)", digits: 0, value: (s: Sample) => s.cpuMs }];
+	const rows = METRICS;
 	const intro =
 		`Measured ${new Date().toISOString().slice(0, 10)} by bench/run.ts with skiff, pi and codex in one run (${options.iterations} iterations, order rotated), on src/ as of commit ${measuredCommit()}: ` +
 		"skiff's cold start is spawn → first answer to get_state, codex's spawn → answer to initialize; median (min–max) over the iterations.";
@@ -344,6 +363,9 @@ async function main(): Promise<void> {
 	const beside = codex ? besideCodex(samples.skiff, samples.codex) : undefined;
 	if (beside) console.log(`\n${beside}`);
 	if (beside && options.write) writeBenchSection("codex", beside);
+	const figures = (list: Sample[]): StreamingFigures[] => list.map((s) => ({ totalMs: s.totalMs, cpuMs: s.cpuMs, wireBytesPerDelta: s.wireBytes / s.deltas }));
+	const goals = streamingGoalsTable(figures(samples.skiff), codex ? figures(samples.codex) : undefined);
+	console.log(`\n${goals}`);
 	if (!COMPARE_WITH_PEERS) {
 		console.log(`\n(no comparison with the peer baselines: they were measured with ${PEER_REPLY_DELTAS.toLocaleString("en")}-delta replies)`);
 		return;
@@ -352,6 +374,8 @@ async function main(): Promise<void> {
 	console.log(`\n${peers}`);
 	if (options.write) {
 		writeBenchSection("streaming", streaming);
+		writeBenchSection("streaming-goals", goals);
+		appendStreamingRecord(figures(samples.skiff));
 		writeBenchSection("peers", peers);
 	}
 }

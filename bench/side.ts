@@ -8,6 +8,8 @@ export interface PromptResult {
 	endedAt: number;
 	deltas: number;
 	bytes: number;
+	/** Bytes on the socket with WebSocket frame headers (skiff); stdio sides leave it out: their bytes are all. */
+	wireBytes?: number;
 	endRssMiB: number;
 	/** Which request to the fake model this prompt made. */
 	requestIndex: number;

@@ -10,6 +10,7 @@ import { CollabRooms } from "./collab/rooms.js";
 import type { CoreConfig } from "./core.js";
 import { collabLinkOrigin } from "./listener/advertised-origin.js";
 import type { AuthPolicy } from "./listener/auth.js";
+import { startIdleCollection } from "./cli/idle-collection.js";
 import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
 import { deferredDispatcher } from "./protocol/deferred-dispatcher.js";
@@ -86,6 +87,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 	}
 	coreReady(core.dispatcher);
 	core.warmUp();
+	const stopIdleCollection = startIdleCollection();
 	const { runtime } = core;
 	let closing: Promise<void> | undefined;
 	return {
@@ -94,6 +96,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 		warnings: [...settingsWarnings, ...core.warnings],
 		close: () => {
 			closing ??= (async () => {
+				stopIdleCollection();
 				await listener.close();
 				await core.shutdown();
 			})();

@@ -5,8 +5,9 @@
  * and where a client too far behind can be dropped in O(1). All queues share one budget, so the total
  * memory held for slow clients is bounded and the clients furthest behind are cut off first.
  */
-import { canCoalesce, coalesce, mergeableDelta, type WireEvent } from "../protocol/coalesce.js";
+import { canCoalesceParts, type DeltaPart, deltaPart, type WireEvent, withDelta } from "../protocol/coalesce.js";
 import type { PublishedEvent } from "../protocol/event-hub.js";
+import { MergedText } from "./merged-text.js";
 
 /** Where a queue writes: one message at a time, told (`written`) once it has left the process or failed. */
 export interface OutboundSink {
@@ -32,7 +33,12 @@ export interface Backlog {
 
 /** A waiting message: an event (which may absorb the deltas after it) or a response's text. */
 interface Entry {
+	/** The event; once it absorbed others, the last of them (whose seq and fields the merged event keeps). */
 	event: WireEvent | undefined;
+	/** The event's delta sub-event when it may absorb the deltas after it. */
+	part: DeltaPart | undefined;
+	/** The text of the deltas it absorbed, its own first (undefined while it absorbed none). */
+	merged: MergedText | undefined;
 	/** The JSON text; undefined once the event absorbed another (it is serialized when written). */
 	text: string | undefined;
 	bytes: number;
@@ -83,6 +89,9 @@ export class OutboundQueue {
 	private head = 0; // index of the oldest waiting entry (the array is compacted lazily)
 	private bytes = 0;
 	private inFlight = 0;
+	/** Sizes of the writes handed to the sink and not yet done, oldest first (from `writingHead`). */
+	private writing: number[] = [];
+	private writingHead = 0;
 	private closed = false;
 	private pumping = false;
 	private mergingPaused = false;
@@ -135,14 +144,17 @@ export class OutboundQueue {
 		const tail = this.queuedMessages > 0 ? this.entries[this.entries.length - 1]! : undefined;
 		let added: number;
 		const withinCap = this.limits.maxMergedBytes === undefined || (tail?.bytes ?? 0) + text.length <= this.limits.maxMergedBytes;
-		if (event && withinCap && !this.mergingPaused && tail?.event && !tail.sealed && canCoalesce(tail.event, event)) {
-			tail.event = coalesce(tail.event, event);
+		const part = event && deltaPart(event);
+		if (part && withinCap && !this.mergingPaused && tail?.part && !tail.sealed && canCoalesceParts(tail.event!, tail.part, event, part)) {
+			(tail.merged ??= new MergedText(tail.part.delta)).add(part.delta);
+			tail.event = event;
+			tail.part = part;
 			tail.text = undefined;
-			added = mergeableDelta(event)!.length;
+			added = part.delta.length;
 			tail.bytes += added;
 		} else {
 			added = text.length;
-			this.entries.push({ event, text, bytes: added, sealed: this.mergingPaused });
+			this.entries.push({ event, part, merged: undefined, text, bytes: added, sealed: this.mergingPaused });
 		}
 		this.bytes += added;
 		this.budget.change(added);
@@ -171,12 +183,28 @@ export class OutboundQueue {
 	private write(text: string): void {
 		const size = text.length;
 		this.inFlight += size;
-		this.sink.write(text, (error) => {
-			this.inFlight -= size;
-			if (error) this.close();
-			else this.pump();
-		});
+		this.writing.push(size);
+		this.sink.write(text, this.afterWrite);
 	}
+
+	/**
+	 * One callback for every write (no closure per message: a hundred followers of a long reply would make
+	 * millions): a socket completes its writes in the order they were made, so the oldest size is the one done
+	 * (and should a failure be reported out of turn, the queue is closed by it and the sizes still sum up).
+	 */
+	private readonly afterWrite = (error?: Error | null): void => {
+		this.inFlight -= this.writing[this.writingHead]!;
+		this.writing[this.writingHead++] = 0;
+		if (this.writingHead === this.writing.length) {
+			this.writing = [];
+			this.writingHead = 0;
+		} else if (this.writingHead > 1024 && this.writingHead * 2 > this.writing.length) {
+			this.writing = this.writing.slice(this.writingHead);
+			this.writingHead = 0;
+		}
+		if (error) this.close();
+		else this.pump();
+	};
 
 	/** Writes waiting messages while the socket drains. */
 	private pump(): void {
@@ -187,7 +215,7 @@ export class OutboundQueue {
 			this.entries[this.head++] = undefined;
 			this.bytes -= entry.bytes;
 			this.budget.change(-entry.bytes);
-			this.write(entry.text ?? JSON.stringify(entry.event));
+			this.write(entry.text ?? JSON.stringify(entry.merged ? withDelta(entry.event!, entry.merged.text()) : entry.event));
 		}
 		if (this.head === this.entries.length) {
 			this.entries = [];

@@ -25,7 +25,7 @@ import { OutboundBudget } from "./outbound-queue.js";
 import { createRouter, listenerRoutes } from "./routes.js";
 import { type Connection, Upgrades } from "./upgrade.js";
 import type { WebPageSource } from "./web-route.js";
-import { CLOSE_GOING_AWAY } from "./websocket.js";
+import { CLOSE_GOING_AWAY, ControlConnection } from "./websocket.js";
 
 export interface ListenerOptions {
 	host: string;
@@ -132,6 +132,7 @@ export async function startListener(options: ListenerOptions): Promise<Listener>
 			clearInterval(heartbeat);
 			const closed = new Promise<void>((resolve) => server.close(() => resolve()));
 			collab?.stopAll(); // rooms live in memory only: their guests learn that they ended
+			for (const connection of connections) if (connection instanceof ControlConnection) connection.flush(); // before the close frames
 			for (const client of upgrades.clients()) client.close(CLOSE_GOING_AWAY, "server shutting down");
 			const grace = setTimeout(() => {
 				for (const client of upgrades.clients()) client.terminate();

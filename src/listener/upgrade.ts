@@ -98,7 +98,7 @@ export class Upgrades {
 		if (!admitted.ok) return refuseOnSocket(socket, admitted);
 		const { dispatcher, limits, budget, log } = this.options;
 		this.handshake(this.control, request, socket, head, admitted.protocol, (ws) => {
-			this.options.track(new ControlConnection(ws, dispatcher, { limits, budget, log, peer: peerOf(request) }), ws);
+			this.options.track(new ControlConnection(ws, dispatcher, { limits, budget, log, peer: peerOf(request), transport: socket }), ws);
 		});
 	}
 

@@ -2,14 +2,17 @@
  * The /ws control socket: one JSON command per text frame in, responses and followed sessions' events out.
  * Commands of one socket run concurrently (responses carry ids). Everything outbound goes through the
  * client's OutboundQueue, so a client that stops reading never slows anyone else: it is only behind (and
- * gets merged deltas) until it is beyond its caps, then it is cut off with 1008. A heartbeat ping finds
- * peers that are gone.
+ * gets merged deltas) until it is beyond its caps, then it is cut off with 1008. What the queue hands over
+ * leaves as whole text frames, each event's encoded once for all its followers, batched per tick
+ * (text-frame.ts, frame-batch.ts). A heartbeat ping finds peers that are gone.
  */
 import type { WebSocket } from "ws";
 import type { Dispatcher } from "../protocol/dispatch.js";
 import type { ListenerLimits } from "./limits.js";
 import { MAX_CONCURRENT_COMMANDS } from "./limits.js";
+import { FrameBatch, type FrameTransport } from "./frame-batch.js";
 import { type Backlog, type OutboundBudget, OutboundQueue } from "./outbound-queue.js";
+import { textFrame } from "./text-frame.js";
 
 /** Close codes the server uses (RFC 6455). */
 export const CLOSE_GOING_AWAY = 1001;
@@ -27,11 +30,24 @@ export interface ControlSocketOptions {
 	log: (line: string) => void;
 	/** `address:port` of the client, for log lines. */
 	peer: string;
+	/**
+	 * The TCP socket under the WebSocket. With it, messages leave as whole frames batched per tick
+	 * (frame-batch.ts); without it, through ws one by one.
+	 */
+	transport?: FrameTransport;
 }
+
+/**
+ * How the events that come in bursts begin (the model's streaming updates): only they wait for the end of the
+ * tick. Every other message (a response, a job's or the tree's change, a message's end) leaves at once, as it
+ * did before frames were batched, so it is not held behind work that the same tick goes on to start.
+ */
+const STREAMING_EVENT = '{"type":"message_update"';
 
 /** One client's control socket, as the listener's heartbeat and shutdown see it. */
 export class ControlConnection {
 	private readonly queue: OutboundQueue;
+	private readonly batch: FrameBatch | undefined;
 	private awaitingPong = false;
 	private cut = false;
 
@@ -40,9 +56,11 @@ export class ControlConnection {
 		dispatcher: Dispatcher,
 		private readonly options: ControlSocketOptions,
 	) {
-		const { limits } = options;
+		const { limits, transport } = options;
+		const batch = transport ? new FrameBatch(transport, () => socket.readyState === socket.OPEN) : undefined;
+		this.batch = batch;
 		this.queue = new OutboundQueue(
-			{ write: (text, written) => socket.send(text, written) },
+			{ write: batch ? (text, written) => batch.add(textFrame(text), written, !text.startsWith(STREAMING_EVENT)) : (text, written) => socket.send(text, written) },
 			{ maxMessages: limits.clientQueueMessages, maxBytes: limits.clientQueueBytes, highWaterBytes: limits.writeHighWaterBytes },
 			options.budget,
 			(backlog) => this.cutOff(NOT_READING, backlog),
@@ -80,6 +98,11 @@ export class ControlConnection {
 		});
 	}
 
+	/** Writes out at once what was handed to the socket this tick (before the listener closes it). */
+	flush(): void {
+		this.batch?.flush();
+	}
+
 	/**
 	 * One heartbeat: a client that has not answered the previous ping is cut off, the others are pinged.
 	 * Called by the listener every heartbeat interval.
@@ -100,6 +123,7 @@ export class ControlConnection {
 		if (this.cut) return;
 		this.cut = true;
 		this.queue.close();
+		this.flush(); // what was handed over goes before the close frame
 		const behind = backlog ? ` (${backlog.messages} messages, ${backlog.bytes} bytes waiting)` : "";
 		this.options.log(`skiff: cut off WebSocket client ${this.options.peer} with 1008: ${reason}${behind}`);
 		this.socket.close(CLOSE_POLICY_VIOLATION, reason);

@@ -12,14 +12,14 @@ export type WireEvent = PublishedEvent["event"];
 /** The streaming sub-events whose `delta` strings concatenate into the content block's text. */
 const MERGEABLE_DELTAS = new Set(["text_delta", "thinking_delta", "toolcall_delta"]);
 
-interface DeltaPart {
+export interface DeltaPart {
 	type: string;
 	contentIndex: unknown;
 	delta: string;
 }
 
 /** The delta sub-event of an event that may be merged with its neighbours, else undefined. */
-function deltaPart(event: WireEvent): DeltaPart | undefined {
+export function deltaPart(event: WireEvent): DeltaPart | undefined {
 	if (event.type !== "message_update") return undefined;
 	const part = event.assistantMessageEvent as Partial<DeltaPart> | undefined;
 	if (typeof part !== "object" || part === null) return undefined;
@@ -39,14 +39,12 @@ export function mergeableDelta(event: WireEvent): string | undefined {
 export function canCoalesce(earlier: WireEvent, later: WireEvent): boolean {
 	const a = deltaPart(earlier);
 	const b = deltaPart(later);
-	return (
-		a !== undefined &&
-		b !== undefined &&
-		earlier.sessionId === later.sessionId &&
-		a.type === b.type &&
-		a.contentIndex === b.contentIndex &&
-		later.seq > earlier.seq
-	);
+	return a !== undefined && b !== undefined && canCoalesceParts(earlier, a, later, b);
+}
+
+/** canCoalesce for two events whose delta parts are known (a queue keeps its last entry's). */
+export function canCoalesceParts(earlier: WireEvent, a: DeltaPart, later: WireEvent, b: DeltaPart): boolean {
+	return earlier.sessionId === later.sessionId && a.type === b.type && a.contentIndex === b.contentIndex && later.seq > earlier.seq;
 }
 
 /**
@@ -54,7 +52,10 @@ export function canCoalesce(earlier: WireEvent, later: WireEvent): boolean {
  * concatenated. Example: deltas "Hel" (seq 4) and "lo" (seq 5) become "Hello" with seq 5.
  */
 export function coalesce(earlier: WireEvent, later: WireEvent): WireEvent {
-	const a = deltaPart(earlier)!;
-	const b = deltaPart(later)!;
-	return { ...later, assistantMessageEvent: { ...b, delta: a.delta + b.delta } };
+	return withDelta(later, deltaPart(earlier)!.delta + deltaPart(later)!.delta);
+}
+
+/** The event standing for a run of merged deltas: its last event (a mergeable delta) carrying the run's whole text. */
+export function withDelta(last: WireEvent, delta: string): WireEvent {
+	return { ...last, assistantMessageEvent: { ...deltaPart(last)!, delta } };
 }

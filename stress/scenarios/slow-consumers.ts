@@ -5,8 +5,10 @@
  * back once they are cut or have caught up; a paused client that survives and resumes must get the whole text.
  *
  * The criterion run streams at a pace (the fake model waits 1 ms after each delta: about 900 deltas a second,
- * still far faster than a real model). Two more runs stream the same reply as fast as loopback allows, with
- * and without paused clients: they show what slow clients add when the service is already saturated.
+ * still far faster than a real model). Two more runs stream a reply of 200,000 one-character deltas as fast as
+ * loopback allows, with and without paused clients (issue 21's goal 3, also bench/slow-consumers.ts): the ping
+ * must stay within its budget throughout, and resident memory must come back within 50 MiB of where it was
+ * before the reply, 10 s after the reply ended.
  */
 import { StressClient } from "../client.js";
 import { DeltaLog } from "../delta-log.js";
@@ -20,17 +22,34 @@ export interface SlowConsumerOptions {
 }
 
 /**
- * A reply of 10,000 deltas of 400 characters: 4 MB of text. A client that has read none of it holds about
+ * The paced reply: 10,000 deltas of 400 characters, 4 MB of text. A client that has read none of it holds about
  * three copies in its queue (the merged deltas, then text_end and message_end, which carry the whole text):
  * under the 16 MiB per-client cap, but thirty of them are far over the 64 MiB budget for all clients.
  */
-const DELTAS = 10_000;
-const DELTA_CHARS = 400;
-const PING_BUDGET_MS = 100;
+const PACED_DELTAS = 10_000;
+const PACED_DELTA_CHARS = 400;
+/** The full-speed reply of issue 21: 200,000 one-character deltas. */
+export const FULL_SPEED_DELTAS = 200_000;
+export const PING_BUDGET_MS = 100;
+/** Resident memory 10 s after the full-speed reply must be within this of what it was before it. */
+export const RSS_RETURN_MIB = 50;
 const LIMIT_MS = 180_000;
+/** Paced run: time after the paused clients closed before memory is read again. */
 const SETTLE_MS = 5_000;
+/** Full-speed runs: time after the reply ended (at the reading client) before memory is read again. */
+export const RETURN_AFTER_MS = 10_000;
 
-interface Run {
+export interface RunOptions {
+	paused: number;
+	deltas: number;
+	deltaChars: number;
+	/** The fake model waits 1 ms after each delta. */
+	paced: boolean;
+	/** Resident memory is read again this long after the reply ended; else SETTLE_MS after the paused clients closed. */
+	returnAfterMs?: number;
+}
+
+export interface Run {
 	pings: number[];
 	/** Pings sent before the reply's message_end reached the reading client. */
 	whileStreaming: number[];
@@ -47,7 +66,8 @@ interface Run {
 
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function runOnce(paused: number, paced: boolean): Promise<Run> {
+/** One reply with `paused` clients that stop reading; see RunOptions. */
+export async function slowConsumerRun({ paused, deltas, deltaChars, paced, returnAfterMs }: RunOptions): Promise<Run> {
 	const service = await startService();
 	const failures: string[] = [];
 	const clients: StressClient[] = [];
@@ -78,8 +98,9 @@ async function runOnce(paused: number, paced: boolean): Promise<Run> {
 			clients.push(client);
 		}
 		await wait(1_000);
-		const heapBefore = await service.heapMiB();
+		// Resident memory as the process holds it, read before the inspector forces a collection for the heap figure.
 		const rssBefore = rssMiB(service.pid);
+		const heapBefore = await service.heapMiB();
 		let rssPeak = rssBefore;
 		const sampler = setInterval(() => (rssPeak = Math.max(rssPeak, rssMiB(service.pid))), 100);
 		const pinger = await startPinger(service.skiff.wsUrl);
@@ -88,10 +109,11 @@ async function runOnce(paused: number, paced: boolean): Promise<Run> {
 		const deadline = started + LIMIT_MS;
 		driverLog.ended = false;
 		messageEndAt = Number.POSITIVE_INFINITY;
-		await driver.ok({ type: "prompt", message: `BENCH ${DELTAS} ${DELTA_CHARS}${paced ? "\nSLOW 1" : ""}` });
-		while (!driverLog.ended && performance.now() < deadline) await wait(20);
+		await driver.ok({ type: "prompt", message: `BENCH ${deltas} ${deltaChars}${paced ? "\nSLOW 1" : ""}` });
+		while (!driverLog.ended && performance.now() < deadline) await wait(5);
 		if (!driverLog.ended) failures.push("the reply did not end in time");
-		const seconds = (performance.now() - started) / 1000;
+		const endedAt = performance.now();
+		const seconds = (endedAt - started) / 1000;
 		// Every paused client reads again: one the service cut off learns it now (1008, or 1006 when its
 		// connection was destroyed 2 s after the close frame it did not read); a survivor must get the whole text.
 		for (const entry of slow) entry.client.setReading(true);
@@ -99,7 +121,7 @@ async function runOnce(paused: number, paced: boolean): Promise<Run> {
 		const samples = await pinger.stop();
 		if (samples.failures > 0) failures.push(`${samples.failures} pings failed`);
 
-		const expected = DELTAS * DELTA_CHARS;
+		const expected = deltas * deltaChars;
 		if (driverLog.chars !== expected + warmUpChars) failures.push(`the reading client got ${fmt(driverLog.chars)} characters`);
 		const cut = new Map<string, number>();
 		let resumed = 0;
@@ -115,10 +137,11 @@ async function runOnce(paused: number, paced: boolean): Promise<Run> {
 			}
 		}
 		for (const entry of slow) entry.client.close();
-		await wait(SETTLE_MS);
+		if (returnAfterMs === undefined) await wait(SETTLE_MS);
+		else await wait(Math.max(0, endedAt + returnAfterMs - performance.now()));
 		clearInterval(sampler);
-		const heapAfter = await service.heapMiB();
 		const rssAfter = rssMiB(service.pid);
+		const heapAfter = await service.heapMiB();
 		const whileStreaming = samples.ms.filter((_, i) => samples.sentAt[i]! < messageEndAt);
 		return { pings: samples.ms, whileStreaming, cut, resumed, rssBefore, rssPeak, rssAfter, heapBefore, heapAfter, seconds, failures };
 	} finally {
@@ -130,18 +153,24 @@ async function runOnce(paused: number, paced: boolean): Promise<Run> {
 const latency = (samples: number[]) => `max ${fmt(maxOf(samples), 1)} ms, p99 ${fmt(pct(samples, 0.99), 1)} ms, p50 ${fmt(pct(samples, 0.5), 1)} ms`;
 
 export async function slowConsumers(options: SlowConsumerOptions): Promise<ScenarioResult> {
-	const paced = await runOnce(options.paused, true);
-	const fastAlone = await runOnce(0, false);
-	const fastPaused = await runOnce(options.paused, false);
+	const paced = await slowConsumerRun({ paused: options.paused, deltas: PACED_DELTAS, deltaChars: PACED_DELTA_CHARS, paced: true });
+	const full = { deltas: FULL_SPEED_DELTAS, deltaChars: 1, paced: false, returnAfterMs: RETURN_AFTER_MS };
+	const fastAlone = await slowConsumerRun({ ...full, paused: 0 });
+	const fastPaused = await slowConsumerRun({ ...full, paused: options.paused });
 	const failures = [...paced.failures, ...fastAlone.failures.map((f) => `full speed, alone: ${f}`), ...fastPaused.failures.map((f) => `full speed: ${f}`)];
 	const slow = paced.pings.filter((ms) => ms > PING_BUDGET_MS).length;
 	if (slow > 0) failures.push(`${slow} of ${paced.pings.length} pings took over ${PING_BUDGET_MS} ms (paced stream)`);
+	const slowFast = fastPaused.pings.filter((ms) => ms > PING_BUDGET_MS).length;
+	if (slowFast > 0) failures.push(`${slowFast} of ${fastPaused.pings.length} pings took over ${PING_BUDGET_MS} ms (full speed, ${options.paused} paused)`);
+	if (fastPaused.rssAfter - fastPaused.rssBefore > RSS_RETURN_MIB) {
+		failures.push(`full speed: RSS ${fmt(fastPaused.rssAfter, 1)} MiB ${RETURN_AFTER_MS / 1000} s after the reply, over ${RSS_RETURN_MIB} MiB above ${fmt(fastPaused.rssBefore, 1)} before it`);
+	}
 	const cuts = [...paced.cut].map(([how, n]) => `${n} × ${how}`).join(", ") || "none";
 	return {
 		name: "slow consumers",
-		tried: `${options.paused} clients stop reading (paused TCP sockets) while a session streams ${fmt(DELTAS)} deltas of ${DELTA_CHARS} characters (${fmt((DELTAS * DELTA_CHARS) / 1e6, 0)} MB); a normal client in a process of its own pings back to back; all paused clients read again after the reply. Paced stream (1 ms between deltas), then the same at full loopback speed alone and with the paused clients`,
-		count: `${options.paused} paused clients; ${fmt(paced.pings.length)} pings (paced run)`,
+		tried: `${options.paused} clients stop reading (paused TCP sockets) while a session streams ${fmt(PACED_DELTAS)} deltas of ${PACED_DELTA_CHARS} characters (${fmt((PACED_DELTAS * PACED_DELTA_CHARS) / 1e6, 0)} MB) at a pace of 1 ms between deltas; a normal client in a process of its own pings back to back; all paused clients read again after the reply. Then ${fmt(FULL_SPEED_DELTAS)} one-character deltas at full loopback speed, alone and with the paused clients (memory read ${RETURN_AFTER_MS / 1000} s after the reply)`,
+		count: `${options.paused} paused clients; ${fmt(paced.pings.length)} pings (paced run), ${fmt(fastPaused.pings.length)} (full speed, paused)`,
 		failures,
-		figure: `paced (${fmt(paced.seconds, 1)} s): ping ${latency(paced.pings)}; ${paced.resumed} resumed with the whole text, cut off: ${cuts}; RSS ${fmt(paced.rssBefore, 1)} MiB before, peak ${fmt(paced.rssPeak, 1)}, ${fmt(paced.rssAfter, 1)} after (JS heap after a full GC ${fmt(paced.heapBefore, 1)} → ${fmt(paced.heapAfter, 1)} MiB). Full speed (${fmt(fastAlone.seconds, 1)} s), ping while streaming: alone ${latency(fastAlone.whileStreaming)}; with ${options.paused} paused ${latency(fastPaused.whileStreaming)} (${fastPaused.resumed} resumed whole)`,
+		figure: `paced (${fmt(paced.seconds, 1)} s): ping ${latency(paced.pings)}; ${paced.resumed} resumed with the whole text, cut off: ${cuts}; RSS ${fmt(paced.rssBefore, 1)} MiB before, peak ${fmt(paced.rssPeak, 1)}, ${fmt(paced.rssAfter, 1)} after (JS heap after a full GC ${fmt(paced.heapBefore, 1)} → ${fmt(paced.heapAfter, 1)} MiB). Full speed, ${fmt(FULL_SPEED_DELTAS)} deltas: alone (${fmt(fastAlone.seconds, 1)} s) ping ${latency(fastAlone.pings)}; with ${options.paused} paused (${fmt(fastPaused.seconds, 1)} s) ping ${latency(fastPaused.pings)}, ${fastPaused.resumed} resumed whole; RSS ${fmt(fastPaused.rssBefore, 1)} MiB before, peak ${fmt(fastPaused.rssPeak, 1)}, ${fmt(fastPaused.rssAfter, 1)} ${RETURN_AFTER_MS / 1000} s after the reply`,
 	};
 }

@@ -5,6 +5,7 @@
 import type { SessionCatalog, SessionOpener } from "../types.js";
 import { createPiEnvironment } from "./environment.js";
 import { openPiSession } from "./open-session.js";
+import { cutEventStreamsIntoPieces } from "./event-stream-pieces.js";
 import { warmUpProviders } from "./provider-warmup.js";
 import { PiSessionCatalog, REAL_FOLDERS } from "./session-catalog.js";
 
@@ -24,6 +25,7 @@ export interface PiRuntime {
 /** Builds the pi side of the runtime. Throws when `model` (`provider/id`) names a model pi does not know. */
 export function createPiRuntime(options: { agentDir: string; model?: string; warn?: (line: string) => void }): PiRuntime {
 	const env = createPiEnvironment(options);
+	cutEventStreamsIntoPieces();
 	const warnings: string[] = [];
 	if (env.modelsError) warnings.push(`models.json: ${env.modelsError}`);
 	if (env.modelRegistry.getAvailable().length === 0) {

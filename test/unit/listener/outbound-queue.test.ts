@@ -156,3 +156,22 @@ test("a full replay window fits in one client's queue", () => {
 	assert.ok(MAX_CLIENT_QUEUE_MESSAGES > REPLAY_MAX_EVENTS);
 	assert.ok(MAX_CLIENT_QUEUE_BYTES > REPLAY_MAX_BYTES);
 });
+
+test("a long run of merged deltas reaches a client behind whole and in order, as one event with the run's last seq", () => {
+	const { sink, queue } = setup({ ...LIMITS, maxMessages: 10 });
+	const h = hub();
+	queue.push(h.publish({ type: "message_start" })); // the socket now holds more than the high water
+	let text = "";
+	for (let i = 0; i < 5000; i++) {
+		const piece = String.fromCharCode(97 + (i % 26));
+		text += piece;
+		queue.push(delta(h, piece));
+	}
+	assert.equal(queue.queuedMessages, 1, "one waiting event for the whole run");
+	assert.ok(queue.queuedBytes < 5000 + 200, "merged deltas counted by their text (the first by its JSON)");
+	sink.drain();
+	const merged = sink.events[1];
+	assert.equal(merged.assistantMessageEvent.delta, text);
+	assert.equal(merged.seq, h.seq);
+	assert.deepEqual(Object.keys(merged), ["type", "sessionId", "seq", "assistantMessageEvent"], "the wire's field order");
+});
