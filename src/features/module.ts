@@ -67,8 +67,8 @@ export interface FeatureModule<S = unknown> {
 	 * and starts nothing more. The shutdown waits for it, so it must end in bounded time.
 	 */
 	stop?(service: S): Promise<void>;
-	/** A check of the feature for `doctor`, about the addressed session. */
-	doctor?(service: S): (session: LoadedSession) => Promise<DoctorCheck>;
+	/** A check of the feature for `doctor`, about the addressed session (undefined: nothing to check, no line). */
+	doctor?(service: S): (session: LoadedSession) => Promise<DoctorCheck | undefined>;
 }
 
 /** Identity helper that ties the module's parts to its service's type. */

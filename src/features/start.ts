@@ -18,7 +18,7 @@ export interface StartedFeatures {
 	/** Every running feature's service by key, for `context.service(key)`. */
 	readonly services: ServiceDirectory;
 	/** The features' checks for `doctor`. */
-	readonly doctorChecks: Array<(session: LoadedSession) => Promise<DoctorCheck>>;
+	readonly doctorChecks: Array<(session: LoadedSession) => Promise<DoctorCheck | undefined>>;
 }
 
 /** The modules in an order where each comes after those it needs (the list's order otherwise). */

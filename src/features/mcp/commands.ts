@@ -54,11 +54,12 @@ export function mcpCommands(key: ServiceKey<McpService>) {
 }
 
 /** doctor: each server of the session's folder starts and lists its tools (within DOCTOR_WAIT_MS). */
-export function mcpDoctorCheck(mcp: McpService): (session: LoadedSession) => Promise<DoctorCheck> {
+export function mcpDoctorCheck(mcp: McpService): (session: LoadedSession) => Promise<DoctorCheck | undefined> {
 	return async (session) => {
 		const runtimes = await mcp.settle(session.handle.cwd, DOCTOR_WAIT_MS);
 		const enabled = runtimes.filter((r) => r.state !== "disabled");
-		if (enabled.length === 0) return { id: "mcp", ok: true, title: "MCP servers", detail: "No MCP server is configured for this folder." };
+		// Nothing configured (or everything switched off) is nothing to check: the doctor lists no line for it.
+		if (enabled.length === 0) return undefined;
 		const bad = enabled.filter((r) => r.state !== "ready");
 		const detail = enabled
 			.map((r) => `${r.spec.name}: ${r.state}${r.state === "ready" ? ` (${r.tools.length} tools)` : r.lastError ? ` (${r.lastError})` : ""}`)

@@ -41,8 +41,8 @@ export interface ServiceFacts {
 export interface DoctorSources {
 	/** Absent where no service runs (documentation, tests): those checks are left out. */
 	service?: ServiceFacts;
-	/** Further checks of features (memory), for the addressed session. */
-	checks?: Array<(session: LoadedSession) => Promise<DoctorCheck>>;
+	/** Further checks of features (memory), for the addressed session; one with nothing to check answers undefined. */
+	checks?: Array<(session: LoadedSession) => Promise<DoctorCheck | undefined>>;
 }
 
 export function doctorCommands(sources: DoctorSources) {
@@ -67,7 +67,10 @@ export function doctorCommands(sources: DoctorSources) {
 				if (checkModel) checks.push(await reachableCheck(session));
 				const { service } = sources;
 				if (service) checks.push(...binaryChecks(service.tools), directoryCheck(service.agentDir, service.sessionsDir), reachCheck(service.reach));
-				for (const check of sources.checks ?? []) checks.push(await check(session));
+				for (const check of sources.checks ?? []) {
+					const found = await check(session);
+					if (found) checks.push(found);
+				}
 				return { ok: checks.every((c) => c.ok), checks };
 			},
 		}),
