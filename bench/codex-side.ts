@@ -14,7 +14,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { type PromptResult, promptLines, type Side } from "./side.js";
-import { median, medianWithSpread } from "./stats.js";
+import { median, medianWithSpread } from "../stress/stats.js";
 import { tempDir } from "../test/support/skiff-process.js";
 
 /** The codex binary to run, or undefined to leave codex out (`--codex` wins over SKIFF_BENCH_CODEX). */

@@ -8,7 +8,7 @@
 import { cpus, loadavg } from "node:os";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
-import { median, medianWithSpread } from "./stats.js";
+import { median, medianWithSpread } from "../stress/stats.js";
 import { FAN_OUT_GOAL_S, type FanOutRun, fanOutRun } from "../stress/scenarios/fan-out.js";
 
 const CLIENTS = 100;

@@ -16,7 +16,7 @@ import { pingsWhile } from "../test/support/pings-while.js";
 import { TestClient } from "../test/support/ws-client.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
-import { formatNumber, medianWithSpread, quantile } from "./stats.js";
+import { formatNumber, medianWithSpread, quantile } from "../stress/stats.js";
 
 const options = readBenchOptions();
 const ROUNDS = Math.min(options.rounds, 200);

@@ -13,7 +13,7 @@ import { startService } from "../stress/service.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
 import { srcCommit } from "./src-commit.js";
-import { formatNumber, medianWithSpread } from "./stats.js";
+import { formatNumber, medianWithSpread } from "../stress/stats.js";
 
 const CONNECTIONS = 300;
 const ROUNDS = 3;

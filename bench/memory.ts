@@ -13,7 +13,7 @@ import { startFakeHindsight } from "../test/support/fake-hindsight.js";
 import { tempDir } from "../test/support/skiff-process.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
-import { median, medianWithSpread } from "./stats.js";
+import { median, medianWithSpread } from "../stress/stats.js";
 
 const options = readBenchOptions();
 const ROUNDS = options.rounds;

@@ -22,7 +22,7 @@ import { processTreeCpuMs } from "./process-cpu.js";
 import { processTreeRssMiB } from "./process-rss.js";
 import { type PromptResult, promptLines, type Side } from "./side.js";
 import { appendStreamingRecord, type StreamingFigures, streamingGoalsTable } from "./streaming-goals.js";
-import { median, medianWithSpread } from "./stats.js";
+import { median, medianWithSpread } from "../stress/stats.js";
 import { writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
@@ -73,7 +73,7 @@ interface RequestTiming {
 	lastByteAt?: number;
 }
 
-/** The fake model server, in a child process (see fake-model-process.ts). */
+/** The fake model server, in a child process (see stress/fake-model-process.ts). */
 interface FakeModel {
 	url: string;
 	/** Resolves with the timing of request number `index` once it has been answered. */
@@ -82,7 +82,7 @@ interface FakeModel {
 }
 
 async function startFakeModel(): Promise<FakeModel> {
-	const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("fake-model-process.ts", import.meta.url))], {
+	const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(new URL("../stress/fake-model-process.ts", import.meta.url))], {
 		stdio: ["pipe", "pipe", "inherit"],
 	});
 	const lines = createInterface({ input: child.stdout });

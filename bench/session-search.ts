@@ -14,7 +14,7 @@ import { startService } from "../stress/service.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
 import { srcCommit } from "./src-commit.js";
-import { formatNumber, medianWithSpread } from "./stats.js";
+import { formatNumber, medianWithSpread } from "../stress/stats.js";
 
 const FILES = 5_000;
 const FOLDERS = 100;

@@ -9,7 +9,7 @@
 import { cpus, loadavg } from "node:os";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
-import { median, medianWithSpread, quantile } from "./stats.js";
+import { median, medianWithSpread, quantile } from "../stress/stats.js";
 import { FULL_SPEED_DELTAS, PING_BUDGET_MS, RETURN_AFTER_MS, RSS_RETURN_MIB, type Run, slowConsumerRun } from "../stress/scenarios/slow-consumers.js";
 
 const PAUSED = 30;

@@ -11,7 +11,7 @@ import { writeBenchSection } from "./doc-section.js";
 import { measuredCommit } from "./measured-commit.js";
 import { readBenchOptions } from "./options.js";
 import { processTreeRssMiB } from "./process-rss.js";
-import { median, medianWithSpread } from "./stats.js";
+import { median, medianWithSpread } from "../stress/stats.js";
 import { startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";

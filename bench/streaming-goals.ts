@@ -7,7 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { appendBenchRow } from "./doc-section.js";
-import { formatNumber, median, medianWithSpread } from "./stats.js";
+import { formatNumber, median, medianWithSpread } from "../stress/stats.js";
 
 /** What the goals look at, per iteration of one side. */
 export interface StreamingFigures {

@@ -18,7 +18,7 @@ import { startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { TestClient } from "../test/support/ws-client.js";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
-import { formatNumber, medianWithSpread } from "./stats.js";
+import { formatNumber, medianWithSpread } from "../stress/stats.js";
 
 const options = readBenchOptions();
 const ROUNDS = options.rounds;

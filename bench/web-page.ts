@@ -13,7 +13,7 @@ import { availableParallelism, loadavg } from "node:os";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 import { writeBenchSection } from "./doc-section.js";
 import { readBenchOptions } from "./options.js";
-import { formatNumber, median, medianWithSpread } from "./stats.js";
+import { formatNumber, median, medianWithSpread } from "../stress/stats.js";
 import { launchBrowser } from "../test/support/browser.js";
 import { writeLongSession } from "../test/support/session-file.js";
 import { startSkiff, tempDir } from "../test/support/skiff-process.js";

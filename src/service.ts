@@ -10,7 +10,7 @@ import { CollabRooms } from "./collab/rooms.js";
 import type { CoreConfig } from "./core.js";
 import { collabLinkOrigin } from "./listener/advertised-origin.js";
 import type { AuthPolicy } from "./listener/auth.js";
-import { startIdleCollection } from "./cli/idle-collection.js";
+import { startIdleCollection } from "./shared/idle-collection.js";
 import { type Listener, startListener } from "./listener/server.js";
 import type { WebPageSource } from "./listener/web-route.js";
 import { deferredDispatcher } from "./protocol/deferred-dispatcher.js";

@@ -1,5 +1,5 @@
 /**
- * The fake model server in its own process (bench/fake-model-process.ts), so that streaming a long reply
+ * The fake model server in its own process (stress/fake-model-process.ts), so that streaming a long reply
  * never competes with the stress clients for this process's event loop.
  */
 import { spawn } from "node:child_process";
@@ -12,7 +12,7 @@ export interface FakeModelProcess {
 }
 
 export async function startFakeModelProcess(): Promise<FakeModelProcess> {
-	const script = fileURLToPath(new URL("../bench/fake-model-process.ts", import.meta.url));
+	const script = fileURLToPath(new URL("fake-model-process.ts", import.meta.url));
 	const child = spawn(process.execPath, ["--import", "tsx", script], { stdio: ["pipe", "pipe", "inherit"] });
 	const lines = createInterface({ input: child.stdout });
 	const url = await new Promise<string>((resolve, reject) => {

@@ -1,5 +1,5 @@
 /** What a scenario reports: one row of the table in docs/reliability.md. */
-import { formatNumber, quantile } from "../bench/stats.js";
+import { formatNumber, quantile } from "./stats.js";
 
 export interface ScenarioResult {
 	/** Short name, e.g. "fan-out". */

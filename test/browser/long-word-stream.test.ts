@@ -36,7 +36,7 @@ for (const viewport of VIEWPORTS) {
 
 		test("shows as it streams and grows before its end, wrapped inside the view", async () => {
 			const word = "Qx7".repeat(5000);
-			await typeAndSend(page, `REPLY ${word}\nCHUNKS 40 7\nSLOW 8`);
+			await typeAndSend(page, `REPLY ${word}\nCHUNKS 40 7\nSLOW 3`);
 			await page.waitForSelector(".msg.assistant.streaming");
 			await page.waitForFunction(() => (document.querySelector(".msg.assistant.streaming")?.textContent?.length ?? 0) > 1000);
 			const first = await streamingLength(page);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HEAP_GROWTH_BYTES, IdleCollector, QUIET_CHECKS, QUIET_UTILIZATION } from "../../../src/cli/idle-collection.js";
+import { HEAP_GROWTH_BYTES, IdleCollector, QUIET_CHECKS, QUIET_UTILIZATION } from "../../../src/shared/idle-collection.js";
 
 const MIB = 1024 * 1024;
 
