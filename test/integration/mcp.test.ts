@@ -201,16 +201,18 @@ test("a failing tool is a tool error with the server's message; a slow one is ca
 	await until(() => readFileSync(log, "utf8").includes("cancelled slow 10000"), "the server heard the cancellation");
 });
 
-test("50 MB of tool output is cut to the tool-output cap with a note, and skiff's memory stays bounded", async () => {
+test("100 MB of tool output is cut to the tool-output cap with a note, and skiff's memory stays bounded", async () => {
 	const peakBefore = peakRss(skiff.child.pid!);
-	const end = await callTool("mcp__test__big", { mb: 50 });
+	const end = await callTool("mcp__test__big", { mb: 100 });
 	assert.equal(end.isError, false);
 	const text = textOf(end);
 	assert.ok(Buffer.byteLength(text) <= 32 * 1024, `cut to the cap: ${Buffer.byteLength(text)}`);
 	assert.match(text, /output truncated/);
-	assert.match(skiff.stderr(), /mcp: server test answered with a message of 50\.0 MB/);
+	assert.match(skiff.stderr(), /mcp: server test answered with a message of 100\.0 MB/);
+	// At most one message is held whole (16 MiB) before a longer one is cut: the peak grows by about that, plus
+	// the pipe's chunks not yet collected, however long the output (here 95 MiB).
 	const grown = peakRss(skiff.child.pid!) - peakBefore;
-	assert.ok(grown < 45 * 1024 * 1024, `the peak grew by ${Math.round(grown / 1024 / 1024)} MiB, less than the output`);
+	assert.ok(grown < 60 * 1024 * 1024, `the peak grew by ${Math.round(grown / 1024 / 1024)} MiB: the output is not held`);
 	assert.equal(textOf(await callTool("mcp__test__echo", { text: "still here" })), "echo: still here");
 });
 

@@ -53,10 +53,13 @@ export class MessageLines {
 			this.held += piece.length;
 			return;
 		}
-		const all = Buffer.concat([...this.parts, piece]);
+		// Only the head and the tail are copied out of what was held: joining it whole first would double the
+		// line's memory (16 MiB more) at the moment it is let go.
+		const all = [...this.parts, piece];
+		const bytes = this.held + piece.length;
 		this.parts = [];
 		this.held = 0;
-		this.oversized = { head: Buffer.from(all.subarray(0, HEAD_BYTES)), tail: keepEnd(all.subarray(Math.max(0, all.length - TAIL_BYTES))), bytes: all.length };
+		this.oversized = { head: Buffer.concat(all, Math.min(HEAD_BYTES, bytes)), tail: lastBytes(all, TAIL_BYTES), bytes };
 	}
 
 	private endLine(): void {
@@ -72,6 +75,19 @@ export class MessageLines {
 		this.held = 0;
 		if (text.trim() !== "") this.emit({ kind: "line", text: text.replace(/\r$/, "") });
 	}
+}
+
+/** A copy of the last `count` bytes of `pieces` taken in order. */
+function lastBytes(pieces: Buffer[], count: number): Buffer {
+	const taken: Buffer[] = [];
+	let length = 0;
+	for (let i = pieces.length - 1; i >= 0 && length < count; i--) {
+		const piece = pieces[i]!;
+		const part = piece.subarray(Math.max(0, piece.length - (count - length)));
+		taken.unshift(part);
+		length += part.length;
+	}
+	return Buffer.concat(taken, length);
 }
 
 function keepEnd(buffer: Buffer): Buffer {
