@@ -169,6 +169,8 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.type("dark");
 		await shot(page, "switcher", size, scheme);
 		await page.keyboard.press("Escape");
+		// Closed first: a Ctrl+K while it is still closing was sometimes lost.
+		await page.waitForSelector("dialog.switcher[open]", { state: "detached" });
 		// The same dialog opens panels by name (or group).
 		await page.keyboard.press("Control+k");
 		await page.waitForSelector("dialog.switcher[open]");
