@@ -231,10 +231,14 @@ export class SessionRecorder {
 	 * may be acknowledged. Rejects with a RecordingError when its write failed.
 	 */
 	async waitForUserMessage(before: number): Promise<void> {
-		await this.waitFor(() => {
-			const entry = this.messageEntries().filter((e) => (e.message as StampedMessage).role === "user")[before];
-			return entry !== undefined && this.isWritten(entry);
-		});
+		const entry = () => this.messageEntries().filter((e) => (e.message as StampedMessage).role === "user")[before];
+		await this.waitFor(
+			() => {
+				const found = entry();
+				return found !== undefined && this.isWritten(found);
+			},
+			() => entry() !== undefined,
+		);
 		await this.sync();
 	}
 
@@ -243,11 +247,17 @@ export class SessionRecorder {
 	 * identity is role plus timestamp) is on disk; rejects when its write failed.
 	 */
 	waitUntilRecorded(message: StampedMessage): Promise<void> {
-		return this.waitFor(() =>
-			this.messageEntries().some((e) => {
+		const entry = () =>
+			this.messageEntries().find((e) => {
 				const m = e.message as StampedMessage;
-				return m.role === message.role && m.timestamp === message.timestamp && this.isWritten(e);
-			}),
+				return m.role === message.role && m.timestamp === message.timestamp;
+			});
+		return this.waitFor(
+			() => {
+				const found = entry();
+				return found !== undefined && this.isWritten(found);
+			},
+			() => entry() !== undefined,
 		);
 	}
 
@@ -380,8 +390,13 @@ export class SessionRecorder {
 		for (const listener of this.listeners) listener(undefined);
 	}
 
-	/** Resolves once `done()` holds; re-checked after every entry; rejects on a write failure or after a bound. */
-	private waitFor(done: () => boolean): Promise<void> {
+	/**
+	 * Resolves once `done()` holds; re-checked after every entry; rejects on a write failure or after a bound.
+	 * `handed()` says whether the entry waited for was handed over already: if so and the recording is failing,
+	 * its write was tried and failed, and nothing retries it until another entry comes, so the wait fails at once
+	 * (a prompt on a full disk is refused in a moment, not after the bound).
+	 */
+	private waitFor(done: () => boolean, handed: () => boolean): Promise<void> {
 		const failuresBefore = this.failures;
 		if (!this.internals.persist || done()) return Promise.resolve();
 		return new Promise((resolve, reject) => {
@@ -393,7 +408,7 @@ export class SessionRecorder {
 			};
 			const check = () => {
 				if (done()) finish();
-				else if (this.failures > failuresBefore && this.failure) finish(this.failure);
+				else if (this.failure && (this.failures > failuresBefore || handed())) finish(this.failure);
 			};
 			const timer = setTimeout(
 				() => finish(new CodedError("io_error", `The prompt was not handed to the session recorder within ${RECORD_WAIT_LIMIT_MS / 1000} s`)),

@@ -112,6 +112,27 @@ test("a file another program appended to is never cut back: the recorder refuses
 	assert.ok(readFileSync(file, "utf8").endsWith(theirs), "their entry is intact");
 });
 
+test("a wait that starts after its entry's write failed fails at once, not at the wait's bound (nothing retries it)", async () => {
+	const { disk, files } = fillableDisk();
+	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
+	const recorder = new SessionRecorder(manager, files);
+	manager.appendMessage(user("one", 1));
+	disk.full = true;
+	const two = user("two", 2);
+	manager.appendMessage(two); // its append fails: the prompt's own wait has failed already
+	const settledNow = (wait: Promise<void>) =>
+		Promise.race([wait.then(() => "resolved", (error: RecordingError) => error.systemCode), new Promise((resolve) => setImmediate(() => resolve("pending")))]);
+	// The check before the model call, and a prompt's wait that begins once its message was handed over.
+	assert.equal(await settledNow(recorder.waitUntilRecorded(two)), "ENOSPC");
+	assert.equal(await settledNow(recorder.waitForUserMessage(1)), "ENOSPC");
+	// A message not handed over yet still waits: its own write may succeed.
+	disk.full = false;
+	const three = recorder.waitForUserMessage(2);
+	assert.equal(await settledNow(three), "pending");
+	manager.appendMessage(user("three", 3));
+	await three;
+});
+
 test("after the disk has room again, the next prompt is not failed by the old error", async () => {
 	const { disk, files } = fillableDisk();
 	const manager = SessionManager.create(mkdtempSync(join(tmpdir(), "skiff-rec-")), mkdtempSync(join(tmpdir(), "skiff-rec-s-")));
