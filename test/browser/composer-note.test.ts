@@ -4,23 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
+const chat = useChatService();
 
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
-
-const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 150`;
+const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 100`;
 
 /** A steer the run does not take (the run is stopped first): its text comes back with the note. */
 async function giveBack(page: Page, marker: string): Promise<void> {
@@ -37,7 +26,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`the given-back note at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 		});
 		after(() => page?.context().close());

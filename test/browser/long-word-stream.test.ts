@@ -4,21 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 /** The characters of the streaming reply shown now (-1 once it is no longer streaming). */
 function streamingLength(page: Page): Promise<number> {
@@ -29,7 +18,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`a long unbroken reply at ${viewport.name} size`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 		});
 		after(() => page?.context().close());

@@ -19,7 +19,7 @@ const REPLY = [
 ].join("\n\n");
 
 /** Delay after every word-sized delta of the reply: long enough to look at the page mid-stream. */
-const SLOW_MS = 60;
+const SLOW_MS = 30;
 
 let chat: ChatPage;
 let page: Page;

@@ -6,29 +6,17 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { type ChatService, launchBrowser, openPage, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import { before, describe, test } from "node:test";
+import { openPage, showPanel, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 for (const viewport of VIEWPORTS) {
 	describe(`personas panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		test("create from the template, edit with validation, run, remove and purge", async () => {
 			const name = `scribe-${viewport.name}`;
-			const root = join(service.agentDir, "personas", name);
-			const page = await openPage(browser, service.skiff.url, viewport);
+			const root = join(chat.service.agentDir, "personas", name);
+			const page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			try {
 				await showPanel(page, viewport, "personas");
 				const panel = page.locator("#panel-personas");

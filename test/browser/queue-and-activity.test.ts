@@ -9,34 +9,23 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 import { SocketGate } from "../support/socket-gate.js";
 import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
 
-let browser: Browser;
-let service: ChatService;
+const chat = useChatService({ onModelRequest: () => holdModel });
 /** While set, the fake model holds its answer until the promise settles (the run has started, nothing streams). */
 let holdModel: Promise<void> | undefined;
 
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService({ onModelRequest: () => holdModel });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
-
-const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 150`;
+const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 100`;
 
 for (const viewport of VIEWPORTS) {
 	describe(`queued messages and activity at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 		});
 		after(() => page?.context().close());
@@ -64,7 +53,7 @@ for (const viewport of VIEWPORTS) {
 
 		test("a follow-up queued by another client shows as pending until the run takes it", async () => {
 			const sessionId = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
-			const client = await TestClient.connect(service.skiff.wsUrl);
+			const client = await TestClient.connect(chat.service.skiff.wsUrl);
 			try {
 				await typeAndSend(page, SLOW_REPLY);
 				await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
@@ -93,10 +82,10 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await page.inputValue("#composer"), `my unfinished draft\n\nREPLY ${marker}`);
 			assert.equal(await page.locator(".msg.pending").count(), 0);
 
-			const requestsBefore = service.model.requests.length;
+			const requestsBefore = chat.service.model.requests.length;
 			await page.fill("#composer", "REPLY after the stop");
 			await runPrompt(page, "REPLY after the stop");
-			const later = service.model.requests.slice(requestsBefore).map((r) => JSON.stringify(r.body.messages));
+			const later = chat.service.model.requests.slice(requestsBefore).map((r) => JSON.stringify(r.body.messages));
 			assert.ok(later.length > 0 && later.every((body) => !body.includes(marker)), "the model never got it");
 			assert.equal(await page.locator(".msg.user", { hasText: marker }).count(), 0, "nor the transcript");
 			assert.equal(await page.locator(".composer-note").count(), 0, "sending clears the note");
@@ -132,7 +121,7 @@ for (const viewport of VIEWPORTS) {
 }
 
 test("with reduced motion the working indicator does not move", async () => {
-	const page = await openPage(browser, service.skiff.url, VIEWPORTS[0], { reducedMotion: "reduce" });
+	const page = await openPage(chat.browser, chat.service.skiff.url, VIEWPORTS[0], { reducedMotion: "reduce" });
 	let release!: () => void;
 	holdModel = new Promise((resolve) => (release = resolve));
 	try {
@@ -150,7 +139,7 @@ test("with reduced motion the working indicator does not move", async () => {
 
 async function gatedPage(): Promise<{ page: Page; gate: SocketGate }> {
 	const gate = new SocketGate();
-	const page = await openPage(browser, service.skiff.url, VIEWPORTS[0], { before: (p) => gate.attach(p) });
+	const page = await openPage(chat.browser, chat.service.skiff.url, VIEWPORTS[0], { before: (p) => gate.attach(p) });
 	await newSession(page, VIEWPORTS[0]);
 	return { page, gate };
 }
@@ -181,7 +170,7 @@ test("Enter after the run ended, before the page heard it: the steer is refused 
 test("Enter after another client started a run, before the page heard it: the prompt is refused and sent as a steer", async () => {
 	const { page, gate } = await gatedPage();
 	const sessionId = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
-	const other = await TestClient.connect(service.skiff.wsUrl);
+	const other = await TestClient.connect(chat.service.skiff.wsUrl);
 	try {
 		gate.holdEventsFrom = (event) => event.type === "agent_start";
 		await other.ok({ type: "prompt", sessionId, message: `REPLY ${Array.from({ length: 20 }, (_, i) => `w${i}`).join(" ")}\nSLOW 100` });

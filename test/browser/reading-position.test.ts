@@ -5,27 +5,18 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, distanceFromBottom, launchBrowser, openPage, settled, showPanel, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { distanceFromBottom, openPage, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 import { writeLongSession } from "../support/session-file.js";
 import { tempDir } from "../support/skiff-process.js";
 import { startChatService } from "../support/browser.js";
 import { TestClient } from "../support/ws-client.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
+const chat = useChatService(() => {
 	const agentDir = tempDir();
 	const cwd = tempDir();
 	writeLongSession(agentDir, cwd, "long-reading", 300);
-	service = await startChatService({ agentDir, cwd });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
+	return { agentDir, cwd };
 });
 
 /** Scrolls the transcript up by the wheel (the reader's own scroll), until the Jump button shows. */
@@ -59,7 +50,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`reading position at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await showPanel(page, viewport, "sessions");
 			await page.click(".session-list li:has-text('Question number 0') .session-open");
 			await page.waitForSelector('.msg.assistant:has-text("Answer 299:")');
@@ -71,7 +62,7 @@ for (const viewport of VIEWPORTS) {
 			await scrollUp(page);
 			const top = await markMessageInView(page);
 			const sessionId = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
-			const other = await TestClient.connect(service.skiff.wsUrl);
+			const other = await TestClient.connect(chat.service.skiff.wsUrl);
 			try {
 				const marker = `other-client-${viewport.name}`;
 				await other.ok({ type: "prompt", message: `REPLY ${marker} ${"and more words ".repeat(40)}`, sessionId });

@@ -4,27 +4,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, showPanel, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 for (const viewport of VIEWPORTS) {
 	describe(`rename at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 		});
 		after(() => page?.context().close());

@@ -6,26 +6,17 @@
 import assert from "node:assert/strict";
 import { deflateSync, crc32 } from "node:zlib";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, distanceFromBottom, launchBrowser, newSession, openPage, runPrompt, settled, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { distanceFromBottom, newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 import { writeLongSession } from "../support/session-file.js";
 import { tempDir } from "../support/skiff-process.js";
 
 const LONG_SESSION_MESSAGES = 400;
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
+const chat = useChatService(() => {
 	const agentDir = tempDir();
 	const cwd = tempDir();
 	writeLongSession(agentDir, cwd, "long-session", LONG_SESSION_MESSAGES);
-	service = await startChatService({ agentDir, cwd });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
+	return { agentDir, cwd };
 });
 
 /** A long markdown reply: headings, paragraphs, lists, a table and code blocks. */
@@ -66,7 +57,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`scrolling at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 		});
 		after(() => page?.context().close());

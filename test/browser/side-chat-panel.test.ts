@@ -6,12 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, showPanel, useChatService, VIEWPORTS } from "../support/browser.js";
 import { TestClient } from "../support/ws-client.js";
 
-let browser: Browser;
-let service: ChatService;
 /** While set, the fake model holds its answer until the promise settles: a run stays under way. */
 let holdModel: Promise<void> | undefined;
 
@@ -24,15 +22,7 @@ function hold(): () => void {
 	};
 }
 
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService({ onModelRequest: () => holdModel });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService({ onModelRequest: () => holdModel });
 
 const sessionOf = (page: Page) => page.evaluate(() => sessionStorage.getItem("skiff.session")!);
 const box = (page: Page) => page.locator(".side-box textarea");
@@ -50,7 +40,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`side chat panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 			await runPrompt(page, `The main question ${viewport.name}\nREPLY the main answer`);
 		});
@@ -156,7 +146,7 @@ for (const viewport of VIEWPORTS) {
 
 		test("tabs opened and closed by another client appear live; at the limit New tab is disabled", async () => {
 			const sessionId = await sessionOf(page);
-			const client = await TestClient.connect(service.skiff.wsUrl);
+			const client = await TestClient.connect(chat.service.skiff.wsUrl);
 			try {
 				await client.ok({ type: "side_chat_new", sessionId, name: "elsewhere" });
 				await page.waitForSelector(".side-tabs li[data-tab='elsewhere']");

@@ -6,25 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, showPanel, typeAndSend, useChatService, type Viewport, VIEWPORTS } from "../support/browser.js";
 import { ReplyGate } from "../support/reply-gate.js";
 import { TestClient } from "../support/ws-client.js";
 
-let browser: Browser;
-let service: ChatService;
+const chat = useChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? afterTool.held : undefined) });
 /** While held, the fake model holds its answer to a tool's result: the run goes on meanwhile. */
 const afterTool = new ReplyGate();
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? afterTool.held : undefined) });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
 
 /** Sends from the message box (on a phone the drawer closes for it), then shows the panel again. */
 async function sendAndShow(page: Page, viewport: Viewport, text: string): Promise<void> {
@@ -48,7 +37,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`todo panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 			await showPanel(page, viewport, "todo");
 		});
@@ -125,7 +114,7 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("a change made by another client shows at once", async () => {
-			const client = await TestClient.connect(service.skiff.wsUrl);
+			const client = await TestClient.connect(chat.service.skiff.wsUrl);
 			try {
 				await client.ok({ type: "todo_op", sessionId: await sessionOf(page), op: "append", phase: "Check", items: [{ content: "Ship it", dependsOn: ["t2"] }] });
 				await waitForTask(page, "t3", "pending", "blocked");

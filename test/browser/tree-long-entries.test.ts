@@ -5,25 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, settled, showPanel, useChatService, VIEWPORTS } from "../support/browser.js";
 import { writeLongSession } from "../support/session-file.js";
 import { tempDir } from "../support/skiff-process.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
+const chat = useChatService(() => {
 	const agentDir = tempDir();
 	const cwd = tempDir();
 	writeLongSession(agentDir, cwd, "long-tree", 80);
-	service = await startChatService({ agentDir, cwd });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
+	return { agentDir, cwd };
 });
 
 /** Whether the current entry's row is rendered and wholly inside the tree's view. */
@@ -39,7 +30,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`tree with long entries at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 		});
 		after(() => page?.context().close());
 

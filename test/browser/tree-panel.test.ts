@@ -7,21 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 /** The text of the row the tree points at (aria-activedescendant). */
 const activeRow = (page: Page) =>
@@ -55,7 +44,7 @@ for (const viewport of VIEWPORTS) {
 		let page: Page;
 		const tag = viewport.name;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 		});
 		after(() => page?.context().close());
 
@@ -130,7 +119,7 @@ for (const viewport of VIEWPORTS) {
 
 		test("continue from an earlier message: every client shows the new branch; the next prompt is a sibling branch", async () => {
 			const sessionId = await currentSession(page);
-			const other = await openPage(browser, service.skiff.url, viewport, {
+			const other = await openPage(chat.browser, chat.service.skiff.url, viewport, {
 				before: async (p) => {
 					await p.addInitScript((id) => sessionStorage.setItem("skiff.session", id), sessionId);
 				},

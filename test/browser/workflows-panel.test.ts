@@ -7,14 +7,11 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { type ChatService, launchBrowser, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import { describe, test } from "node:test";
+import { openPage, runPrompt, showPanel, useChatService, VIEWPORTS } from "../support/browser.js";
 import type { RecordedRequest } from "../support/fake-openai.js";
 import { tempDir } from "../support/skiff-process.js";
 
-let browser: Browser;
-let service: ChatService;
 let repo: string;
 /** While set, the fake model holds the workers' replies until it settles. */
 let gate: Promise<void> | undefined;
@@ -29,25 +26,19 @@ const writes = (path: string, content: string) => `CALL write ${JSON.stringify({
 /** An objective that makes the supervisor plan these phases. */
 const objective = (list: unknown) => `Do the work.\nCALL todo ${JSON.stringify({ op: "init", list })}\nAFTER_TOOL Planned.`;
 
-before(async () => {
-	browser = await launchBrowser();
+const chat = useChatService(() => {
 	repo = tempDir("skiff-wf-web-");
 	git("init", "-q", "-b", "main");
 	writeFileSync(join(repo, "a.txt"), "one\n");
 	git("add", "-A");
 	git("commit", "-q", "-m", "first");
-	service = await startChatService({ cwd: repo, onModelRequest: (request) => (gate && isWorker(request) ? gate : undefined) });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
+	return { cwd: repo, onModelRequest: (request) => (gate && isWorker(request) ? gate : undefined) };
 });
 
 for (const viewport of VIEWPORTS) {
 	describe(`workflows panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		test("create a workflow, follow it live to completed with its integration summary, then remove it", async () => {
-			const page = await openPage(browser, service.skiff.url, viewport);
+			const page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			let release!: () => void;
 			gate = new Promise((resolve) => (release = resolve));
 			try {

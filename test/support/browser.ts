@@ -1,4 +1,5 @@
 /** Debian's Chromium driven by playwright-core, with the flags this workplace needs (no background network). */
+import { after, before } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type FakeOpenAiOptions, type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "./fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "./skiff-process.js";
@@ -79,9 +80,17 @@ export interface ChatService {
 	close(): Promise<void>;
 }
 
-export async function startChatService(
-	options: { args?: string[]; cwd?: string; agentDir?: string; models?: boolean; listen?: string; env?: Record<string, string>; onModelRequest?: FakeOpenAiOptions["onRequest"] } = {},
-): Promise<ChatService> {
+export interface ChatServiceOptions {
+	args?: string[];
+	cwd?: string;
+	agentDir?: string;
+	models?: boolean;
+	listen?: string;
+	env?: Record<string, string>;
+	onModelRequest?: FakeOpenAiOptions["onRequest"];
+}
+
+export async function startChatService(options: ChatServiceOptions = {}): Promise<ChatService> {
 	const model = await startFakeOpenAi({ onRequest: options.onModelRequest });
 	const agentDir = options.agentDir ?? tempDir();
 	if (options.models !== false) writeFakeModelsJson(agentDir, model.url);
@@ -97,6 +106,31 @@ export async function startChatService(
 			await model.close();
 		},
 	};
+}
+
+/** A test file's browser and chat service: set once its `before` hook ran. */
+export interface ChatFixture {
+	browser: Browser;
+	service: ChatService;
+}
+
+/**
+ * Starts Chromium and a chat service together before the file's tests (`options` may be a function, called then,
+ * to prepare an agent directory first) and closes both after them.
+ */
+export function useChatService(options: ChatServiceOptions | (() => ChatServiceOptions) = {}): ChatFixture {
+	const fixture = {} as ChatFixture;
+	before(async () => {
+		const [browser, service] = await Promise.allSettled([launchBrowser(), startChatService(typeof options === "function" ? options() : options)]);
+		if (browser.status === "fulfilled") fixture.browser = browser.value;
+		if (service.status === "fulfilled") fixture.service = service.value;
+		for (const started of [browser, service]) if (started.status === "rejected") throw started.reason;
+	});
+	after(async () => {
+		await fixture.browser?.close();
+		await fixture.service?.close();
+	});
+	return fixture;
 }
 
 /**
