@@ -9,7 +9,6 @@ import type { Page } from "playwright-core";
 import { distanceFromBottom, openPage, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 import { writeLongSession } from "../support/session-file.js";
 import { tempDir } from "../support/skiff-process.js";
-import { startChatService } from "../support/browser.js";
 import { TestClient } from "../support/ws-client.js";
 
 const chat = useChatService(() => {
