@@ -36,16 +36,28 @@ function appFile(type: string, text: string, extra?: Record<string, string>): Ap
 	return { type, body, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`, extra };
 }
 
-/** The files by path; the worker may control /web (outside its own folder) by the header that allows it. */
+/** The policy of each: nothing may be loaded or run (inline styles aside, for the icon). */
+const POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * The files by path. The worker may control /web (outside its own folder) by the header that allows it, and its
+ * policy (a worker's own) lets it fetch from this origin only: the page, when it is opened.
+ */
 export const WEB_APP_FILES: ReadonlyMap<string, AppFile> = new Map([
 	["/web/manifest.webmanifest", appFile("application/manifest+json; charset=utf-8", WEB_APP_MANIFEST)],
 	["/web/icon.svg", appFile("image/svg+xml; charset=utf-8", appIconSvg())],
-	["/web/sw.js", appFile("text/javascript; charset=utf-8", SERVICE_WORKER_SCRIPT, { "Service-Worker-Allowed": "/web" })],
+	[
+		"/web/sw.js",
+		appFile("text/javascript; charset=utf-8", SERVICE_WORKER_SCRIPT, {
+			"Service-Worker-Allowed": "/web",
+			"Content-Security-Policy": POLICY.replace("default-src 'none';", "default-src 'none'; connect-src 'self';"),
+		}),
+	],
 ]);
 
-/** The headers every one of them carries: the page's, with a policy that lets none of them load or run anything. */
+/** The headers every one of them carries: the page's. */
 const HEADERS = {
-	"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+	"Content-Security-Policy": POLICY,
 	"X-Content-Type-Options": "nosniff",
 	"Referrer-Policy": "no-referrer",
 	"X-Frame-Options": "DENY",

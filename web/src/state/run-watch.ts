@@ -28,7 +28,7 @@ export class RunWatch {
 	/** The latest reply of a run ended in an error: the run failed. */
 	private readonly failures = new Map<string, string>();
 	private readonly reportedJobs = new Set<string>();
-	private readonly listeners = new Set<(news: RunNews) => void>();
+	private readonly listeners = new Set<(news?: RunNews) => void>();
 
 	constructor(private readonly context: PanelContext) {
 		context.client.onEvent((event) => this.onEvent(event));
@@ -47,11 +47,14 @@ export class RunWatch {
 
 	/** The user has seen the session (came back to it, acted in it). */
 	seen(sessionId: string | undefined): void {
-		if (sessionId !== undefined && this.marks.delete(sessionId)) this.context.changed();
+		if (sessionId !== undefined && this.marks.delete(sessionId)) this.changed();
 	}
 
-	/** Calls `listener` with each piece of news as it happens; returns the unsubscribe function. */
-	onNews(listener: (news: RunNews) => void): () => void {
+	/**
+	 * Calls `listener` at once with each piece of news, and without one when a run starts or news was seen: not at
+	 * the next frame, as views re-render, since a hidden tab draws no frames and its title must change all the same.
+	 */
+	onChange(listener: (news?: RunNews) => void): () => void {
 		this.listeners.add(listener);
 		return () => this.listeners.delete(listener);
 	}
@@ -60,7 +63,8 @@ export class RunWatch {
 		const id = event.sessionId;
 		if (event.type === "agent_start") {
 			this.failures.delete(id);
-			this.seen(id);
+			this.marks.delete(id);
+			this.changed();
 		} else if (event.type === "message_end" && event.message.role === "assistant" && event.message.stopReason === "error") {
 			this.failures.set(id, event.message.errorMessage ?? "unknown error");
 		} else if (event.type === "agent_end") {
@@ -81,6 +85,10 @@ export class RunWatch {
 		if (news.mark === "done" && this.marks.get(news.sessionId)?.mark === "attention") return;
 		this.marks.delete(news.sessionId); // the newest last
 		this.marks.set(news.sessionId, news);
+		this.changed(news);
+	}
+
+	private changed(news?: RunNews): void {
 		this.context.changed();
 		for (const listener of this.listeners) listener(news);
 	}

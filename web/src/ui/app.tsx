@@ -118,7 +118,7 @@ export function App() {
 	const { state } = controller;
 	const transcript = controller.transcript();
 	const running = Boolean(transcript?.running) && state.ready;
-	useRunAlerts(controller, running);
+	useRunAlerts(controller);
 	const sessionId = state.sessionId ?? "";
 	const noModel = controller.noModel();
 	const modal = drawer && drawerOpen;

@@ -36,27 +36,35 @@ function favicon(): HTMLLinkElement {
 	return link;
 }
 
-export function useRunAlerts(controller: Controller, running: boolean): void {
+/** Shows the run's state in the tab: its title, and its icon's dot. */
+function paintTab(controller: Controller): void {
 	const { sessionId, ready } = controller.state;
-	const own = controller.runs.mark(sessionId);
-	const news = running ? undefined : (own ?? controller.runs.other(sessionId));
+	const running = ready && Boolean(controller.transcript()?.running);
+	const news = running ? undefined : (controller.runs.mark(sessionId) ?? controller.runs.other(sessionId));
 	const state = running ? "running" : news?.mark;
 	const name = ready && sessionId ? redact(titleOf(controller, running || !news ? sessionId : news.sessionId)) : "";
 	const prefix = state === "running" ? "Running: " : state === "done" ? "Done: " : state === "attention" ? "Needs attention: " : "";
 	const title = name ? `${prefix}${name} · Skiff` : "Skiff";
+	if (document.title !== title) document.title = title;
+	const link = favicon();
 	const href = icon(state && DOTS[state]);
-	useEffect(() => {
-		if (document.title !== title) document.title = title;
-		const link = favicon();
-		if (link.getAttribute("href") !== href) link.href = href;
-	});
+	if (link.getAttribute("href") !== href) link.href = href;
+}
+
+export function useRunAlerts(controller: Controller): void {
+	const { sessionId } = controller.state;
+	useEffect(() => paintTab(controller));
 	// Opening a session is seeing it; so is acting in the page while it shows.
 	useEffect(() => controller.runs.seen(sessionId), [sessionId]);
 	useEffect(() => {
 		const acknowledge = () => controller.runs.seen(controller.state.sessionId);
 		addEventListener("pointerdown", acknowledge, true);
 		addEventListener("keydown", acknowledge, true);
-		const unsubscribe = controller.runs.onNews((news) => alert(controller, news));
+		const unsubscribe = controller.runs.onChange((news) => {
+			// Once every listener has taken the event (the transcript's `running` among them).
+			queueMicrotask(() => paintTab(controller));
+			if (news) alert(controller, news);
+		});
 		return () => {
 			unsubscribe();
 			removeEventListener("pointerdown", acknowledge, true);
