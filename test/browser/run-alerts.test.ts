@@ -2,7 +2,8 @@
  * Knowing when it is done, projects and the installable page, in Chromium at both sizes: the tab's title and icon
  * follow a run (running, done, needs attention) and go back once the user acts; with notifications switched on in
  * Settings, a run of another session that ends while the page is hidden (visibility emulated: a headless tab is
- * never hidden) shows a notification naming it, and clicking it brings the tab to that session; a session started
+ * never hidden) shows a notification naming it (and beeps, with the sound on), and clicking it brings the tab to
+ * that session; a session started
  * in a second folder from the project picker is recorded there and the header names its project, while a file or
  * a missing folder is refused in the picker; the page links its manifest, registers its worker, and opened while
  * the service is down shows the worker's offline screen (its cache holds nothing else).
@@ -37,6 +38,9 @@ const WATCH = `
 	window.__shown = [];
 	const Real = window.Notification;
 	window.Notification = class extends Real { constructor(title, options) { super(title, options); window.__shown.push({ title, body: options && options.body, note: this }); } };
+	window.__beeps = 0;
+	const RealAudio = window.AudioContext;
+	window.AudioContext = class extends RealAudio { constructor() { super(); window.__beeps++; } };
 	Object.defineProperty(Document.prototype, "visibilityState", { configurable: true, get: () => (window.__hidden ? "hidden" : "visible") });
 	Object.defineProperty(Document.prototype, "hidden", { configurable: true, get: () => Boolean(window.__hidden) });
 `;
@@ -115,6 +119,8 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await toggle.isChecked(), false, "off until chosen");
 			await toggle.check();
 			await page.waitForFunction(() => localStorage.getItem("skiff.alerts.notify") === "on");
+			await page.getByLabel("Play a short sound").check();
+			assert.equal(await page.evaluate(() => localStorage.getItem("skiff.alerts.sound")), "on");
 			if (viewport.phone) await page.click("button.panel-close");
 
 			await newSession(page, viewport);
@@ -127,6 +133,7 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForFunction(() => (window as any).__shown.length > 0);
 			const shown = await page.evaluate(() => (window as any).__shown.map((n: { title: string; body: string }) => ({ title: n.title, body: n.body })));
 			assert.deepEqual(shown, [{ title: `Notified session ${tag}`, body: "The run is done." }]);
+			assert.equal(await page.evaluate(() => (window as any).__beeps), 1, "one beep");
 			// Without a frame drawn since it was hidden: the title changes all the same.
 			assert.equal(await title(page), `Done: Notified session ${tag} · Skiff`, "the title names the session that is done");
 
