@@ -139,7 +139,7 @@ for (const viewport of VIEWPORTS) {
 
 			await page.evaluate(() => (window as any).__shown[0].note.dispatchEvent(new Event("click")));
 			await setHidden(page, false);
-			await page.waitForSelector(`.top .title:not(.project):has-text('Notified session ${tag}')`);
+			await page.waitForSelector(`.top .title:has-text('Notified session ${tag}')`);
 			await page.waitForSelector(".msg.assistant:has-text('finished')");
 		});
 

@@ -18,15 +18,18 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 				<span>Skiff</span>
 			</h1>
 			<StatusPill status={state.status} />
-			{state.session && (
-				<div class="title project" title={state.session.cwd}>
-					<span class="sr-only">Project: </span>
-					{folderName(state.session.cwd)}
+			{/* The project, then the title: side by side, or on a phone the project in small type above the title. */}
+			<div class="where">
+				{state.session && (
+					<div class="project" title={state.session.cwd}>
+						<span class="sr-only">Project: </span>
+						{folderName(state.session.cwd)}
+					</div>
+				)}
+				{/* Cut with an ellipsis only when it does not fit; the tooltip has it whole, with the folder. */}
+				<div class="title" title={state.session ? `${title}\n${state.session.cwd}` : undefined}>
+					{title}
 				</div>
-			)}
-			{/* Cut with an ellipsis only when it does not fit; the tooltip has it whole, with the folder. */}
-			<div class="title" title={state.session ? `${title}\n${state.session.cwd}` : undefined}>
-				{title}
 			</div>
 			{props.running && <span class="badge streaming">working</span>}
 			<div class="spacer" />
