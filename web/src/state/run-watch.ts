@@ -5,7 +5,7 @@
  * views, such as a session list's live state, can read the same marks.)
  */
 import type { SkiffEvent } from "../../../src/client/index.js";
-import type { PanelContext } from "./panel-context";
+import type { PanelContext } from "./panel-context.js";
 
 /** What happened that the user has not acknowledged: `attention` is a failure or a pause. */
 export type RunMark = "done" | "attention";
