@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes), session tree
+ * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes, and its "When a
+ * run ends" section), the project picker (and a folder it refuses), the offline screen, session tree
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
@@ -102,6 +103,9 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "settings");
 		await page.waitForSelector(".setting[data-key='compaction.enabled']");
 		await shot(page, "settings", size, scheme);
+		await page.locator("h3:has-text('When a run ends')").scrollIntoViewIfNeeded();
+		await shot(page, "settings-alerts", size, scheme);
+		await projectViews(page, size, scheme);
 		await todoViews(page, size, scheme);
 		await goalViews(page, size, scheme);
 		await sideChatViews(page, size, scheme);
@@ -169,8 +173,9 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.type("dark");
 		await shot(page, "switcher", size, scheme);
 		await page.keyboard.press("Escape");
-		// Closed first: a Ctrl+K while it is still closing was sometimes lost.
-		await page.waitForSelector("dialog.switcher[open]", { state: "detached" });
+		// Gone first: a Ctrl+K while it is still closing was sometimes lost. Not only closed: the dialog loses `open`
+		// at once, but the page forgets it only at its close event, a task later, which undid a Ctrl+K in between.
+		await page.waitForSelector("dialog.switcher", { state: "detached" });
 		// The same dialog opens panels by name (or group).
 		await page.keyboard.press("Control+k");
 		await page.waitForSelector("dialog.switcher[open]");
@@ -232,11 +237,35 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "goal");
 		await page.waitForSelector(".goal-create");
 		await shot(page, "goal-empty", size, scheme);
+
+		// The installed page opened while the service is down: the service worker's screen.
+		if (!values.only || "offline".includes(values.only)) {
+			await page.evaluate(() => navigator.serviceWorker.ready);
+			await skiff.stop();
+			await page.reload();
+			await page.waitForSelector("h1:has-text('The service is not reachable')");
+			await shot(page, "offline", size, scheme);
+		}
 	} finally {
 		await page.context().close();
 		await skiff.stop();
 		rmSync(agentDir, { recursive: true, force: true });
 	}
+}
+
+/** The project picker (the Sessions panel's New in…): the projects with sessions, then a folder it refuses. */
+async function projectViews(page: Page, size: Size, scheme: string): Promise<void> {
+	if (values.only && !"projects-error".includes(values.only)) return;
+	await openDrawer(page, size, "sessions");
+	await page.click("button:has-text('New in…')");
+	await page.waitForSelector("dialog.projects .project-list li");
+	await shot(page, "projects", size, scheme);
+	await page.fill("dialog.projects input", "/home/dev/projects/old-site");
+	await page.keyboard.press("Enter");
+	await page.waitForSelector("#projects-error:not(:empty)");
+	await shot(page, "projects-error", size, scheme);
+	await page.keyboard.press("Escape");
+	await page.waitForSelector("dialog.projects", { state: "detached" });
 }
 
 /** Two personas of the user, with memory entries and archived runs, for the Personas panel. */

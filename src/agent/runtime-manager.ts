@@ -4,7 +4,7 @@
  * It knows nothing of transports or of the wire: sessions' events leave through its observers.
  */
 import { CodedError } from "../shared/errors.js";
-import { isDirectory } from "../shared/path-kind.js";
+import { directoryProblem } from "../shared/directory-check.js";
 import { resolve } from "node:path";
 import {
 	type AgentHandle,
@@ -209,7 +209,8 @@ export class RuntimeManager {
 		const parent = options.parentSessionId === undefined ? undefined : await this.get(options.parentSessionId);
 		const cwd = options.cwd === undefined ? (parent?.handle.cwd ?? this.options.cwd) : resolve(this.options.cwd, options.cwd);
 		for (const [name, dir] of [["cwd", options.cwd === undefined ? undefined : cwd], ["personaRoot", options.personaRoot]] as const) {
-			if (dir !== undefined && !isDirectory(dir)) throw new CodedError("invalid_command", `${name} is not an existing directory: ${dir}`);
+			const problem = dir === undefined ? undefined : await directoryProblem(dir);
+			if (problem) throw new CodedError("invalid_command", `${name} ${dir} ${problem}: it must be an existing, readable directory`);
 		}
 		return this.load(
 			{ kind: "new", cwd, parentSession: options.parentSession ?? parent?.handle.sessionFile },

@@ -2204,7 +2204,7 @@ export interface Commands {
 	/** Creates and loads a new session (in `cwd`, default the parent's or the service's cwd). It is recorded from its first message. */
 	new_session: {
 		params: {
-			/** An existing directory. */
+			/** An existing, readable directory (relative: to the service's cwd); else `invalid_command` saying what it is instead. */
 			cwd?: string;
 			/** Path of the session this one continues. */
 			parentSession?: string;

@@ -12,6 +12,7 @@ import { collabRoomIdOf } from "./collab-route.js";
 import { exportTarget, isExportPath, serveExport } from "./export-route.js";
 import { type Refusal, refuse } from "./refusal.js";
 import { serveRpc } from "./rpc-route.js";
+import { isWebAppPath, serveWebAppFile } from "./web-app.js";
 import { serveWebPage, type WebPageSource } from "./web-route.js";
 
 /** A path exactly, or a test of it. Paths never include the query string. */
@@ -100,6 +101,8 @@ export function listenerRoutes({ dispatcher, web, collab }: RouteContext): Route
 			methods: ["GET"],
 			handle: (request, response) => serveWebPage(request, response, web),
 		},
+		// The installable app's manifest, icon and service worker: no token, like the page (they carry no data).
+		{ path: isWebAppPath, methods: ["GET"], handle: serveWebAppFile },
 		{ path: "/", handle: (_request, response) => void response.writeHead(302, { Location: "/web" }).end() },
 		// Every method is admitted first: serveRpc answers a wrong one (405, Allow: POST) only to a client that
 		// may use /rpc, and a wrong credential counts against the address whatever the method.

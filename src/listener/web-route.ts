@@ -69,9 +69,12 @@ function contentSecurityPolicy(host: string | undefined, socketPath: string): st
 	// the same origin).
 	const downloads = socketPath === "/ws" ? ` http://${host}/export/ https://${host}/export/` : "";
 	const socket = host && isAuthority(host) ? `ws://${host}${socketPath} wss://${host}${socketPath}${downloads}` : "'self'";
+	// The host page (not a guest's) is an installable app: its manifest and service worker (web-app.ts; a service
+	// worker is same-origin by rule, and this origin serves no other script).
+	const app = socketPath === "/ws" ? " manifest-src 'self'; worker-src 'self';" : "";
 	return (
 		"default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; " +
-		`connect-src ${socket}; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
+		`connect-src ${socket};${app} base-uri 'none'; form-action 'none'; frame-ancestors 'none'`
 	);
 }
 

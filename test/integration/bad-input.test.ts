@@ -52,7 +52,7 @@ test("malformed frames get parse errors on the same socket", async () => {
 		['{"type":"get_state","sessionId":[]}', /`sessionId` must be a string/, "get_state"],
 		['{"type":"set_thinking_level","level":"maximum"}', /level/, "set_thinking_level"],
 		['{"type":"session_list","scope":"galaxy"}', /scope/, "session_list"],
-		['{"type":"new_session","cwd":"/no/such/dir"}', /cwd is not an existing directory: \/no\/such\/dir/, "new_session"],
+		['{"type":"new_session","cwd":"/no/such/dir"}', /cwd \/no\/such\/dir does not exist: it must be an existing, readable directory/, "new_session"],
 		['{"type":"fork","entryId":"nope"}', /not a user message/, "fork"],
 		['{"type":"close_session"}', /needs the envelope field `sessionId`/, "close_session"],
 	];

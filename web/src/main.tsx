@@ -2,6 +2,7 @@ import { render } from "preact";
 import { isGuestPath } from "./collab/guest-link";
 import { App } from "./ui/app";
 import { GuestView } from "./ui/guest-view";
+import { installApp } from "./ui/install-app";
 import "./styles/tokens.css";
 import "./styles/base.css";
 import "./styles.css";
@@ -19,4 +20,6 @@ import "./styles/maintenance.css";
 import "./styles/collab.css";
 
 // At a collaboration link the page is a guest's view of one shared session, never the host's app.
-render(isGuestPath(location.pathname) ? <GuestView /> : <App />, document.getElementById("app")!);
+const guest = isGuestPath(location.pathname);
+if (!guest) installApp();
+render(guest ? <GuestView /> : <App />, document.getElementById("app")!);

@@ -102,6 +102,9 @@ export const sessionRestore = defineCommand({
 	handler: async ({ trashId }, context) => context.runtime.restore(trashId),
 });
 
+/** The longest `cwd` a new session accepts (Linux's PATH_MAX). */
+export const CWD_MAX_CHARS = 4096;
+
 export const newSession = defineCommand({
 	name: "new_session",
 	summary:
@@ -109,7 +112,13 @@ export const newSession = defineCommand({
 		"first message.",
 	params: Type.Object(
 		{
-			cwd: Type.Optional(Type.String({ minLength: 1, description: "An existing directory." })),
+			cwd: Type.Optional(
+				Type.String({
+					minLength: 1,
+					maxLength: CWD_MAX_CHARS,
+					description: "An existing, readable directory (relative: to the service's cwd); else `invalid_command` saying what it is instead.",
+				}),
+			),
 			parentSession: Type.Optional(Type.String({ minLength: 1, description: "Path of the session this one continues." })),
 			parentSessionId: Type.Optional(
 				Type.String({ minLength: 1, description: "A child of this session: same cwd by default, its live memory configuration." }),

@@ -26,6 +26,7 @@ import { JobsState } from "./jobs-state";
 import { PersonasState } from "./personas-state";
 import { failureText, type PanelContext } from "./panel-context";
 import { PanelNews } from "./panel-news";
+import { RunWatch } from "./run-watch";
 import { MaintenanceState } from "./maintenance-state";
 import { WorkflowsState } from "./workflows-state";
 import { sessionTitle } from "./session-title";
@@ -102,6 +103,8 @@ export class Controller extends PageStore<ViewState> {
 	readonly workflows: WorkflowsState;
 	/** The Share dialog's rooms. */
 	readonly collab: CollabState;
+	/** Runs that ended, failed or need the user in any followed session (the tab's title, notifications). */
+	readonly runs: RunWatch;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -157,6 +160,7 @@ export class Controller extends PageStore<ViewState> {
 		this.personas = new PersonasState(context);
 		this.workflows = new WorkflowsState(context);
 		this.collab = new CollabState(context);
+		this.runs = new RunWatch(context);
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
@@ -284,9 +288,18 @@ export class Controller extends PageStore<ViewState> {
 		if (snapshot) await this.adopt(snapshot);
 	}
 
-	async newSession(): Promise<void> {
-		const snapshot = await this.command("new_session", {});
-		if (snapshot) await this.adopt(snapshot);
+	/**
+	 * Starts a session (in `cwd`, a project's folder, else the service's) and shows it; resolves why the service
+	 * refused it, if it did (toasted when no folder was named: a folder's refusal is shown where it was typed).
+	 */
+	async newSession(cwd?: string): Promise<string | undefined> {
+		try {
+			await this.adopt(await this.client.call("new_session", cwd === undefined ? {} : { cwd }));
+			return undefined;
+		} catch (error) {
+			if (cwd === undefined) this.toast(`new_session failed: ${failureText(error)}`);
+			return failureText(error);
+		}
 	}
 
 	/**

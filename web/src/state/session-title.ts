@@ -18,6 +18,11 @@ export function shortFolder(cwd: string): string {
 	return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : cwd;
 }
 
+/** A project folder's own name (its last part), as the header shows it. */
+export function folderName(cwd: string): string {
+	return cwd.split(/[/\\]/).filter(Boolean).pop() ?? cwd;
+}
+
 /** When a session was last active: its own creation time counts too, so a fork sorts by when it was made. */
 export function activeTime(row: { created: string; modified: string }): number {
 	return Math.max(Date.parse(row.created) || 0, Date.parse(row.modified) || 0);

@@ -10,6 +10,7 @@ import { focusComposer } from "./focus";
 import { Header } from "./header";
 import { type JobLink, JobLinkContext } from "./job-link";
 import { PanelArea } from "./panel-area";
+import { useRunAlerts } from "./run-alerts";
 import { PANELS } from "./panels/registry";
 import { SessionSwitcher } from "./session-switcher";
 import { SetupCard } from "./setup-card";
@@ -117,6 +118,7 @@ export function App() {
 	const { state } = controller;
 	const transcript = controller.transcript();
 	const running = Boolean(transcript?.running) && state.ready;
+	useRunAlerts(controller);
 	const sessionId = state.sessionId ?? "";
 	const noModel = controller.noModel();
 	const modal = drawer && drawerOpen;

@@ -1,6 +1,7 @@
 /** The bar over the conversation: the app's name (h1), connection status, session title, model and the panels button. */
 import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
+import { folderName } from "../state/session-title";
 import { StatusPill } from "./connection-bar";
 import { Icon } from "./icons";
 import { ShareButton } from "./share-dialog";
@@ -17,9 +18,18 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 				<span>Skiff</span>
 			</h1>
 			<StatusPill status={state.status} />
-			{/* Cut with an ellipsis only when it does not fit; the tooltip has it whole, with the folder. */}
-			<div class="title" title={state.session ? `${title}\n${state.session.cwd}` : undefined}>
-				{title}
+			{/* The project, then the title: side by side, or on a phone the project in small type above the title. */}
+			<div class="where">
+				{state.session && (
+					<div class="project" title={state.session.cwd}>
+						<span class="sr-only">Project: </span>
+						{folderName(state.session.cwd)}
+					</div>
+				)}
+				{/* Cut with an ellipsis only when it does not fit; the tooltip has it whole, with the folder. */}
+				<div class="title" title={state.session ? `${title}\n${state.session.cwd}` : undefined}>
+					{title}
+				</div>
 			</div>
 			{props.running && <span class="badge streaming">working</span>}
 			<div class="spacer" />

@@ -8,6 +8,7 @@ import type { SessionSummary } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { activeTime, relativeTime, shortFolder, UNTITLED } from "../../state/session-title";
 import { Icon } from "../icons";
+import { ProjectButton } from "../project-picker";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout } from "./panel-layout";
 
@@ -37,6 +38,7 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 			title="Sessions"
 			actions={
 				<>
+					<ProjectButton controller={controller} done={done} />
 					<button type="button" ref={renameButton} class="small" disabled={!ready || renaming} onClick={() => setRenaming(true)}>
 						Rename
 					</button>

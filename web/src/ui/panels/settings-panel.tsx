@@ -11,6 +11,7 @@ import { REDACTED, redact } from "../../render/redact";
 import type { Controller } from "../../state/controller";
 import type { SettingsState } from "../../state/settings-state";
 import type { PanelProps } from "./panel";
+import { AlertSettings } from "./alert-settings";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
 import { formatValue, SettingEditor } from "./setting-editor";
 
@@ -23,6 +24,7 @@ export function SettingsPanel({ controller }: PanelProps) {
 	return (
 		<PanelLayout title="Settings">
 			<SessionSection controller={controller} />
+			<AlertSettings />
 			<SavedSettings controller={controller} settings={settings} />
 			{hasToken && (
 				<PanelSection title="Access">
