@@ -67,7 +67,9 @@ test("the first bind sends subscribe, the snapshot and the model lists in one fl
 test("a remembered session that is gone gives way to the primary, without an error", async () => {
 	const page = await openPage(browser, service.skiff.url, desktop, {
 		connected: false,
-		before: (p) => p.addInitScript(() => sessionStorage.setItem("skiff.session", "00000000-0000-4000-8000-000000000000")),
+		before: async (p) => {
+			await p.addInitScript(() => sessionStorage.setItem("skiff.session", "00000000-0000-4000-8000-000000000000"));
+		},
 	});
 	try {
 		await page.waitForSelector('.pill[data-status="connected"]');
