@@ -469,7 +469,10 @@ export class Controller extends PageStore<ViewState> {
 			return this.firstBind(undefined); // the remembered session is gone: the primary
 		}
 		const subscribed = await subscribing;
-		const [messages, state] = await snapshot;
+		const [messages, state] = await snapshot.catch((error: unknown) => {
+			this.stale.add(subscribed.sessionId); // the next bind reads it again, releasing the held events
+			throw error;
+		});
 		if (state.sessionId !== subscribed.sessionId || messages.seq < subscribed.seq) return { sessionId: subscribed.sessionId, state: await this.reload(subscribed.sessionId, FIRST_MESSAGES), lists };
 		this.stale.delete(subscribed.sessionId);
 		transcript.load({ messages: messages.messages, streaming: messages.streaming, seq: messages.seq, running: state.isStreaming, total: messages.total });
