@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;
 let service: ChatService;
@@ -71,14 +72,15 @@ test("a remembered session that is gone gives way to the primary, without an err
 			await p.addInitScript(() => sessionStorage.setItem("skiff.session", "00000000-0000-4000-8000-000000000000"));
 		},
 	});
+	const client = await TestClient.connect(service.skiff.wsUrl);
 	try {
 		await page.waitForSelector('.pill[data-status="connected"]');
-		const primary = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
-		assert.notEqual(primary, "00000000-0000-4000-8000-000000000000");
+		const { sessionId: primary } = await client.ok({ type: "get_state" });
+		assert.equal(await page.evaluate(() => sessionStorage.getItem("skiff.session")), primary, "bound to the primary");
 		assert.equal(await page.locator(".toast").count(), 0, "no error toast");
-		// The primary's transcript is the one shown: the reply of the test before.
-		await page.waitForSelector(".msg.assistant");
+		await page.waitForSelector(".transcript-content");
 	} finally {
+		client.close();
 		await page.context().close();
 	}
 });
