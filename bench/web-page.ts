@@ -3,7 +3,8 @@
  * 10,000-message session, against the same page opening an empty session in the same run (the baseline).
  * Which of the two opens first alternates from one iteration to the next. Also how long after its first render
  * the whole long transcript is in the page (the newest messages are read and painted first), the longest frame while
- * scrolling up through it once it is, and the first GET /web with Accept-Encoding: br of each start (served
+ * scrolling up through it once it is (from one frame's start to the next, as Chromium stamps the frames it hands
+ * requestAnimationFrame), and the first GET /web with Accept-Encoding: br of each start (served
  * from the build's compressed file) against compressing the page at brotli quality 11, what that request waited
  * for before the build made the file. Prints medians with min–max. Usage: npm run bench:web [-- --iterations 5 --write]
  */
@@ -46,8 +47,10 @@ function brotliCompressMs(): number {
 	return performance.now() - started;
 }
 
-/** One 60 Hz frame (ms): the budget a scroll step should stay within. */
-const FRAME_BUDGET_MS = 1000 / 60;
+/** The interval between two frames at 60 Hz (ms). */
+const SIXTY_HZ_MS = 1000 / 60;
+/** One 60 Hz frame, as issue 21 states it (ms): the budget a scroll step should stay within. */
+const FRAME_BUDGET_MS = 16.7;
 
 /** The goals of issue 21 for the page (docs/benchmarks.md says which are met). */
 const GOALS = { longMs: 400, emptyMs: 200, frameMs: FRAME_BUDGET_MS, gzipBytes: 100_000 };
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
 	const long: number[] = [];
 	const empty: number[] = [];
 	const frames: number[] = [];
+	const callbackFrames: number[] = [];
 	const complete: number[] = [];
 	const load = [loadavg()[0]!];
 	const firstBr: number[] = [];
@@ -132,22 +136,32 @@ async function main(): Promise<void> {
 				// show earlier messages appears once all of it is in. (Not timed by polling: the page stamps it.)
 				await page.waitForSelector(".transcript .earlier", { timeout: 60_000 });
 				complete.push((await page.evaluate(() => (window as unknown as { earlierAt: number }).earlierAt)) - rendered);
-				// Scroll to the top in steps (loading earlier messages as it goes) and record the longest frame.
-				frames.push(
-					await page.evaluate(async () => {
-						const scroller = document.querySelector(".transcript")!;
-						let longest = 0;
-						let last = performance.now();
-						for (let step = 0; step < 60; step++) {
-							scroller.scrollTop -= 1500;
-							await new Promise((resolve) => requestAnimationFrame(resolve));
-							const now = performance.now();
-							longest = Math.max(longest, now - last);
-							last = now;
-						}
-						return longest;
-					}),
-				);
+				// Scroll to the top in steps (loading earlier messages as it goes) and record the longest frame: the
+				// interval between the frame times Chromium hands requestAnimationFrame (each frame's start), a whole
+				// number of 60 Hz intervals (one when the page kept up, two when it dropped a frame), read to the
+				// nearest one since the page's clock is coarsened to 0.1 ms (16.6 to 16.8 ms for one). Also the
+				// interval between the callbacks' own clock readings (the measure of earlier rows), which adds how
+				// late in its frame each callback ran.
+				const scroll = await page.evaluate(async (interval) => {
+					const scroller = document.querySelector(".transcript")!;
+					// No named helper here: tsx would wrap it in a `__name` call the page does not have.
+					let longest = 0;
+					let longestCallback = 0;
+					let lastFrame = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+					let lastCallback = performance.now();
+					for (let step = 0; step < 60; step++) {
+						scroller.scrollTop -= 1500;
+						const frameTime = await new Promise<number>((resolve) => requestAnimationFrame(resolve));
+						const now = performance.now();
+						longest = Math.max(longest, Math.max(1, Math.round((frameTime - lastFrame) / interval)) * interval);
+						longestCallback = Math.max(longestCallback, now - lastCallback);
+						lastFrame = frameTime;
+						lastCallback = now;
+					}
+					return { longest, longestCallback };
+				}, SIXTY_HZ_MS);
+				frames.push(scroll.longest);
+				callbackFrames.push(scroll.longestCallback);
 			}
 			await page.close();
 			await skiff.stop();
@@ -168,7 +182,7 @@ async function main(): Promise<void> {
 		`| navigation → first render (painted), empty session (ms) | ${spread(empty)} | ${goal(String(GOALS.emptyMs), median(empty) <= GOALS.emptyMs)} | – | – |`,
 		`| navigation → first render (painted), ${MESSAGES.toLocaleString("en")}-message session (ms) | ${spread(long)} | ${goal(String(GOALS.longMs), median(long) <= GOALS.longMs)} | ${spread(empty)}, empty session | ${(median(long) / median(empty)).toFixed(2)} |`,
 		`| first render → the whole transcript in the page, ${MESSAGES.toLocaleString("en")}-message session (ms) | ${spread(complete)} | – | – | – |`,
-		`| longest frame while scrolling up through it (ms) | ${spread(frames)} | ${goal(`${GOALS.frameMs.toFixed(1)} (one 60 Hz frame)`, median(frames) <= GOALS.frameMs)} | – | – |`,
+		`| longest frame while scrolling up through it, frame start to frame start (ms) | ${medianWithSpread(frames, 1, "min–max")} | ${goal(`${GOALS.frameMs} (one 60 Hz frame)`, median(frames) <= GOALS.frameMs)} | ${spread(callbackFrames)}, between the callbacks' own clock readings | – |`,
 	].join("\n");
 	console.log(table);
 	if (options.write) writeBenchSection("web", table);

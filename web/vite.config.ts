@@ -4,13 +4,14 @@
  */
 import { defineConfig } from "vite";
 import { viteSingleFile } from "vite-plugin-singlefile";
+import { markedLexerOnly } from "./marked-lexer-only.js";
 
 const listener = process.env.SKIFF_LISTEN ?? "http://127.0.0.1:8787";
 
 export default defineConfig({
 	root: import.meta.dirname,
 	base: "./",
-	plugins: [viteSingleFile({ removeViteModuleLoader: true })],
+	plugins: [markedLexerOnly(), viteSingleFile({ removeViteModuleLoader: true })],
 	oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
 	resolve: { alias: { react: "preact/compat" } },
 	build: {

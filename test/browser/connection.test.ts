@@ -1,13 +1,17 @@
-/** Connecting with a token, reconnecting with backoff, and rebinding after a listener restart. */
+/**
+ * Connecting with a token, reconnecting with backoff, rebinding after a listener restart, and the page's first
+ * bind: the session, its newest messages, its state and the model lists in one flight (docs/web.md, Connection).
+ */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser } from "../support/browser.js";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser, openPage, typeAndSend, VIEWPORTS } from "../support/browser.js";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
-import { startSkiff, tempDir } from "../support/skiff-process.js";
+import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { portForRestart } from "../support/restart-port.js";
+import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;
 let model: FakeOpenAiServer;
@@ -147,6 +151,78 @@ test("after a listener restart mid-stream the page backs off, rebinds, and shows
 		assert.equal(await page.locator(".msg.user").count(), 3);
 	} finally {
 		await page.close();
+		await skiff.stop();
+	}
+});
+
+/** Each WebSocket frame of the page, in order: what it sent (a command's type) and what it received (a response's command). */
+function recordFrames(page: Page): string[] {
+	const frames: string[] = [];
+	page.on("websocket", (socket) => {
+		socket.on("framesent", ({ payload }) => frames.push(`sent ${JSON.parse(String(payload)).type}`));
+		socket.on("framereceived", ({ payload }) => {
+			const message = JSON.parse(String(payload)) as { type: string; command?: string };
+			if (message.type === "response") frames.push(`answered ${message.command}`);
+		});
+	});
+	return frames;
+}
+
+/** A service with the fake model, for the first-bind tests (the service stops with the test). */
+async function serviceWithModel(): Promise<SkiffProcess> {
+	const agentDir = tempDir();
+	writeFakeModelsJson(agentDir, model.url);
+	return startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
+}
+
+test("the first bind sends subscribe, the snapshot and the model lists in one flight, and a reply streaming meanwhile arrives whole, once", async () => {
+	const skiff = await serviceWithModel();
+	const writer = await openPage(browser, skiff.url, VIEWPORTS[0]);
+	try {
+		const words = Array.from({ length: 120 }, (_, i) => `w${i}`);
+		await typeAndSend(writer, `REPLY ${words.join(" ")}\nCHUNKS 3 5\nSLOW 4`);
+		await writer.waitForSelector(".msg.assistant.streaming");
+		// A second page opens while the reply streams: its first bind meets events on their way.
+		const context = await browser.newContext({ viewport: { width: VIEWPORTS[0].width, height: VIEWPORTS[0].height } });
+		const page = await context.newPage();
+		const frames = recordFrames(page);
+		await page.goto(`${skiff.url}/web`);
+		await page.waitForSelector('.pill[data-status="connected"]');
+		const answered = frames.indexOf("answered subscribe");
+		assert.ok(answered > 0, frames.join(", "));
+		for (const command of ["get_messages", "get_state", "get_available_models", "get_available_thinking_levels"]) {
+			const sent = frames.indexOf(`sent ${command}`);
+			assert.ok(sent >= 0 && sent < answered, `${command} is sent before subscribe is answered: ${frames.join(", ")}`);
+		}
+		await writer.waitForSelector(".app[data-run='idle']");
+		await page.waitForSelector(".app[data-run='idle']");
+		const reply = await page.locator(".msg.assistant").last().innerText();
+		assert.equal(reply.trim(), words.join(" "), "every word once, in order");
+		await context.close();
+	} finally {
+		await writer.context().close();
+		await skiff.stop();
+	}
+});
+
+test("a remembered session that is gone gives way to the primary, without an error", async () => {
+	const skiff = await serviceWithModel();
+	const page = await openPage(browser, skiff.url, VIEWPORTS[0], {
+		connected: false,
+		before: async (p) => {
+			await p.addInitScript(() => sessionStorage.setItem("skiff.session", "00000000-0000-4000-8000-000000000000"));
+		},
+	});
+	const client = await TestClient.connect(skiff.wsUrl);
+	try {
+		await page.waitForSelector('.pill[data-status="connected"]');
+		const { sessionId: primary } = await client.ok({ type: "get_state" });
+		assert.equal(await page.evaluate(() => sessionStorage.getItem("skiff.session")), primary, "bound to the primary");
+		assert.equal(await page.locator(".toast").count(), 0, "no error toast");
+		await page.waitForSelector(".transcript-content");
+	} finally {
+		client.close();
+		await page.context().close();
 		await skiff.stop();
 	}
 });

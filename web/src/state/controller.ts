@@ -82,6 +82,13 @@ const NO_MODEL_NOTE = "Not sent: no model is set up yet. Add one as the card abo
  */
 const FIRST_MESSAGES = 50;
 
+/** What a bind arrives at: the session, its state, and the model lists on their way. */
+interface Bound {
+	sessionId: string;
+	state: SessionState;
+	lists: Promise<[CommandResult<"get_available_models">, CommandResult<"get_available_thinking_levels">]>;
+}
+
 const TOKEN_KEY = "skiff.token";
 const SESSION_KEY = "skiff.session";
 
@@ -409,22 +416,9 @@ export class Controller extends PageStore<ViewState> {
 	private async bind(): Promise<void> {
 		this.update({ ready: false });
 		try {
-			let sessionId = this.state.sessionId;
-			if (!sessionId || !this.client.isFollowing(sessionId)) {
-				const remembered = sessionId;
-				const subscribed = await this.client.commands
-					.subscribe({}, { sessionId: remembered })
-					.catch((error: unknown) => (remembered ? this.client.commands.subscribe() : Promise.reject(error))); // gone: the primary
-				sessionId = subscribed.sessionId;
-			}
-			// Models and levels are asked for with the snapshot rather than after it: one round trip fewer before the
-			// page is ready (they do not depend on it); they are applied after it, as before.
-			const lists = Promise.all([
-				this.client.commands.get_available_models({}, { sessionId }),
-				this.client.commands.get_available_thinking_levels({}, { sessionId }),
-			]);
-			lists.catch(() => undefined); // a failure is met below, once the snapshot is in
-			const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId, FIRST_MESSAGES) : await this.client.commands.get_state({}, { sessionId });
+			const remembered = this.state.sessionId;
+			const { sessionId, state, lists } =
+				remembered && this.transcripts.has(remembered) ? await this.rebind(remembered) : await this.firstBind(remembered);
 			this.setCurrent(sessionId);
 			this.update({ session: state });
 			const [models, levels] = await lists;
@@ -442,6 +436,69 @@ export class Controller extends PageStore<ViewState> {
 		} catch (error) {
 			this.toast(`could not bind to a session: ${failureText(error)}`);
 		}
+	}
+
+	/**
+	 * Binds to a session this page has a transcript of (a reconnect): follows it again if the client does not (its
+	 * resume failed), then reloads its snapshot if it is stale, else reads its state.
+	 */
+	private async rebind(remembered: string): Promise<Bound> {
+		let sessionId = remembered;
+		if (!this.client.isFollowing(sessionId)) {
+			const subscribed = await this.client.commands.subscribe({}, { sessionId }).catch(() => this.client.commands.subscribe()); // gone: the primary
+			sessionId = subscribed.sessionId;
+		}
+		// Models and levels are asked for with the snapshot rather than after it: one round trip fewer before the
+		// page is ready (they do not depend on it); they are applied after it.
+		const lists = this.lists(sessionId);
+		const state = !this.transcripts.has(sessionId) || this.stale.has(sessionId) ? await this.reload(sessionId, FIRST_MESSAGES) : await this.client.commands.get_state({}, { sessionId });
+		return { sessionId, state, lists };
+	}
+
+	/**
+	 * The page's first bind (or to a session it has no transcript of): follows the remembered session, else the
+	 * primary, and asks for its newest messages, its state and the model lists in the same flight, so that the
+	 * first render waits for one round trip rather than two. The commands address the session as subscribe does
+	 * (by the remembered id, or none: the primary). The transcript holds events from the answer to subscribe on
+	 * (the service sends it before the session's events); a snapshot older than where following began, or of
+	 * another session (the primary changed in between), is read again addressed by id.
+	 */
+	private async firstBind(remembered: string | undefined): Promise<Bound> {
+		const address = { sessionId: remembered };
+		const subscribing = this.client.commands.subscribe({}, address);
+		const holding = subscribing.then(({ sessionId }) => {
+			const transcript = this.transcriptFor(sessionId);
+			transcript.holdEvents();
+			return transcript;
+		});
+		const snapshot = Promise.all([this.client.call("get_messages", { last: FIRST_MESSAGES }, address), this.client.commands.get_state({}, address)]);
+		const lists = this.lists(remembered);
+		snapshot.catch(() => undefined); // met below, once subscribe has answered
+		let transcript: Transcript;
+		try {
+			transcript = await holding;
+		} catch (error) {
+			if (remembered === undefined) throw error;
+			return this.firstBind(undefined); // the remembered session is gone: the primary
+		}
+		const subscribed = await subscribing;
+		const [messages, state] = await snapshot.catch((error: unknown) => {
+			this.stale.add(subscribed.sessionId); // the next bind reads it again, releasing the held events
+			throw error;
+		});
+		if (state.sessionId !== subscribed.sessionId || messages.seq < subscribed.seq) return { sessionId: subscribed.sessionId, state: await this.reload(subscribed.sessionId, FIRST_MESSAGES), lists };
+		this.stale.delete(subscribed.sessionId);
+		transcript.load({ messages: messages.messages, streaming: messages.streaming, seq: messages.seq, running: state.isStreaming, total: messages.total });
+		this.schedule();
+		if (transcript.partial) void this.loadOlder(transcript);
+		return { sessionId: subscribed.sessionId, state, lists };
+	}
+
+	/** The models and thinking levels, for the session addressed (none: the primary). */
+	private lists(sessionId: string | undefined): Promise<[CommandResult<"get_available_models">, CommandResult<"get_available_thinking_levels">]> {
+		const lists = Promise.all([this.client.commands.get_available_models({}, { sessionId }), this.client.commands.get_available_thinking_levels({}, { sessionId })]);
+		lists.catch(() => undefined); // a failure is met once the snapshot is in
+		return lists;
 	}
 
 	/**

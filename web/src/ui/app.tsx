@@ -39,7 +39,14 @@ function useMediaQuery(query: string): boolean {
 }
 
 export function App() {
-	const controller = useMemo(() => new Controller(wsUrl()), []);
+	// The connection opens as the controller is made, before the first render: its handshake and the first round
+	// trip overlap the page's first style, layout and paint rather than follow them (the first render of a
+	// session waits for them). Views subscribe below, before any answer can arrive.
+	const controller = useMemo(() => {
+		const created = new Controller(wsUrl());
+		created.start();
+		return created;
+	}, []);
 	const [, rerender] = useReducer((n: number) => n + 1, 0);
 	const [panel, setPanel] = useState<string>(PANELS[0]!.id);
 	const [drawerOpen, setDrawerOpen] = useState(false);
@@ -49,13 +56,7 @@ export function App() {
 	const panelFromDialog = useRef<string | undefined>(undefined);
 	/** Where focus goes once the drawer has closed (the main column is inert until then). */
 	const focusAfterClose = useRef<"toggle" | "composer" | undefined>(undefined);
-	// A layout effect, so that the connection opens before the first paint rather than a frame after it (an effect
-	// runs once the frame is painted): the first render of a session waits for its round trips.
-	useLayoutEffect(() => {
-		const unsubscribe = controller.subscribe(() => rerender(undefined));
-		controller.start();
-		return unsubscribe;
-	}, [controller]);
+	useLayoutEffect(() => controller.subscribe(() => rerender(undefined)), [controller]);
 
 	// Synchronously after the render that opened or closed the drawer: a later effect could take the focus back
 	// from a field the user has already moved to.

@@ -1,0 +1,46 @@
+/** The build's cut of marked (web/marked-lexer-only.ts): the Lexer alone, lexing exactly as marked's own. */
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { test } from "node:test";
+import { pathToFileURL } from "node:url";
+import { Lexer } from "marked";
+import { keepLexerOnly } from "../../../web/marked-lexer-only.js";
+import { tempDir } from "../../support/skiff-process.js";
+
+const markedFile = createRequire(import.meta.url).resolve("marked");
+const original = readFileSync(markedFile, "utf8");
+
+const SAMPLE = [
+	"# Title\n\nSetext\n===\n",
+	"Some *emphasis*, **strong**, ~~gone~~, `code`, a [link](https://example.com \"t\") and <https://auto.link>.",
+	"- [ ] task\n- [x] done\n  1. nested\n  2. list\n",
+	"> quote\n> > deeper\n",
+	"| a | b |\n|:--|--:|\n| 1 | 2 |\n",
+	"```ts\nconst x = 1;\n```\n",
+	"    indented code\n",
+	"---\n\n![img](data:image/png;base64,AA==) &amp; &#35; \\*escaped\\*\n\n[ref]: https://example.com\n[ref]\n",
+	"<div>html</div>\n",
+].join("\n");
+
+test("the cut module exports the Lexer alone, which lexes as marked's own", async () => {
+	const cut = keepLexerOnly(original);
+	// What kept the Parser, the Renderer and the rest in the bundle: hung on the `marked` function as properties.
+	assert.match(original, /\.Parser=/);
+	assert.doesNotMatch(cut, /\.Parser=|\.Renderer=/);
+	const file = join(tempDir("skiff-marked-"), "marked-lexer.mjs");
+	writeFileSync(file, cut);
+	const module = (await import(pathToFileURL(file).href)) as { Lexer: typeof Lexer };
+	assert.deepEqual(Object.keys(module), ["Lexer"]);
+	// Each Lexer takes its options object over (it adds its tokenizer): one object each.
+	for (const options of ['{"gfm":true,"breaks":true}', '{"gfm":false}', '{"pedantic":true,"gfm":false}']) {
+		assert.deepEqual(new module.Lexer(JSON.parse(options)).lex(SAMPLE), new Lexer(JSON.parse(options)).lex(SAMPLE), options);
+	}
+});
+
+test("a marked of another shape fails the build with a sentence naming the file", () => {
+	assert.throws(() => keepLexerOnly("var a=1;", "/x/marked.esm.js"), /\/x\/marked\.esm\.js: no export list; marked's module no longer has the shape/);
+	assert.throws(() => keepLexerOnly("class A{}export{A as Marked};"), /no export named Lexer/);
+	assert.throws(() => keepLexerOnly("class A{}class B{}export{A as Marked,B as Lexer};"), /no default Marked instance/);
+});
