@@ -216,3 +216,21 @@ test("images travel with a prompt to the model; malformed images are refused", a
 		assert.match(response.error!, /images/);
 	}
 });
+
+test("a model that does not take images refuses a message with images before anything is recorded", async () => {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+	await client.ok({ type: "set_model", provider: "fake", modelId: "fake-reasoner" }); // text only: no `input` in models.json
+	try {
+		const { messages } = await client.ok({ type: "get_messages" });
+		const requests = model.requests.length;
+		const refused = await client.request({ type: "prompt", message: "what is in this picture?", images: [{ type: "image", data: png, mimeType: "image/png" }] });
+		assert.equal(refused.success, false);
+		assert.equal(refused.code, "conflict");
+		assert.equal(refused.error, "The model fake/fake-reasoner does not take images: remove the image, or choose a model that takes images");
+		const after = await client.ok({ type: "get_messages" });
+		assert.equal(after.messages.length, messages.length, "nothing recorded");
+		assert.equal(model.requests.length, requests, "the model was not asked");
+	} finally {
+		await client.ok({ type: "set_model", provider: "fake", modelId: "fake-model" });
+	}
+});
