@@ -18,7 +18,11 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index.js";
+import { type Attachment, tooMuch } from "./attachments";
 import { CollabState } from "./collab-state";
+import { Completions } from "./completions";
+import { FilesState } from "./files-state";
+import { withMentions } from "./mentions";
 import { Drafts } from "./drafts";
 import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
@@ -102,6 +106,9 @@ export class Controller extends PageStore<ViewState> {
 	readonly workflows: WorkflowsState;
 	/** The Share dialog's rooms. */
 	readonly collab: CollabState;
+	readonly files: FilesState;
+	/** What the composer offers after `/` and `@`. */
+	readonly completions: Completions;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -157,6 +164,8 @@ export class Controller extends PageStore<ViewState> {
 		this.personas = new PersonasState(context);
 		this.workflows = new WorkflowsState(context);
 		this.collab = new CollabState(context);
+		this.files = new FilesState(context);
+		this.completions = new Completions(this.client, context.sessionId);
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
@@ -247,16 +256,27 @@ export class Controller extends PageStore<ViewState> {
 	 * session the text was typed for, and only while it is the current one. When the run ended (or one began)
 	 * while the message was on its way, the service refuses it as such, and it is sent once the other way.
 	 */
-	async send(sessionId: string, text: string): Promise<boolean> {
-		const message = text.trim();
+	async send(sessionId: string, text: string, attached: Attachment[] = []): Promise<boolean> {
 		const transcript = this.transcript();
-		if (!message || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		if (!text.trim() || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		// Files mentioned with `@` go before the text, as pi's `@file` (mentions.ts); a refusal keeps the message.
+		let mentioned: Awaited<ReturnType<typeof withMentions>>;
+		try {
+			mentioned = await withMentions(text.trim(), (path) => this.client.call("files_read", { path }, { sessionId }));
+		} catch (error) {
+			return this.refuse(sessionId, failureText(error));
+		}
+		const message = mentioned.text;
+		const images = [...attached, ...mentioned.images];
+		const refusal = tooMuch(images);
+		if (refusal) return this.refuse(sessionId, refusal);
 		const first = transcript.running ? "steer" : "prompt";
 		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
 		// Sending is an explicit wish to follow, wherever the reader had scrolled to (transcript-view.tsx).
 		transcript.followRequests++;
 		this.schedule();
-		const call = (type: SendType) => this.client.call(type, { message }, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
+		const params = images.length ? { message, images } : { message };
+		const call = (type: SendType) => this.client.call(type, params, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
 		let failure = await call(first);
 		if (failure && crossedRunEdge(failure)) {
 			const retry = await call(first === "steer" ? "prompt" : "steer");
@@ -270,6 +290,14 @@ export class Controller extends PageStore<ViewState> {
 			this.update({ setup: setupPathsFrom(error.message), notes: { ...this.state.notes, [sessionId]: NO_MODEL_NOTE } });
 			this.announce(NO_MODEL_NOTE);
 		} else this.toast(`${type} failed: ${failureText(error)}`);
+		return false;
+	}
+
+	/** Says at the composer (and aloud) why a message was not sent; it stays in the box. */
+	private refuse(sessionId: string, why: string): false {
+		const note = `Not sent: ${why}.`;
+		this.update({ notes: { ...this.state.notes, [sessionId]: note } });
+		this.announce(note);
 		return false;
 	}
 
