@@ -87,7 +87,8 @@ const isFolder = (entry: FileEntry) => entry.kind === "directory" || entry.targe
 
 function Row({ entry, onOpen }: { entry: FileEntry; onOpen(): void }) {
 	const folder = isFolder(entry);
-	const opens = folder || entry.kind === "file" || entry.target === "file";
+	// Git's own folder is listed by the service but never entered.
+	const opens = entry.name !== ".git" && (folder || entry.kind === "file" || entry.target === "file");
 	const note = entry.kind === "symlink" ? `link${entry.target === "outside" ? " outside the project" : entry.target === "missing" ? ", broken" : ""}` : entry.kind === "other" ? "special file" : undefined;
 	return (
 		<li class={entry.ignored || entry.name === ".git" ? "ignored" : undefined}>
