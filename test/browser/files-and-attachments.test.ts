@@ -216,7 +216,8 @@ for (const viewport of VIEWPORTS) {
 
 			const requests = service.model.requests.length;
 			await box.press("Enter");
-			await page.waitForSelector(".msg.user .chips li:has-text('src/app.ts')");
+			await page.waitForSelector(".msg.user .chips li");
+			assert.equal(await page.locator(".msg.user .chips li").last().textContent(), "src/app.ts");
 			await page.waitForSelector(".app[data-run='idle']");
 			assert.ok(service.model.requests.length > requests);
 			const sent = lastUserContent();

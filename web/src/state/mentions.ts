@@ -61,10 +61,11 @@ export async function withMentions(message: string, read: (path: string) => Prom
 export function splitMentions(text: string): { files: string[]; text: string } {
 	const files: string[] = [];
 	let at = 0;
-	while (text.startsWith('<file name="', at)) {
+	const open = '<file name="';
+	while (text.startsWith(open, at)) {
 		const nameEnd = text.indexOf('">', at);
 		if (nameEnd < 0) break;
-		const name = text.slice(at + 11, nameEnd);
+		const name = text.slice(at + open.length, nameEnd);
 		const close = text.indexOf("</file>\n", nameEnd);
 		if (close < 0 || name.includes("\n")) break;
 		files.push(name);
