@@ -22,7 +22,7 @@ import { type Attachment, tooMuch } from "./attachments";
 import { CollabState } from "./collab-state";
 import { Completions } from "./completions";
 import { FilesState } from "./files-state";
-import { withMentions } from "./mentions";
+import { splitMentions, withMentions } from "./mentions";
 import { Drafts } from "./drafts";
 import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
@@ -331,7 +331,7 @@ export class Controller extends PageStore<ViewState> {
 	async forkAt(entryId: string): Promise<boolean> {
 		const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
 		if (!snapshot) return false;
-		this.drafts.set(snapshot.sessionId, snapshot.text);
+		this.drafts.set(snapshot.sessionId, splitMentions(snapshot.text).text);
 		this.update({ draftVersion: this.state.draftVersion + 1 });
 		await this.adopt(snapshot);
 		return true;
@@ -339,7 +339,7 @@ export class Controller extends PageStore<ViewState> {
 
 	/** Puts text into a session's message box, after whatever is typed there (e.g. a message to edit again). */
 	putInComposer(sessionId: string, text: string): void {
-		this.drafts.append(sessionId, text);
+		this.drafts.append(sessionId, splitMentions(text).text);
 		this.update({ draftVersion: this.state.draftVersion + 1 });
 	}
 
@@ -546,7 +546,8 @@ export class Controller extends PageStore<ViewState> {
 	private giveBackDropped(transcript: Transcript): void {
 		const dropped = transcript.takeDropped();
 		if (dropped.length === 0) return;
-		this.drafts.append(transcript.sessionId, dropped.join("\n\n"));
+		// Mentioned files go back as the `@path` the text still holds, not as their content.
+		this.drafts.append(transcript.sessionId, dropped.map((text) => splitMentions(text).text).join("\n\n"));
 		const what = dropped.length === 1 ? "Your queued message was" : `Your ${dropped.length} queued messages were`;
 		const note = `${what} not delivered: the run stopped first. It is back in the message box, to edit or send again.`;
 		this.update({ notes: { ...this.state.notes, [transcript.sessionId]: note }, draftVersion: this.state.draftVersion + 1 });
