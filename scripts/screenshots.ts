@@ -6,7 +6,8 @@
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher (and panels found by name in it), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
- * prompt, the setup card of a service without a model, and a completed workflow (list, detail and its plan). Usage: npm run screenshots [-- --only chat]
+ * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), and the
+ * Files panel with the composer's completions and attachments (screenshot-files.ts). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
+import { filesViews, writeScreenshotProject } from "./screenshot-files.js";
 import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
@@ -87,6 +89,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
 	writeScreenshotPersonas(agentDir);
 	appendScreenshotPlan(agentDir, main);
+	writeScreenshotProject(cwd);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -232,6 +235,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "goal");
 		await page.waitForSelector(".goal-create");
 		await shot(page, "goal-empty", size, scheme);
+		await filesViews(page, (id) => openDrawer(page, size, id), () => closeDrawer(page, size), (view) => shot(page, view, size, scheme));
 	} finally {
 		await page.context().close();
 		await skiff.stop();

@@ -5,7 +5,7 @@
  * most MAX_IMAGE_BYTES each. Every refusal is a sentence naming the file and the limit.
  */
 import type { CommandParams } from "../../../src/client/index.js";
-import { byteSize } from "./byte-size";
+import { byteSize } from "./byte-size.js";
 
 export type Attachment = NonNullable<CommandParams<"prompt">["images"]>[number];
 

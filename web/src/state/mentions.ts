@@ -6,7 +6,7 @@
  * stays text. The user's bubble shows the blocks as chips again (`splitMentions`).
  */
 import { type FilesReadResult, SkiffCommandError } from "../../../src/client/index.js";
-import type { Attachment } from "./attachments";
+import type { Attachment } from "./attachments.js";
 
 export const MAX_MENTIONS = 8;
 export const MAX_MENTION_CHARS = 64 * 1024;
