@@ -23,8 +23,17 @@ const PROJECT: Record<string, string> = {
 	"node_modules/.package-lock.json": "{}\n",
 };
 
-/** Writes the project into `cwd` as a git repository (so what it ignores is marked). */
-export function writeScreenshotProject(cwd: string): void {
+/** Prompt templates the `/` list offers (with the descriptions their front matter gives). */
+const PROMPTS: Record<string, string> = {
+	"review.md": "---\ndescription: Review the staged changes and list concrete problems\n---\nReview what is staged.\n",
+	"release-notes.md": "---\ndescription: Write release notes from the merged changes\n---\nWrite release notes.\n",
+	"explain.md": "---\ndescription: Explain a file or a function step by step\n---\nExplain $1.\n",
+};
+
+/** Writes the project into `cwd` as a git repository (so what it ignores is marked), and prompt templates into `agentDir`. */
+export function writeScreenshotProject(cwd: string, agentDir: string): void {
+	mkdirSync(join(agentDir, "prompts"), { recursive: true });
+	for (const [name, text] of Object.entries(PROMPTS)) writeFileSync(join(agentDir, "prompts", name), text);
 	for (const [path, text] of Object.entries(PROJECT)) {
 		mkdirSync(dirname(join(cwd, path)), { recursive: true });
 		writeFileSync(join(cwd, path), text);
@@ -53,7 +62,7 @@ export async function filesViews(page: Page, openPanel: (id: string) => Promise<
 	await box.fill(""); // the text given back before goes, and its note with it
 	await box.fill("Explain how ");
 	await box.pressSequentially("@src/li");
-	await page.waitForSelector("#composer-choices [role='option']");
+	await page.waitForSelector("#composer-choices [role='option']:has-text('listener/')");
 	await box.press("Enter");
 	await page.waitForSelector("#composer-choices [role='option']:has-text('routes.ts')");
 	await shot("composer-mention");
@@ -87,7 +96,7 @@ export async function filesViews(page: Page, openPanel: (id: string) => Promise<
 	await page.waitForSelector(".composer-note:has-text('does not take images')");
 	await shot("composer-image-refused");
 	await page.click("button[aria-label='Remove image 1']");
-	await box.fill("Explain how @src/listener/routes.ts decides what is allowed.\nREPLY It checks the path against `ROUTES` and allows only GET and HEAD.");
+	await box.fill("Explain how @src/listener/routes.ts decides what is allowed."); // its reply is scripted (screenshots.ts)
 	await box.press("Enter");
 	await page.waitForSelector(".msg.user .chips li");
 	await page.waitForSelector("[data-run='idle']");

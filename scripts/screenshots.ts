@@ -34,7 +34,9 @@ type Size = (typeof SIZES)[number];
  * (the fake model takes its directives from the message text: they are added on the way to it).
  */
 const SIDE_QUESTION = "Why does one Chromium per worker save so much?";
+const MENTION_QUESTION = "Explain how @src/listener/routes.ts decides what is allowed.";
 const SCRIPTED: Record<string, string> = {
+	[MENTION_QUESTION]: "REPLY It checks the path against `ROUTES`, and allows only **GET** and **HEAD**: anything else is refused before the request is read.",
 	[SIDE_QUESTION]: `REPLY_JSON ${JSON.stringify(
 		"Starting Chromium is the expensive part: about **1.2 s** per launch, and each file launched its own.\n\n- 34 files × 1.2 s ≈ 41 s of launches\n- a shared browser pays it once per worker\n\nPages stay isolated: each test still gets a fresh `BrowserContext`.",
 	)}`,
@@ -46,7 +48,8 @@ function scriptReplies(request: RecordedRequest): void {
 	const last = [...messages].reverse().find((m) => m.role === "user");
 	if (!last) return;
 	const text = typeof last.content === "string" ? last.content : Array.isArray(last.content) ? last.content.map((p: { text?: string }) => p.text ?? "").join("") : "";
-	const script = SCRIPTED[text.trim()];
+	// A question may follow the files it mentions (their `<file>` blocks come first).
+	const script = Object.entries(SCRIPTED).find(([question]) => text.trim().endsWith(question))?.[1];
 	if (script) last.content = `${text}\n${script}`;
 }
 
@@ -89,7 +92,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
 	writeScreenshotPersonas(agentDir);
 	appendScreenshotPlan(agentDir, main);
-	writeScreenshotProject(cwd);
+	writeScreenshotProject(cwd, agentDir);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {

@@ -135,12 +135,16 @@ export function Composer(props: ComposerProps) {
 			}
 			if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
 				event.preventDefault();
-				return accept(menu.choices[menu.active]!);
+				// Choices for a word typed since (their answer is on its way) are not taken: the fresh ones come next.
+				const now = queryAt(text, box.current!.selectionStart);
+				return now?.start === menu.query.start && now.word === menu.query.word ? accept(menu.choices[menu.active]!) : undefined;
 			}
 			if (event.key === "Escape") {
 				event.preventDefault();
 				return close();
 			}
+			// The caret leaves the word the list was for.
+			if (event.key === "ArrowLeft" || event.key === "ArrowRight" || event.key === "Home" || event.key === "End") close();
 		}
 		if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
 			event.preventDefault();
