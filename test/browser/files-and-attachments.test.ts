@@ -61,9 +61,9 @@ function lastUserContent(): string {
 	return JSON.stringify(user.content);
 }
 
-/** Pastes files made in the page (`made`: [name, type, width, height] of a canvas image, or text) into the box. */
-function paste(page: Page, files: Array<{ name: string; type: string; width?: number; text?: string }>): Promise<void> {
-	return page.evaluate(async (list) => {
+/** Pastes (or drops) files made in the page into the box: a canvas image `width` px wide, or a file of `text`. */
+function paste(page: Page, files: Array<{ name: string; type: string; width?: number; text?: string }>, drop = false): Promise<void> {
+	return page.evaluate(async ([list, drop]) => {
 		const transfer = new DataTransfer();
 		for (const item of list) {
 			if (item.text !== undefined) {
@@ -81,8 +81,9 @@ function paste(page: Page, files: Array<{ name: string; type: string; width?: nu
 		}
 		const box = document.getElementById("composer")!;
 		box.focus();
-		box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
-	}, files);
+		if (drop) box.dispatchEvent(new DragEvent("drop", { dataTransfer: transfer, bubbles: true, cancelable: true }));
+		else box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
+	}, [files, drop] as const);
 }
 
 /** The width a PNG's header gives (base64 data). */
@@ -165,14 +166,35 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await page.locator(".composer-note").count(), 0, "a good paste clears the refusal");
 			await page.click("button[aria-label='Remove image 2']");
 			await page.waitForFunction(() => document.querySelectorAll(".attachments img").length === 1);
+			// Dropped on the box, the same.
+			await paste(page, [{ name: "dropped.webp", type: "image/webp", width: 30 }], true);
+			await page.waitForSelector(".attachments img[src^='data:image/webp;base64,']");
+			await page.click("button[aria-label='Remove image 2']");
 			// Nine at once: eight are taken, the ninth refused.
 			await paste(page, Array.from({ length: 8 }, (_, i) => ({ name: `n${i}.png`, type: "image/png", width: 20 })));
 			await page.waitForSelector(".composer-note:has-text('At most 8 images go with one message')");
 			assert.equal(await page.locator(".attachments img").count(), 8);
 			for (let n = 8; n > 1; n--) await page.click(`button[aria-label='Remove image ${n}']`);
 
-			const requests = service.model.requests.length;
+			// A model that reads text only refuses the message before anything is recorded: said at the composer, nothing lost.
+			await showPanel(page, viewport, "settings");
+			await page.selectOption(".settings select[name='model']", "fake/fake-reasoner");
+			await page.waitForSelector(".model-name:has-text('fake-reasoner')", { state: "attached" });
+			if (viewport.phone) await page.keyboard.press("Escape");
+			let requests = service.model.requests.length;
 			await page.fill("#composer", "REPLY I see a red band\nwhat is this?");
+			await page.press("#composer", "Enter");
+			await page.waitForSelector(".composer-note:has-text('Not sent: The model fake/fake-reasoner does not take images: remove the image, or choose a model that takes images.')");
+			assert.equal(await page.locator(".attachments img").count(), 1, "the image stays");
+			assert.equal(await page.inputValue("#composer"), "REPLY I see a red band\nwhat is this?", "the text stays");
+			assert.equal(await page.locator(".msg.user").count(), 0, "nothing recorded");
+			assert.equal(service.model.requests.length, requests, "the model was not asked");
+			await showPanel(page, viewport, "settings");
+			await page.selectOption(".settings select[name='model']", "fake/fake-model");
+			await page.waitForSelector(".model-name:has-text('fake-model')", { state: "attached" });
+			if (viewport.phone) await page.keyboard.press("Escape");
+
+			requests = service.model.requests.length;
 			await page.press("#composer", "Enter");
 			await page.waitForSelector(".msg.user .user-images img");
 			await page.waitForSelector(".app[data-run='idle']");
