@@ -230,6 +230,17 @@ test("a model that does not take images refuses a message with images before any
 		const after = await client.ok({ type: "get_messages" });
 		assert.equal(after.messages.length, messages.length, "nothing recorded");
 		assert.equal(model.requests.length, requests, "the model was not asked");
+		// During a run, a steer or follow-up with images is refused the same way.
+		const from = client.events.length;
+		await client.ok({ type: "prompt", message: "REPLY one two three four five six seven eight nine ten eleven twelve\nSLOW 100" });
+		for (const type of ["steer", "follow_up"]) {
+			const queued = await client.request({ type, message: "and this?", images: [{ type: "image", data: png, mimeType: "image/png" }] });
+			assert.equal(queued.code, "conflict", type);
+			assert.match(queued.error!, /does not take images/);
+		}
+		await runEnded(from);
+		const ended = await client.ok({ type: "get_messages" });
+		assert.equal(ended.messages.filter((m: any) => m.role === "user").length, messages.filter((m: any) => m.role === "user").length + 1, "only the prompt was recorded");
 	} finally {
 		await client.ok({ type: "set_model", provider: "fake", modelId: "fake-model" });
 	}
