@@ -33,6 +33,8 @@ before(async () => {
 	writeFileSync(join(cwd, "build", "out.js"), "built\n");
 	writeFileSync(join(cwd, "logo.png"), Buffer.from(PNG_1PX, "base64"));
 	writeFileSync(join(cwd, "data.bin"), Buffer.from([0, 1, 2, 3, 255, 254, 0, 0, 7]));
+	writeFileSync(join(cwd, "big.log"), "line of the log\n".repeat(80_000)); // 1.2 MiB
+	writeFileSync(join(cwd, "latin1.txt"), Buffer.from("caf\xe9 cr\xe8me\n", "latin1"));
 	mkdirSync(join(cwd, "many"));
 	for (let i = 0; i < MANY; i++) writeFileSync(join(cwd, "many", `f${String(i).padStart(3, "0")}.txt`), "x");
 	const agentDir = tempDir();
@@ -151,6 +153,17 @@ for (const viewport of VIEWPORTS) {
 			await page.click(".crumbs button:has-text('Project')");
 			await page.click(".file-open:has-text('data.bin')");
 			await page.waitForSelector(".empty-state:has-text('Binary, 9 bytes')");
+
+			// Past 1 MiB: its head, plain (not highlighted), and a note; text that is not UTF-8 says so.
+			await page.click(".crumbs button:has-text('Project')");
+			await page.click(".file-open:has-text('big.log')");
+			await page.waitForSelector(".file-text .hint:has-text('Only the first 1.0 MiB of 1.2 MiB are shown.')");
+			assert.equal(await page.locator(".file-text pre.file-plain").count(), 1);
+			await fitsSideways(page, "#panel-files .panel-body");
+			await page.click(".crumbs button:has-text('Project')");
+			await page.click(".file-open:has-text('latin1.txt')");
+			await page.waitForSelector(".file-text .hint:has-text('Not UTF-8 text')");
+			assert.match((await page.locator(".file-text pre").textContent())!, /caf\uFFFD cr\uFFFDme/);
 			await page.click(".crumbs button:has-text('Project')");
 		});
 

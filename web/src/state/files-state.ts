@@ -29,10 +29,10 @@ export class FilesState {
 
 	constructor(private readonly context: PanelContext) {}
 
-	/** Called as the panel renders: another session starts again at its root. */
+	/** Called when the panel shows, connected: another session starts again at its root; a failed listing is read again. */
 	sync(): void {
 		const session = this.context.sessionId();
-		if (session === this.session) return;
+		if (session === this.session && !this.folder.error) return;
 		this.session = session;
 		this.preview = undefined;
 		if (session) void this.open("");

@@ -3,6 +3,7 @@
  * a big folder a page at a time), and a file's preview: highlighted source, rendered markdown, an image, or
  * "Binary, N bytes". Every text shown is redacted, as all text the page shows.
  */
+import { useEffect } from "preact/hooks";
 import { CodeBlock, Markdown } from "../../render/markdown";
 import { redact } from "../../render/redact";
 import { byteSize } from "../../state/byte-size";
@@ -18,7 +19,10 @@ const HIGHLIGHT_MAX_CHARS = 100_000;
 
 export function FilesPanel({ controller }: PanelProps) {
 	const files = controller.files;
-	files.sync();
+	const { ready, sessionId } = controller.state;
+	useEffect(() => {
+		if (ready) files.sync();
+	}, [ready, sessionId]);
 	const { folder, preview } = files;
 	const at = preview?.path ?? folder.path;
 	const parts = at ? at.split("/") : [];
