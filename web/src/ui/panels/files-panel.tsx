@@ -100,7 +100,7 @@ function Row({ entry, onOpen }: { entry: FileEntry; onOpen(): void }) {
 				<Icon name={folder ? "folder" : "file"} />
 				<span class="file-name">{redact(entry.name)}</span>
 				{entry.ignored && <span class="file-tag">ignored</span>}
-				<span class="file-meta">{note ?? (entry.size !== undefined && !folder ? byteSize(entry.size) : "")}</span>
+				{(note || (entry.size !== undefined && !folder)) && <span class="file-meta">{note ?? byteSize(entry.size!)}</span>}
 			</button>
 		</li>
 	);
