@@ -179,9 +179,19 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await page.locator(".composer-note").count(), 0, "a good paste clears the refusal");
 			await page.click("button[aria-label='Remove image 2']");
 			await page.waitForFunction(() => document.querySelectorAll(".attachments img").length === 1);
-			// Dropped on the box, the same.
+			// A paste that holds text too (an office program's copy comes with a picture of itself) pastes the text.
+			await page.evaluate(async () => {
+				const transfer = new DataTransfer();
+				transfer.setData("text/plain", "a table row");
+				const canvas = document.createElement("canvas");
+				const picture = await new Promise<Blob>((done) => canvas.toBlob((b) => done(b!), "image/png"));
+				transfer.items.add(new File([picture], "row.png", { type: "image/png" }));
+				document.getElementById("composer")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
+			});
+			// Dropped on the box, an image is taken as pasted ones are (and, taken after it, the picture would show by now).
 			await paste(page, [{ name: "dropped.webp", type: "image/webp", width: 30 }], true);
 			await page.waitForSelector(".attachments img[src^='data:image/webp;base64,']");
+			assert.equal(await page.locator(".attachments img").count(), 2, "no picture of the pasted text");
 			await page.click("button[aria-label='Remove image 2']");
 			// Nine at once: eight are taken, the ninth refused.
 			await paste(page, Array.from({ length: 8 }, (_, i) => ({ name: `n${i}.png`, type: "image/png", width: 20 })));

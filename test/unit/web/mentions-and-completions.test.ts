@@ -92,7 +92,8 @@ test("choices: commands by prefix with descriptions; paths of the typed folder, 
 			};
 		},
 	};
-	const completions = new Completions(client as never, () => "s1");
+	let session = "s1";
+	const completions = new Completions(client as never, () => session);
 	assert.deepEqual(await completions.choices({ kind: "/", start: 0, end: 2, word: "r" }), [{ label: "/review", detail: "Review it", insert: "/review " }]);
 	const all = await completions.choices({ kind: "@", start: 0, end: 1, word: "" });
 	assert.deepEqual(
@@ -108,6 +109,11 @@ test("choices: commands by prefix with descriptions; paths of the typed folder, 
 	completions.reset();
 	await completions.choices({ kind: "@", start: 0, end: 5, word: "src/a" });
 	assert.deepEqual(calls.at(-1), "files_list:src/");
+	// Another session (another folder): nothing kept is offered.
+	session = "s2";
+	const count = calls.length;
+	await completions.choices({ kind: "@", start: 0, end: 5, word: "src/a" });
+	assert.equal(calls.length, count + 1, "read again for the other session");
 });
 
 test("images for one message: at most eight, and together within the service's message limit", () => {

@@ -47,8 +47,13 @@ export class Completions {
 		private readonly sessionId: () => string | undefined,
 	) {}
 
+	/** The session the kept answers are of. */
+	private session: string | undefined;
+
 	/** The choices for `query`, best first; rejects when the service could not answer. */
 	async choices(query: Query): Promise<Choice[]> {
+		if (this.session !== this.sessionId()) this.reset();
+		this.session = this.sessionId();
 		const word = query.word.toLowerCase();
 		if (query.kind === "/") {
 			this.commands ??= this.client.call("get_commands", {}, { sessionId: this.sessionId() }).then(({ commands }) =>

@@ -156,7 +156,8 @@ export function Composer(props: ComposerProps) {
 	};
 	const onPaste = (event: ClipboardEvent) => {
 		const files = [...(event.clipboardData?.files ?? [])];
-		if (!props.attach || files.length === 0) return;
+		// Text copied from an office program comes with a picture of itself too: the text is what is meant.
+		if (!props.attach || files.length === 0 || event.clipboardData!.types.includes("text/plain")) return;
 		event.preventDefault();
 		void add(files);
 	};
