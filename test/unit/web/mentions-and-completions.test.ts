@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type FilesReadResult, SkiffCommandError } from "../../../src/client/index.js";
-import { MAX_IMAGES, MAX_MESSAGE_DATA, tooMuch } from "../../../web/src/state/attachments.js";
+import { MAX_IMAGES, MAX_MESSAGE_BYTES, tooMuch } from "../../../web/src/state/attachments.js";
 import { Completions, queryAt } from "../../../web/src/state/completions.js";
 import { MAX_MENTION_CHARS, MAX_MENTIONS, mentionedPaths, splitMentions, withMentions } from "../../../web/src/state/mentions.js";
 
@@ -116,9 +116,13 @@ test("choices: commands by prefix with descriptions; paths of the typed folder, 
 	assert.equal(calls.length, count + 1, "read again for the other session");
 });
 
-test("images for one message: at most eight, and together within the service's message limit", () => {
+test("one message: at most eight images, and text, files and images together within the service's message limit", () => {
 	const image = (chars: number) => ({ type: "image" as const, mimeType: "image/png" as const, data: "A".repeat(chars) });
-	assert.equal(tooMuch([image(10)]), undefined);
+	assert.equal(tooMuch([image(10)], "hello"), undefined);
 	assert.equal(tooMuch(Array.from({ length: MAX_IMAGES + 1 }, () => image(1))), `At most ${MAX_IMAGES} images go with one message`);
-	assert.match(tooMuch([image(MAX_MESSAGE_DATA / 2), image(MAX_MESSAGE_DATA / 2 + 4)])!, /^The images come to 2\.8 MiB; one message carries at most 2\.8 MiB of images/);
+	const refusal = /^The message comes to 3\.8 MiB with its images and files; one message carries at most 3\.8 MiB: remove an image or a file/;
+	assert.match(tooMuch([image(MAX_MESSAGE_BYTES / 2), image(MAX_MESSAGE_BYTES / 2 + 4)])!, refusal);
+	assert.equal(tooMuch([image(MAX_MESSAGE_BYTES / 2)], "x".repeat(MAX_MESSAGE_BYTES / 2)), undefined, "exactly at the limit");
+	// Text counts in UTF-8 bytes: "é" is two.
+	assert.match(tooMuch([image(MAX_MESSAGE_BYTES / 2)], "é".repeat(MAX_MESSAGE_BYTES / 4 + 1))!, refusal);
 });

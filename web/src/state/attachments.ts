@@ -14,10 +14,11 @@ export const MAX_IMAGES = 8;
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export const MAX_SIDE = 2048;
 /**
- * The most base64 one message may carry: the service closes a connection whose message is over 4 MiB
- * (MAX_FRAME_BYTES in src/listener/limits.ts), so the images together stay under it, with room for the text.
+ * The most one message may carry, its text (with the files it mentions) and its images' base64 together: the
+ * service closes a connection whose message is over 4 MiB (MAX_FRAME_BYTES in src/listener/limits.ts), so this
+ * leaves room for the rest of the command.
  */
-export const MAX_MESSAGE_DATA = 3.75 * 1024 * 1024;
+export const MAX_MESSAGE_BYTES = 3.75 * 1024 * 1024;
 
 
 
@@ -50,12 +51,12 @@ export async function attachImage(file: File): Promise<Attachment> {
 	return { type: "image", mimeType: blob.type as Attachment["mimeType"], data: url.slice(url.indexOf(",") + 1) };
 }
 
-/** Why these images cannot go together in one message, or undefined when they can. */
-export function tooMuch(images: readonly Attachment[]): string | undefined {
+/** Why this text and these images cannot go together in one message, or undefined when they can. */
+export function tooMuch(images: readonly Attachment[], text = ""): string | undefined {
 	if (images.length > MAX_IMAGES) return `At most ${MAX_IMAGES} images go with one message`;
-	const data = images.reduce((sum, image) => sum + image.data.length, 0);
-	if (data > MAX_MESSAGE_DATA) {
-		return `The images come to ${byteSize((data * 3) / 4)}; one message carries at most ${byteSize((MAX_MESSAGE_DATA * 3) / 4)} of images: remove one, or send it in another message`;
+	const bytes = images.reduce((sum, image) => sum + image.data.length, new TextEncoder().encode(text).length);
+	if (bytes > MAX_MESSAGE_BYTES) {
+		return `The message comes to ${byteSize(bytes)} with its images and files; one message carries at most ${byteSize(MAX_MESSAGE_BYTES)}: remove an image or a file, or send it in another message`;
 	}
 	return undefined;
 }

@@ -268,7 +268,7 @@ export class Controller extends PageStore<ViewState> {
 		}
 		const message = mentioned.text;
 		const images = [...attached, ...mentioned.images];
-		const refusal = tooMuch(images);
+		const refusal = tooMuch(images, message);
 		if (refusal) return this.refuse(sessionId, refusal);
 		const first = transcript.running ? "steer" : "prompt";
 		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
