@@ -94,21 +94,20 @@ export function Composer(props: ComposerProps) {
 		else close();
 	};
 
+	// The images held, as of now (not of the last render): two pastes in a row both count.
+	const held = useRef<Attachment[]>([]);
+	const hold = (list: Attachment[]) => setImages((held.current = list));
 	const add = async (files: File[]) => {
-		let added = images;
 		let refused: string | undefined;
-		for (const file of files) {
-			if (added.length === MAX_IMAGES) {
-				refused = `At most ${MAX_IMAGES} images go with one message`;
-				break;
-			}
+		if (files.length > MAX_IMAGES - held.current.length) refused = `At most ${MAX_IMAGES} images go with one message`;
+		for (const file of files.slice(0, MAX_IMAGES - held.current.length)) {
 			try {
-				added = [...added, await attachImage(file)];
+				const image = await attachImage(file);
+				if (held.current.length < MAX_IMAGES) hold([...held.current, image]);
 			} catch (error) {
 				refused = (error as Error).message;
 			}
 		}
-		setImages(added);
 		setProblem(refused);
 	};
 
@@ -117,12 +116,12 @@ export function Composer(props: ComposerProps) {
 		const sent = text;
 		const sentImages = images;
 		change("");
-		setImages([]);
+		hold([]);
 		setProblem(undefined);
 		close();
 		if (!(await props.onSend(sent, sentImages))) {
 			change(sent); // keep what failed to send
-			setImages(sentImages);
+			hold(sentImages);
 		}
 		box.current?.focus();
 	};
@@ -203,7 +202,7 @@ export function Composer(props: ComposerProps) {
 						{images.map((image, n) => (
 							<li key={image.data.slice(-32) + n}>
 								<img src={dataUri(image)} alt={`Image ${n + 1}`} />
-								<button type="button" class="ghost icon small" aria-label={`Remove image ${n + 1}`} onClick={() => setImages(images.filter((_, i) => i !== n))}>
+								<button type="button" class="ghost icon small" aria-label={`Remove image ${n + 1}`} onClick={() => hold(images.filter((_, i) => i !== n))}>
 									<Icon name="close" />
 								</button>
 							</li>
