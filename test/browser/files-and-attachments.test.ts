@@ -6,7 +6,7 @@
  * folders) and sends the file's text as pi's `@file` does, shown as a chip; `/` lists the prompt templates.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -33,6 +33,7 @@ before(async () => {
 	writeFileSync(join(cwd, "build", "out.js"), "built\n");
 	writeFileSync(join(cwd, "logo.png"), Buffer.from(PNG_1PX, "base64"));
 	writeFileSync(join(cwd, "data.bin"), Buffer.from([0, 1, 2, 3, 255, 254, 0, 0, 7]));
+	symlinkSync("/etc/hostname", join(cwd, "escape"));
 	writeFileSync(join(cwd, "big.log"), "line of the log\n".repeat(80_000)); // 1.2 MiB
 	writeFileSync(join(cwd, "latin1.txt"), Buffer.from("caf\xe9 cr\xe8me\n", "latin1"));
 	mkdirSync(join(cwd, "many"));
@@ -164,6 +165,18 @@ for (const viewport of VIEWPORTS) {
 			await page.click(".file-open:has-text('latin1.txt')");
 			await page.waitForSelector(".file-text .hint:has-text('Not UTF-8 text')");
 			assert.match((await page.locator(".file-text pre").textContent())!, /caf\uFFFD cr\uFFFDme/);
+
+			// A link leading outside is listed, not opened; a file gone since it was listed is a clear error.
+			await page.click(".crumbs button:has-text('Project')");
+			const link = page.locator(".file-list li", { hasText: "escape" });
+			assert.equal(await link.locator(".file-meta").textContent(), "link outside the project");
+			assert.equal(await link.locator(".file-open").isDisabled(), true);
+			writeFileSync(join(service.cwd, "gone.txt"), "removed after it was listed\n");
+			await page.click("#panel-files button:has-text('Refresh')");
+			await page.waitForSelector(".file-open:has-text('gone.txt')");
+			rmSync(join(service.cwd, "gone.txt"));
+			await page.click(".file-open:has-text('gone.txt')");
+			await page.waitForSelector('.empty-state:has-text(\'This file cannot be shown\'):has-text(\'"gone.txt" does not exist\')');
 			await page.click(".crumbs button:has-text('Project')");
 		});
 
