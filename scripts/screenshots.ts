@@ -7,7 +7,8 @@
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher (and panels found by name in it), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
- * prompt, the setup card of a service without a model, and a completed workflow (list, detail and its plan). Usage: npm run screenshots [-- --only chat]
+ * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), and the
+ * Files panel with the composer's completions and attachments (screenshot-files.ts). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -17,6 +18,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
+import { filesViews, writeScreenshotProject } from "./screenshot-files.js";
 import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
@@ -33,7 +35,9 @@ type Size = (typeof SIZES)[number];
  * (the fake model takes its directives from the message text: they are added on the way to it).
  */
 const SIDE_QUESTION = "Why does one Chromium per worker save so much?";
+const MENTION_QUESTION = "Explain how @src/listener/routes.ts decides what is allowed.";
 const SCRIPTED: Record<string, string> = {
+	[MENTION_QUESTION]: "REPLY It checks the path against `ROUTES`, and allows only **GET** and **HEAD**: anything else is refused before the request is read.",
 	[SIDE_QUESTION]: `REPLY_JSON ${JSON.stringify(
 		"Starting Chromium is the expensive part: about **1.2 s** per launch, and each file launched its own.\n\n- 34 files × 1.2 s ≈ 41 s of launches\n- a shared browser pays it once per worker\n\nPages stay isolated: each test still gets a fresh `BrowserContext`.",
 	)}`,
@@ -45,7 +49,8 @@ function scriptReplies(request: RecordedRequest): void {
 	const last = [...messages].reverse().find((m) => m.role === "user");
 	if (!last) return;
 	const text = typeof last.content === "string" ? last.content : Array.isArray(last.content) ? last.content.map((p: { text?: string }) => p.text ?? "").join("") : "";
-	const script = SCRIPTED[text.trim()];
+	// A question may follow the files it mentions (their `<file>` blocks come first).
+	const script = Object.entries(SCRIPTED).find(([question]) => text.trim().endsWith(question))?.[1];
 	if (script) last.content = `${text}\n${script}`;
 }
 
@@ -88,6 +93,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	const { main } = writeScreenshotSessions(agentDir, cwd, "/home/dev/projects/website");
 	writeScreenshotPersonas(agentDir);
 	appendScreenshotPlan(agentDir, main);
+	writeScreenshotProject(cwd, agentDir);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -237,6 +243,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await openDrawer(page, size, "goal");
 		await page.waitForSelector(".goal-create");
 		await shot(page, "goal-empty", size, scheme);
+		await filesViews(page, (id) => openDrawer(page, size, id), () => closeDrawer(page, size), (view) => shot(page, view, size, scheme));
 
 		// The installed page opened while the service is down: the service worker's screen.
 		if (!values.only || "offline".includes(values.only)) {

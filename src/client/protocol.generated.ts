@@ -1852,7 +1852,7 @@ export interface Commands {
 		params: {
 			/** The user's text. */
 			message: string;
-			/** Images attached to the message */
+			/** Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images */
 			images?: {
 				type: "image";
 				/** Base64 image data (checked against mimeType). */
@@ -2332,7 +2332,7 @@ export interface Commands {
 		params: {
 			/** The user's text. */
 			message: string;
-			/** Images attached to the message */
+			/** Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images */
 			images?: {
 				type: "image";
 				/** Base64 image data (checked against mimeType). */
@@ -2671,7 +2671,7 @@ export interface Commands {
 		params: {
 			/** The user's text. */
 			message: string;
-			/** Images attached to the message */
+			/** Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images */
 			images?: {
 				type: "image";
 				/** Base64 image data (checked against mimeType). */

@@ -216,3 +216,32 @@ test("images travel with a prompt to the model; malformed images are refused", a
 		assert.match(response.error!, /images/);
 	}
 });
+
+test("a model that does not take images refuses a message with images before anything is recorded", async () => {
+	const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+	await client.ok({ type: "set_model", provider: "fake", modelId: "fake-reasoner" }); // text only: no `input` in models.json
+	try {
+		const { messages } = await client.ok({ type: "get_messages" });
+		const requests = model.requests.length;
+		const refused = await client.request({ type: "prompt", message: "what is in this picture?", images: [{ type: "image", data: png, mimeType: "image/png" }] });
+		assert.equal(refused.success, false);
+		assert.equal(refused.code, "conflict");
+		assert.equal(refused.error, "The model fake/fake-reasoner does not take images: remove the image, or choose a model that takes images");
+		const after = await client.ok({ type: "get_messages" });
+		assert.equal(after.messages.length, messages.length, "nothing recorded");
+		assert.equal(model.requests.length, requests, "the model was not asked");
+		// During a run, a steer or follow-up with images is refused the same way.
+		const from = client.events.length;
+		await client.ok({ type: "prompt", message: "REPLY one two three four five six seven eight nine ten eleven twelve\nSLOW 100" });
+		for (const type of ["steer", "follow_up"]) {
+			const queued = await client.request({ type, message: "and this?", images: [{ type: "image", data: png, mimeType: "image/png" }] });
+			assert.equal(queued.code, "conflict", type);
+			assert.match(queued.error!, /does not take images/);
+		}
+		await runEnded(from);
+		const ended = await client.ok({ type: "get_messages" });
+		assert.equal(ended.messages.filter((m: any) => m.role === "user").length, messages.filter((m: any) => m.role === "user").length + 1, "only the prompt was recorded");
+	} finally {
+		await client.ok({ type: "set_model", provider: "fake", modelId: "fake-model" });
+	}
+});

@@ -40,6 +40,7 @@ import type { SessionRecorder } from "./recorder.js";
 import { SessionTreeView } from "./session-tree.js";
 import { TreeEvents } from "./tree-events.js";
 import { RunBound } from "./run-bound.js";
+import { refuseImagesFor } from "./image-input.js";
 import type { PiSessionSettings } from "./session-settings.js";
 import type { TurnStartAbort } from "./turn-start.js";
 
@@ -140,6 +141,7 @@ export class PiAgentHandle implements AgentHandle {
 	async prompt(text: string, images?: ImageAttachment[]): Promise<void> {
 		const model = this.session.model;
 		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
+		refuseImagesFor(model, images);
 		this.refuseWhileNavigating();
 		// A prompt sent while pi settles after agent_end waits for it instead of being refused.
 		await this.settled();
@@ -205,10 +207,12 @@ export class PiAgentHandle implements AgentHandle {
 	}
 
 	steer(text: string, images?: ImageAttachment[]): Promise<void> {
+		refuseImagesFor(this.session.model, images);
 		this.refuseWhileNavigating();
 		return this.session.steer(text, images);
 	}
 	followUp(text: string, images?: ImageAttachment[]): Promise<void> {
+		refuseImagesFor(this.session.model, images);
 		this.refuseWhileNavigating();
 		return this.session.followUp(text, images);
 	}

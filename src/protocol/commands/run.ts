@@ -19,7 +19,10 @@ const Images = Type.Optional(
 			},
 			{ additionalProperties: false },
 		),
-		{ maxItems: MAX_IMAGES, description: "Images attached to the message" },
+		{
+			maxItems: MAX_IMAGES,
+			description: "Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images",
+		},
 	),
 );
 

@@ -18,7 +18,11 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index.js";
+import { type Attachment, tooMuch } from "./attachments";
 import { CollabState } from "./collab-state";
+import { Completions } from "./completions";
+import { FilesState } from "./files-state";
+import { splitMentions, withMentions } from "./mentions";
 import { Drafts } from "./drafts";
 import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
@@ -112,6 +116,9 @@ export class Controller extends PageStore<ViewState> {
 	readonly collab: CollabState;
 	/** Runs that ended, failed or need the user in any followed session (the tab's title, notifications). */
 	readonly runs: RunWatch;
+	readonly files: FilesState;
+	/** What the composer offers after `/` and `@`. */
+	readonly completions: Completions;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -168,6 +175,8 @@ export class Controller extends PageStore<ViewState> {
 		this.workflows = new WorkflowsState(context);
 		this.collab = new CollabState(context);
 		this.runs = new RunWatch(context);
+		this.files = new FilesState(context);
+		this.completions = new Completions(this.client, context.sessionId);
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
@@ -258,16 +267,27 @@ export class Controller extends PageStore<ViewState> {
 	 * session the text was typed for, and only while it is the current one. When the run ended (or one began)
 	 * while the message was on its way, the service refuses it as such, and it is sent once the other way.
 	 */
-	async send(sessionId: string, text: string): Promise<boolean> {
-		const message = text.trim();
+	async send(sessionId: string, text: string, attached: Attachment[] = []): Promise<boolean> {
 		const transcript = this.transcript();
-		if (!message || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		if (!text.trim() || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		// Files mentioned with `@` go before the text, as pi's `@file` (mentions.ts); a refusal keeps the message.
+		let mentioned: Awaited<ReturnType<typeof withMentions>>;
+		try {
+			mentioned = await withMentions(text.trim(), (path) => this.client.call("files_read", { path }, { sessionId }));
+		} catch (error) {
+			return this.refuse(sessionId, failureText(error));
+		}
+		const message = mentioned.text;
+		const images = [...attached, ...mentioned.images];
+		const refusal = tooMuch(images, message);
+		if (refusal) return this.refuse(sessionId, refusal);
 		const first = transcript.running ? "steer" : "prompt";
 		if (this.state.notes[sessionId]) this.dismissNote(sessionId); // the user has acted on it
 		// Sending is an explicit wish to follow, wherever the reader had scrolled to (transcript-view.tsx).
 		transcript.followRequests++;
 		this.schedule();
-		const call = (type: SendType) => this.client.call(type, { message }, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
+		const params = images.length ? { message, images } : { message };
+		const call = (type: SendType) => this.client.call(type, params, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
 		let failure = await call(first);
 		if (failure && crossedRunEdge(failure)) {
 			const retry = await call(first === "steer" ? "prompt" : "steer");
@@ -280,7 +300,17 @@ export class Controller extends PageStore<ViewState> {
 			// The setup card says what to do, and stays; the composer says plainly that nothing was sent.
 			this.update({ setup: setupPathsFrom(error.message), notes: { ...this.state.notes, [sessionId]: NO_MODEL_NOTE } });
 			this.announce(NO_MODEL_NOTE);
+		} else if (images.length && error instanceof SkiffCommandError && error.code === "conflict" && /take images/.test(error.message)) {
+			this.refuse(sessionId, error.message); // the model reads text only: said where the images are
 		} else this.toast(`${type} failed: ${failureText(error)}`);
+		return false;
+	}
+
+	/** Says at the composer (and aloud) why a message was not sent; it stays in the box. */
+	private refuse(sessionId: string, why: string): false {
+		const note = `Not sent: ${why}.`;
+		this.update({ notes: { ...this.state.notes, [sessionId]: note } });
+		this.announce(note);
 		return false;
 	}
 
@@ -323,7 +353,7 @@ export class Controller extends PageStore<ViewState> {
 	async forkAt(entryId: string): Promise<boolean> {
 		const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
 		if (!snapshot) return false;
-		this.drafts.set(snapshot.sessionId, snapshot.text);
+		this.drafts.set(snapshot.sessionId, splitMentions(snapshot.text).text);
 		this.update({ draftVersion: this.state.draftVersion + 1 });
 		await this.adopt(snapshot);
 		return true;
@@ -331,7 +361,7 @@ export class Controller extends PageStore<ViewState> {
 
 	/** Puts text into a session's message box, after whatever is typed there (e.g. a message to edit again). */
 	putInComposer(sessionId: string, text: string): void {
-		this.drafts.append(sessionId, text);
+		this.drafts.append(sessionId, splitMentions(text).text);
 		this.update({ draftVersion: this.state.draftVersion + 1 });
 	}
 
@@ -588,7 +618,8 @@ export class Controller extends PageStore<ViewState> {
 	private giveBackDropped(transcript: Transcript): void {
 		const dropped = transcript.takeDropped();
 		if (dropped.length === 0) return;
-		this.drafts.append(transcript.sessionId, dropped.join("\n\n"));
+		// Mentioned files go back as the `@path` the text still holds, not as their content.
+		this.drafts.append(transcript.sessionId, dropped.map((text) => splitMentions(text).text).join("\n\n"));
 		const what = dropped.length === 1 ? "Your queued message was" : `Your ${dropped.length} queued messages were`;
 		const note = `${what} not delivered: the run stopped first. It is back in the message box, to edit or send again.`;
 		this.update({ notes: { ...this.state.notes, [transcript.sessionId]: note }, draftVersion: this.state.draftVersion + 1 });

@@ -168,7 +168,9 @@ export function App() {
 					note={state.notes[sessionId]}
 					placeholder={noModel && !running ? "Set up a model first (see above), then ask the agent…" : undefined}
 					onDraft={(text) => controller.saveDraft(sessionId, text)}
-					onSend={(text) => controller.send(sessionId, text)}
+					onSend={(text, images) => controller.send(sessionId, text, images)}
+					completions={controller.completions}
+					attach
 					onAbort={() => controller.abort()}
 					onDismissNote={() => controller.dismissNote(sessionId)}
 				/>

@@ -2,10 +2,14 @@
  * The message box, pinned under the transcript. Idle: Enter or Send sends `prompt`. During a run: Enter or the
  * button sends `steer` (the button says so), and Esc or the Abort button stops the run. Shift+Enter inserts a
  * newline. What is typed is the draft of this composer's session (see drafts.ts); a note above it says when
- * the page put text back (queued messages a stopped run did not take).
+ * the page put text back (queued messages a stopped run did not take). With `completions`, `/` at the start
+ * lists the slash commands and `@` the project's files (a combobox: arrows, Enter or Tab, Esc); with `attach`,
+ * images pasted, dropped or chosen go with the message (attachments.ts), shown as thumbnails until it is sent.
  */
 import type { ComponentChildren } from "preact";
-import { useLayoutEffect } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { type Attachment, attachImage, dataUri, IMAGE_TYPES, MAX_IMAGES } from "../state/attachments";
+import { type Choice, type Completions, type Query, queryAt } from "../state/completions";
 import { useDraftBox } from "./draft-box";
 import { COMPOSER_ID } from "./focus";
 import { Icon } from "./icons";
@@ -19,28 +23,128 @@ export interface ComposerProps {
 	placeholder?: string;
 	/** The hint under the box while idle (by default it also points to the shortcuts). */
 	idleHint?: ComponentChildren;
+	/** Completes `/` commands and `@` paths (the host's composer; a guest's has none). */
+	completions?: Completions;
+	/** Takes images (paste, drop, the Attach button). */
+	attach?: boolean;
 	onDraft(text: string): void;
-	onSend(text: string): Promise<boolean>;
+	onSend(text: string, images: Attachment[]): Promise<boolean>;
 	onAbort(): void;
 	onDismissNote(): void;
 }
 
+interface Menu {
+	query: Query;
+	choices: Choice[];
+	active: number;
+}
+
+function Note(props: { text: string; label: string; onDismiss(): void }) {
+	return (
+		<div class="composer-note" role="note">
+			<span>{props.text}</span>
+			<button type="button" class="ghost icon small" aria-label={props.label} onClick={props.onDismiss}>
+				<Icon name="close" />
+			</button>
+		</div>
+	);
+}
+
 export function Composer(props: ComposerProps) {
 	const { text, change, box } = useDraftBox(props.draft, props.onDraft);
+	const [images, setImages] = useState<Attachment[]>([]);
+	const [problem, setProblem] = useState<string>();
+	const [menu, setMenu] = useState<Menu>();
+	const asked = useRef(0);
+	const caret = useRef<number | undefined>(undefined);
+	const picker = useRef<HTMLInputElement>(null);
 
 	// A new composer (another session, or text put back) keeps the focus its predecessor had.
 	useLayoutEffect(() => {
 		if (document.activeElement === document.body || !document.activeElement) box.current?.focus();
 	}, []);
+	// After a choice, the caret goes after what it inserted; the chosen option stays in view.
+	useLayoutEffect(() => {
+		if (caret.current !== undefined) box.current?.setSelectionRange(caret.current, caret.current);
+		caret.current = undefined;
+		document.getElementById(`choice-${menu?.active}`)?.scrollIntoView({ block: "nearest" });
+	});
+
+	const close = () => {
+		asked.current++;
+		if (menu) props.completions?.reset();
+		setMenu(undefined);
+	};
+	const look = (value: string, at: number) => {
+		const query = props.completions && queryAt(value, at);
+		if (!query) return close();
+		const mine = ++asked.current;
+		props.completions!.choices(query).then(
+			(choices) => mine === asked.current && setMenu(choices.length ? { query, choices, active: 0 } : undefined),
+			() => mine === asked.current && setMenu(undefined),
+		);
+	};
+	const accept = (choice: Choice) => {
+		const { start, end } = menu!.query;
+		const value = text.slice(0, start) + choice.insert + text.slice(end);
+		caret.current = start + choice.insert.length;
+		change(value);
+		// A folder is walked into: its entries are offered next.
+		if (choice.folder) look(value, caret.current);
+		else close();
+	};
+
+	// The images held, as of now (not of the last render): two pastes in a row both count.
+	const held = useRef<Attachment[]>([]);
+	const hold = (list: Attachment[]) => setImages((held.current = list));
+	const add = async (files: File[]) => {
+		let refused: string | undefined;
+		if (files.length > MAX_IMAGES - held.current.length) refused = `At most ${MAX_IMAGES} images go with one message`;
+		for (const file of files.slice(0, MAX_IMAGES - held.current.length)) {
+			try {
+				const image = await attachImage(file);
+				if (held.current.length < MAX_IMAGES) hold([...held.current, image]);
+			} catch (error) {
+				refused = (error as Error).message;
+			}
+		}
+		setProblem(refused);
+	};
 
 	const send = async () => {
 		if (!text.trim() || !props.ready) return;
 		const sent = text;
+		const sentImages = images;
 		change("");
-		if (!(await props.onSend(sent))) change(sent); // keep what failed to send
+		hold([]);
+		setProblem(undefined);
+		close();
+		if (!(await props.onSend(sent, sentImages))) {
+			change(sent); // keep what failed to send
+			hold(sentImages);
+		}
 		box.current?.focus();
 	};
 	const onKeyDown = (event: KeyboardEvent) => {
+		if (menu) {
+			const step = event.key === "ArrowDown" ? 1 : event.key === "ArrowUp" ? -1 : 0;
+			if (step) {
+				event.preventDefault();
+				return setMenu({ ...menu, active: (menu.active + step + menu.choices.length) % menu.choices.length });
+			}
+			if ((event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
+				event.preventDefault();
+				// Choices for a word typed since (their answer is on its way) are not taken: the fresh ones come next.
+				const now = queryAt(text, box.current!.selectionStart);
+				return now?.start === menu.query.start && now.word === menu.query.word ? accept(menu.choices[menu.active]!) : undefined;
+			}
+			if (event.key === "Escape") {
+				event.preventDefault();
+				return close();
+			}
+			// The caret leaves the word the list was for.
+			if (event.key === "ArrowLeft" || event.key === "ArrowRight" || event.key === "Home" || event.key === "End") close();
+		}
 		if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
 			event.preventDefault();
 			void send();
@@ -49,15 +153,40 @@ export function Composer(props: ComposerProps) {
 			props.onAbort();
 		}
 	};
+	const onPaste = (event: ClipboardEvent) => {
+		const files = [...(event.clipboardData?.files ?? [])];
+		// Text copied from an office program comes with a picture of itself too: the text is what is meant.
+		if (!props.attach || files.length === 0 || event.clipboardData!.types.includes("text/plain")) return;
+		event.preventDefault();
+		void add(files);
+	};
+	const onDrop = (event: DragEvent) => {
+		if (!props.attach || !event.dataTransfer?.types.includes("Files")) return;
+		event.preventDefault();
+		void add([...event.dataTransfer.files]);
+	};
 	return (
 		<div class="composer-wrap">
-			{props.note && (
-				<div class="composer-note" role="note">
-					<span>{props.note}</span>
-					<button type="button" class="ghost icon small" aria-label="Dismiss note" onClick={props.onDismissNote}>
-						<Icon name="close" />
-					</button>
-				</div>
+			{props.note && <Note text={props.note} label="Dismiss note" onDismiss={props.onDismissNote} />}
+			{problem && <Note text={problem} label="Dismiss" onDismiss={() => setProblem(undefined)} />}
+			{menu && (
+				<ul id="composer-choices" class="choices" role="listbox" aria-label={menu.query.kind === "/" ? "Commands" : "Files"}>
+					{menu.choices.map((choice, n) => (
+						<li
+							key={choice.insert}
+							id={`choice-${n}`}
+							role="option"
+							aria-selected={n === menu.active}
+							onMouseDown={(e) => {
+								e.preventDefault(); // the box keeps the focus
+								accept(choice);
+							}}
+						>
+							<span>{choice.label}</span>
+							{choice.detail && <small>{choice.detail}</small>}
+						</li>
+					))}
+				</ul>
 			)}
 			<form
 				class="composer"
@@ -65,19 +194,65 @@ export function Composer(props: ComposerProps) {
 					e.preventDefault();
 					void send();
 				}}
+				onDragOver={(e) => props.attach && e.dataTransfer?.types.includes("Files") && e.preventDefault()}
+				onDrop={onDrop}
 			>
+				{images.length > 0 && (
+					<ul class="attachments" aria-label="Attached images">
+						{images.map((image, n) => (
+							<li key={image.data.slice(-32) + n}>
+								<img src={dataUri(image)} alt={`Image ${n + 1}`} />
+								<button type="button" class="ghost icon small" aria-label={`Remove image ${n + 1}`} onClick={() => hold(images.filter((_, i) => i !== n))}>
+									<Icon name="close" />
+								</button>
+							</li>
+						))}
+					</ul>
+				)}
 				<textarea
 					id={COMPOSER_ID}
 					ref={box}
 					value={text}
 					rows={1}
 					placeholder={props.placeholder ?? (props.running ? "Steer the agent…" : "Ask the agent…")}
-					onInput={(e) => change((e.target as HTMLTextAreaElement).value)}
+					onInput={(e) => {
+						const el = e.target as HTMLTextAreaElement;
+						change(el.value);
+						look(el.value, el.selectionStart);
+					}}
 					onKeyDown={onKeyDown}
+					onPaste={onPaste}
+					onBlur={close}
 					aria-label="Message"
 					aria-keyshortcuts="Enter"
+					{...(props.completions && {
+						role: "combobox",
+						"aria-autocomplete": "list",
+						"aria-expanded": menu !== undefined,
+						"aria-controls": "composer-choices",
+						"aria-activedescendant": menu ? `choice-${menu.active}` : undefined,
+					} as object)}
 				/>
 				<div class="composer-actions">
+					{props.attach && (
+						<button type="button" class="ghost icon" aria-label="Attach images" title="Attach images" onClick={() => picker.current?.click()}>
+							<Icon name="plus" />
+						</button>
+					)}
+					{props.attach && (
+						<input
+								ref={picker}
+								type="file"
+								hidden
+								accept={IMAGE_TYPES.join(",")}
+								multiple
+								onChange={(e) => {
+									const input = e.target as HTMLInputElement;
+									void add([...(input.files ?? [])]);
+									input.value = "";
+								}}
+							/>
+					)}
 					{props.running && (
 						<button type="button" class="abort" onClick={props.onAbort}>
 							<Icon name="stop" />

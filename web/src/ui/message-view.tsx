@@ -8,6 +8,7 @@ import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
 import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
 import { Icon } from "./icons";
+import { UserBubble } from "./user-bubble";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
 	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
@@ -108,10 +109,9 @@ export class MessageView extends Component<MessageProps> {
 		if (message.display === false) return null;
 		switch (message.role) {
 			case "user": {
-				const text = typeof message.content === "string" ? message.content : contentText(message.content);
 				return (
 					<div class="msg user">
-						<div class="bubble">{redact(text)}</div>
+						<UserBubble content={message.content} />
 						{onFork && (
 							<button type="button" class="link fork" onClick={onFork} title="Start a new session from before this message, with this message to edit">
 								<Icon name="fork" />

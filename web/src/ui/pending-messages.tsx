@@ -2,8 +2,8 @@
  * Steering and follow-up messages the run has not taken yet (from `queue_update`), as pending bubbles under the
  * reply. When the agent takes one it arrives as an ordinary user message and its bubble goes.
  */
-import { redact } from "../render/redact";
 import type { QueuedMessages } from "../state/transcript";
+import { UserBubble } from "./user-bubble";
 
 export function PendingMessages({ queued }: { queued: QueuedMessages }) {
 	const bubbles = [
@@ -14,7 +14,7 @@ export function PendingMessages({ queued }: { queued: QueuedMessages }) {
 		<>
 			{bubbles.map(({ text, label }, n) => (
 				<div key={n} class="msg user pending" data-pending="true">
-					<div class="bubble">{redact(text)}</div>
+					<UserBubble content={text} />
 					<span class="pending-label">{label}</span>
 				</div>
 			))}

@@ -11,7 +11,7 @@ const MOD = /Mac|iPhone|iPad/.test(navigator.platform) ? "⌘" : "Ctrl";
 export const SHORTCUTS: ReadonlyArray<{ keys: string[]; what: string }> = [
 	{ keys: ["Enter"], what: "Send the message (while the agent works: steer it)" },
 	{ keys: ["Shift", "Enter"], what: "New line" },
-	{ keys: ["Esc"], what: "Stop the run (in the message box); close a dialog or the panel drawer" },
+	{ keys: ["Esc"], what: "Close the / or @ list, else stop the run (in the message box); close a dialog or the panel drawer" },
 	{ keys: [MOD, "K"], what: "Switch session or open a panel by name: type to filter, Enter to open" },
 	{ keys: ["↑ ↓ Home End"], what: "In the panel rail: the previous, next, first or last panel" },
 	{ keys: ["/"], what: "Go to the message box" },

@@ -3,6 +3,7 @@
  * compaction with its before → after report, the messages waiting for the agent (each can be withdrawn), the
  * session as a download, the memory inspector, the doctor's checks, and pruning old sessions after a dry run.
  */
+import { byteSize } from "../../state/byte-size";
 import { useEffect, useState } from "preact/hooks";
 import type { SessionStats } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
@@ -394,7 +395,7 @@ function PruneSection({ controller, state }: Omit<SectionProps, "sessionId">) {
 					) : (
 						<>
 							<p>
-								{plural(listed.sessions.length, "session", "sessions")} ({size(listed.totalBytes)}) would be removed:
+								{plural(listed.sessions.length, "session", "sessions")} ({byteSize(listed.totalBytes)}) would be removed:
 							</p>
 							<ul>
 								{listed.sessions.slice(0, PRUNE_LIST_MAX).map((s) => (
@@ -418,7 +419,7 @@ function PruneSection({ controller, state }: Omit<SectionProps, "sessionId">) {
 			)}
 			{removed && (
 				<p class="result" role="status">
-					Removed {plural(removed.sessions.length, "session", "sessions")} ({size(removed.totalBytes)}).
+					Removed {plural(removed.sessions.length, "session", "sessions")} ({byteSize(removed.totalBytes)}).
 					{removed.failed.length > 0 && ` ${plural(removed.failed.length, "file", "files")} could not be removed: ${removed.failed.map((f) => `${shortFolder(f.path)} (${f.error})`).join("; ")}.`}
 				</p>
 			)}
@@ -429,10 +430,4 @@ function PruneSection({ controller, state }: Omit<SectionProps, "sessionId">) {
 			)}
 		</PanelSection>
 	);
-}
-
-function size(bytes: number): string {
-	if (bytes < 1024) return `${bytes} bytes`;
-	if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KiB`;
-	return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 }

@@ -8,6 +8,7 @@ import type { PanelDefinition } from "./panel";
 import { GoalPanel } from "./goal-panel";
 import { JobsPanel } from "./jobs-panel";
 import { PersonasPanel } from "./personas-panel";
+import { FilesPanel } from "./files-panel";
 import { SessionsPanel } from "./sessions-panel";
 import { SettingsPanel } from "./settings-panel";
 import { SideChatPanel } from "./side-chat-panel";
@@ -18,6 +19,7 @@ import { WorkflowsPanel } from "./workflows-panel";
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", icon: "sessions", group: "conversation", View: SessionsPanel },
 	{ id: "tree", label: "Tree", icon: "tree", group: "conversation", View: TreePanel },
+	{ id: "files", label: "Files", icon: "folder", group: "conversation", View: FilesPanel },
 	{ id: "todo", label: "Todo", icon: "todo", group: "planning", View: TodoPanel },
 	{ id: "goal", label: "Goal", icon: "goal", group: "planning", View: GoalPanel },
 	{ id: "workflows", label: "Workflows", icon: "workflows", group: "planning", View: WorkflowsPanel },
