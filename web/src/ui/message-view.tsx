@@ -3,6 +3,7 @@ import { Component } from "preact";
 import { useRef } from "preact/hooks";
 import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
+import { terminalText } from "../render/terminal-text";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
@@ -10,7 +11,7 @@ import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
 import { Icon } from "./icons";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
-	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
+	const { shown, omitted } = tail(redact(terminalText(text)), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
 	return (
 		<div class={`output${isError ? " error" : ""}`}>
 			{omitted > 0 && <div class="omitted">… {omitted} earlier line{omitted === 1 ? "" : "s"} omitted</div>}
