@@ -26,6 +26,21 @@ export interface SettingEditorProps {
 	onReset(): void;
 }
 
+/** Words the label of a key writes in capitals. */
+const ACRONYMS: Record<string, string> = { api: "API", url: "URL", id: "ID", mcp: "MCP" };
+
+/**
+ * What a key is called on the page: its last part in words ("memory.remoteApiToken": "Remote API token",
+ * "retry.baseDelayMs": "Base delay (ms)"); its category is the section it is listed in, and the key itself
+ * shows beside the label, for the file.
+ */
+export function settingLabel(key: string): string {
+	const name = key.slice(key.lastIndexOf(".") + 1);
+	const words = name.replace(/Ms$/, "").split(/(?=[A-Z])/).map((w) => ACRONYMS[w.toLowerCase()] ?? w.toLowerCase());
+	const text = words.join(" ");
+	return `${text.charAt(0).toUpperCase()}${text.slice(1)}${name.endsWith("Ms") ? " (ms)" : ""}`;
+}
+
 /** A value as the panel writes it: unset, on/off, lists with commas, numbers with separators. */
 export function formatValue(value: unknown): string {
 	if (value === undefined || value === null) return "unset";
@@ -46,7 +61,7 @@ export function SettingEditor(props: SettingEditorProps) {
 		<div class={`setting${shown.pending ? " pending" : ""}${error ? " invalid" : ""}`} data-key={view.key}>
 			<div class="setting-head">
 				<label class="setting-key" for={id}>
-					{view.key}
+					{settingLabel(view.key)} <code>{view.key}</code>
 				</label>
 				{inline && editor}
 			</div>
@@ -111,7 +126,7 @@ function Editor(props: SettingEditorProps & { id: string; described: string }) {
 		case "list":
 			return view.enum ? (
 				<fieldset class="setting-choices" id={id} aria-describedby={described} disabled={disabled}>
-					<legend class="sr-only">{view.key}</legend>
+					<legend class="sr-only">{settingLabel(view.key)}</legend>
 					{view.enum.map((option) => {
 						const list = Array.isArray(shown.value) ? (shown.value as unknown[]) : [];
 						return (
