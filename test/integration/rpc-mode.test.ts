@@ -95,8 +95,12 @@ test("SIGTERM during a run stops it, records the partial reply and exits 0", asy
 	assert.equal(await skiff.exited, 0);
 	assert.ok(skiff.lines.some((l) => l.type === "agent_end"));
 	const messages = recorded(agentDir);
-	assert.equal(messages.at(-1).role, "assistant");
-	assert.equal(messages.at(-1).stopReason, "aborted");
+	assert.equal(messages.at(-2).role, "assistant");
+	assert.equal(messages.at(-2).stopReason, "aborted");
+	// Followed by what says why it stopped, for whoever opens the session after the restart.
+	assert.equal(messages.at(-1).role, "custom");
+	assert.equal(messages.at(-1).customType, "run_interrupted");
+	assert.equal(messages.at(-1).display, false);
 });
 
 test("when the core cannot start, waiting commands are answered with the reason and skiff exits 1", async () => {

@@ -7,7 +7,8 @@ import { terminalText } from "../render/terminal-text";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
-import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
+import { DELEGATION_TOOL, DelegationCard, JOB_CARD, JobResultCard } from "./delegation-card";
+import { HiddenMark } from "./hidden-marks";
 import { Icon } from "./icons";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
@@ -106,7 +107,7 @@ export class MessageView extends Component<MessageProps> {
 
 	override render() {
 		const { message, results, live, streaming, onFork, stopReason } = this.props;
-		if (message.display === false) return null;
+		if (message.display === false) return <HiddenMark message={message} />; // nothing, or a mark (the goal's turn, a restart)
 		switch (message.role) {
 			case "user": {
 				const text = typeof message.content === "string" ? message.content : contentText(message.content);
@@ -156,6 +157,7 @@ export class MessageView extends Component<MessageProps> {
 					</div>
 				);
 			case "custom":
+				if (message.customType === JOB_CARD) return <JobResultCard message={message} />;
 				return message.display ? (
 					<div class="msg note">
 						<Markdown text={typeof message.content === "string" ? message.content : contentText(message.content)} />
