@@ -75,7 +75,7 @@ for (const viewport of VIEWPORTS) {
 			try {
 				await newSession(page, viewport);
 				await typeAndSend(page, call("task", { task: call("yield", { text: "all checks passed" }), agent: "reviewer", description: "check the build" }));
-				const card = page.locator(".transcript .job-result");
+				const card = page.locator(".transcript .job-result").first();
 				await card.locator(".job-woke").waitFor();
 				await page.waitForSelector(".app[data-run='idle']");
 				assert.equal(await card.locator(".tool-name").textContent(), "reviewer finished");

@@ -54,7 +54,7 @@ for (const viewport of VIEWPORTS) {
 				await mark.locator("button:has-text('Continue')").click();
 				await page.waitForSelector(".transcript .msg.user:has-text('Continue where you left off')");
 				await page.waitForSelector(".app[data-run='idle']");
-				await page.waitForSelector(".transcript .msg.assistant:has-text('ok: Continue where')");
+				await page.waitForSelector(".transcript .msg.user:has-text('Continue where you left off') ~ .msg.assistant");
 				assert.equal(await mark.locator("button").count(), 0, "Continue is offered only while the conversation ends there");
 			} finally {
 				release();

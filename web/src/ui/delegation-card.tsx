@@ -100,7 +100,7 @@ export function JobResultCard({ message }: { message: Extract<Message, { role: "
 	const result = (job?.status === "completed" ? (job.outputPreview ?? summary) : summary).replace(/^\[The job ended without calling yield[^\]\n]*\]\n?/, "");
 	const item = { agent, jobId: details.jobId, summary: job?.description ?? details.description ?? (job ? firstLine(job.task) : "the task") };
 	return (
-		<div class="tool delegation job-result" data-status={status}>
+		<div class="tool job-result" data-status={status}>
 			<div class="tool-head">
 				<span class="tool-name">
 					{agent} {(status && FINISHED_AS[status]) ?? status}
