@@ -172,9 +172,14 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.press("Escape");
 		// Closed first: a Ctrl+K while it is still closing was sometimes lost.
 		await page.waitForSelector("dialog.switcher[open]", { state: "detached" });
-		// The same dialog opens panels by name (or group).
-		await page.keyboard.press("Control+k");
-		await page.waitForSelector("dialog.switcher[open]");
+		// The same dialog opens panels by name (or group). Asked again when it does not open: the last one's close
+		// event, coming late, can still close the new one (twice in a row under load).
+		for (let attempt = 1; ; attempt++) {
+			await page.keyboard.press("Control+k");
+			const open = await page.waitForSelector("dialog.switcher[open]", { timeout: 5000 }).then(() => true, () => false);
+			if (open) break;
+			if (attempt === 3) throw new Error("the session switcher did not open after three Ctrl+K");
+		}
 		await page.keyboard.type("se");
 		await page.waitForSelector("dialog.switcher .panel-option");
 		await shot(page, "switcher-panels", size, scheme);

@@ -83,6 +83,7 @@ for (const viewport of VIEWPORTS) {
 				assert.equal(await card.locator(".job-result-text").textContent(), "all checks passed");
 				assert.match((await card.locator(".job-woke").textContent())!, /idle when this job finished, so it was woken to read the result/);
 				assert.doesNotMatch((await card.textContent())!, /job-[0-9a-f]{6}/, "no raw job id to read");
+				assert.equal(await card.locator("button.delegation-open").getAttribute("aria-label"), "Open in Jobs: reviewer, check the build (completed)", "nor to hear");
 				// The agent's reply to it follows the card.
 				assert.equal(await card.evaluate((el) => el.nextElementSibling?.classList.contains("assistant")), true);
 

@@ -139,7 +139,7 @@ function DelegatedJob(props: { item: Delegated; job: Job | undefined; now: numbe
 	return (
 		<li data-status={status}>
 			{onOpen ? (
-				<button type="button" class="delegation-open" onClick={onOpen} aria-label={`Open job ${item.jobId}: ${item.summary}${status ? ` (${status})` : ""}`}>
+				<button type="button" class="delegation-open" onClick={onOpen} aria-label={`Open in Jobs: ${item.agent}, ${redact(item.summary)}${status ? ` (${status})` : ""}`}>
 					{body}
 				</button>
 			) : (
