@@ -13,6 +13,7 @@ import { FINISHED, type JobsState } from "../state/jobs-state";
 import { contentText, type LiveToolOutput } from "../state/transcript";
 import { Icon } from "./icons";
 import { elapsed, firstLine, useNow } from "./job-clock";
+import { cardDetails } from "./job-card-details";
 import { type JobLink, JobLinkContext } from "./job-link";
 
 /** The tool whose calls are drawn as delegation cards. */
@@ -73,23 +74,12 @@ function useSessionJobs(link: JobLink | undefined, wanted: boolean): void {
 /** The custom message type of a job's result as the session's transcript shows it (the jobs feature's JOB_CARD_TYPE). */
 export const JOB_CARD = "job_card";
 
-/** What the service puts in a job card's details (older cards hold only the id, agent and status). */
-interface JobCardDetails {
-	jobId?: string;
-	agent?: string;
-	status?: Job["status"];
-	description?: string;
-	summary?: string;
-	yielded?: boolean;
-	woke?: string;
-}
-
 const FINISHED_AS: Partial<Record<Job["status"], string>> = { completed: "finished", failed: "failed", cancelled: "was cancelled", interrupted: "was interrupted" };
 
 /** A job's result in the transcript: who did what, the result's first line, the job a click away, and a wake said. */
 export function JobResultCard({ message }: { message: Extract<Message, { role: "custom" }> }) {
 	const link = useContext(JobLinkContext);
-	const details = (message.details ?? {}) as JobCardDetails;
+	const details = cardDetails(message.details);
 	const job = details.jobId ? link?.jobs.job(details.jobId) : undefined;
 	useSessionJobs(link, details.jobId !== undefined);
 	const status = job?.status ?? details.status;

@@ -8,6 +8,7 @@ import { useState } from "preact/hooks";
 import type { SettingScope, SettingView } from "../../../../src/client/index.js";
 import { REDACTED, redact } from "../../render/redact";
 import type { ScopedValue } from "../../state/settings-state";
+import { settingLabel } from "./setting-label";
 
 const APPLIES: Record<SettingView["applies"], string> = { live: "applies at once", newSessions: "applies to new sessions", restart: "applies after a restart" };
 const SOURCES: Record<SettingView["source"], string> = { default: "default", global: "global file", project: "project file", runtime: "this session" };
@@ -24,21 +25,6 @@ export interface SettingEditorProps {
 	suggestions?: string[];
 	onSet(value: unknown): void;
 	onReset(): void;
-}
-
-/** Words the label of a key writes in capitals. */
-const ACRONYMS: Record<string, string> = { api: "API", url: "URL", id: "ID", mcp: "MCP" };
-
-/**
- * What a key is called on the page: its last part in words ("memory.remoteApiToken": "Remote API token",
- * "retry.baseDelayMs": "Base delay (ms)"); its category is the section it is listed in, and the key itself
- * shows beside the label, for the file.
- */
-export function settingLabel(key: string): string {
-	const name = key.slice(key.lastIndexOf(".") + 1);
-	const words = name.replace(/Ms$/, "").split(/(?=[A-Z])/).map((w) => ACRONYMS[w.toLowerCase()] ?? w.toLowerCase());
-	const text = words.join(" ");
-	return `${text.charAt(0).toUpperCase()}${text.slice(1)}${name.endsWith("Ms") ? " (ms)" : ""}`;
 }
 
 /** A value as the panel writes it: unset, on/off, lists with commas, numbers with separators. */
