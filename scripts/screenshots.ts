@@ -4,7 +4,7 @@
  * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes, and its "When a
  * run ends" section), the project picker (and a folder it refuses), the offline screen, session tree
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
- * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards, the Share dialog and the guest
+ * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards (and the jobs' results), the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher (and panels found by name in it), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), and the
@@ -143,7 +143,8 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.selectOption("#setting-defaultThinkingLevel", "high");
 		await page.fill("#setting-compaction-reserveTokens", "32768");
 		await page.press("#setting-compaction-reserveTokens", "Enter");
-		await page.waitForSelector(".settings-pending .diff li:nth-child(2)");
+		await page.waitForSelector(".settings-pending .diff li:nth-child(2)", { state: "attached" });
+		await page.click(".settings-pending summary"); // one line until opened: the diff, shown here
 		await page.fill("#setting-compaction-keepRecentTokens", "0");
 		await page.locator(".setting[data-key='compaction.keepRecentTokens']").scrollIntoViewIfNeeded();
 		await shot(page, "settings-pending", size, scheme);
@@ -203,6 +204,10 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForFunction(() => document.querySelectorAll(".tool.delegation li[data-status='completed']").length === 2);
 		await page.waitForSelector("[data-run='idle']");
 		await shot(page, "delegation", size, scheme);
+		// The jobs' results as they reached the session, the last one saying it woke the agent.
+		await page.waitForSelector(".job-result .job-woke");
+		await page.locator(".job-result").first().evaluate((el) => el.scrollIntoView({ block: "start" }));
+		await shot(page, "job-result", size, scheme);
 		// The rail with news: the jobs finished while the Sessions panel was shown (on a phone, the Panels button too).
 		if (size.phone) await shot(page, "nav-badge-closed", size, scheme);
 		await openDrawer(page, size, "sessions");

@@ -524,7 +524,11 @@ export interface AgentHandle {
 	/** Sends the session's model one tiny request (costs a request); throws, with the reason, when it fails. */
 	probeModel(): Promise<void>;
 	subscribe(listener: (event: RuntimeEvent) => void): () => void;
-	/** Stops any run, compaction and shell command, and resolves once everything they produced is recorded (shutdown). */
+	/**
+	 * Stops any run, compaction and shell command, and resolves once everything they produced is recorded
+	 * (shutdown). A run it cut off is followed by a hidden `run_interrupted` message (RUN_INTERRUPTED_TYPE), so that
+	 * the session, opened again after the restart, knows why its last reply stopped.
+	 */
 	settle(): Promise<void>;
 	dispose(): void;
 	/**
@@ -534,6 +538,9 @@ export interface AgentHandle {
 	 */
 	openSideChat(options: SideChatOptions): Promise<SideChatHandle>;
 }
+
+/** The custom message type recorded after a run that the service's shutdown cut off (AgentHandle.settle). */
+export const RUN_INTERRUPTED_TYPE = "run_interrupted";
 
 /** A custom message added to a conversation from outside it (AgentHandle.deliver). */
 export interface DeliveredMessage {

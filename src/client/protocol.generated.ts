@@ -302,11 +302,13 @@ export interface DoctorCheck {
 	/** Stable name of the check (model, model_reachable, rg, fd, agent_dir, listener_auth, memory). */
 	id: string;
 	ok: boolean;
-	/** What is checked, in a few words. */
+	/** Passed, with a risk worth knowing (the setup works as asked but is open: `detail` says to whom, `fix` how to close it). */
+	caution?: boolean;
+	/** What is checked, in a few words: a subject, never a verdict (`ok` and `detail` are the verdict). */
 	title: string;
 	/** What was found, in a sentence (secrets redacted). */
 	detail: string;
-	/** What to do about a failed check. */
+	/** What to do about a failed check (or one passed with a caution). */
 	fix?: string;
 }
 
@@ -465,6 +467,8 @@ export interface Goal {
 	lifecycle: "active" | "paused" | "completed" | "dropped";
 	/** `manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again). */
 	pauseReason?: "manual" | "budget_exhausted" | "resume_safety";
+	/** Who paused it by hand: `user` (a command) or `agent` (the goal tool). */
+	pausedBy?: "user" | "agent";
 	/** ISO 8601. */
 	createdAt: string;
 	/** ISO 8601: the last transition or usage. */
@@ -505,6 +509,8 @@ export type GoalChange = {
 	kind: "paused";
 	/** `manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again). */
 	reason: "manual" | "budget_exhausted" | "resume_safety";
+	/** Who paused it by hand: `user` (a command) or `agent` (the goal tool). */
+	by?: "user" | "agent";
 } | {
 	kind: "resumed";
 	/** Tokens the goal may use. */

@@ -70,6 +70,40 @@ for (const viewport of VIEWPORTS) {
 			}
 		});
 
+		test("a job's result is a readable card linked to its job, saying that it woke the agent and why", async () => {
+			const page = await openPage(browser, service.skiff.url, viewport);
+			try {
+				await newSession(page, viewport);
+				await typeAndSend(page, call("task", { task: call("yield", { text: "all checks passed" }), agent: "reviewer", description: "check the build" }));
+				const card = page.locator(".transcript .job-result").first();
+				await card.locator(".job-woke").waitFor();
+				await page.waitForSelector(".app[data-run='idle']");
+				assert.equal(await card.locator(".tool-name").textContent(), "reviewer finished");
+				assert.match((await card.locator(".delegation-summary").textContent())!, /^check the build$/);
+				assert.equal(await card.locator(".job-result-text").textContent(), "all checks passed");
+				assert.match((await card.locator(".job-woke").textContent())!, /idle when this job finished, so it was woken to read the result/);
+				assert.doesNotMatch((await card.textContent())!, /job-[0-9a-f]{6}/, "no raw job id to read");
+				assert.equal(await card.locator("button.delegation-open").getAttribute("aria-label"), "Open in Jobs: reviewer, check the build (completed)", "nor to hear");
+				// The agent's reply to it follows the card.
+				assert.equal(await card.evaluate((el) => el.nextElementSibling?.classList.contains("assistant")), true);
+
+				// A child that never yields: its last reply is the result, said so in words rather than a bracketed note.
+				await typeAndSend(page, call("task", { task: "REPLY the last words", description: "just talk" }));
+				const quiet = page.locator(".transcript .job-result").nth(1);
+				await quiet.locator(".job-result-text").waitFor();
+				await page.waitForSelector(".app[data-run='idle']");
+				assert.equal(await quiet.locator(".job-result-text").textContent(), "the last words");
+				assert.match((await quiet.locator(".job-result-note").textContent())!, /ended without calling yield/);
+				assert.doesNotMatch((await quiet.textContent())!, /\[The job ended/);
+
+				await card.locator("button.delegation-open").click();
+				if (viewport.phone) await page.waitForSelector(".app.panel-open aside.panels:not([inert])");
+				await page.locator("#panel-jobs .job-output:has-text('all checks passed')").waitFor();
+			} finally {
+				await page.context().close();
+			}
+		});
+
 		test("a batch is one card with a row per job", async () => {
 			const page = await openPage(browser, service.skiff.url, viewport);
 			try {

@@ -85,12 +85,12 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForSelector(".goal-card[data-lifecycle='paused'][data-pause-reason='manual']");
 			const shown = await actions(page);
 			assert.ok(shown.includes("Resume") && !shown.includes("Pause"), `paused: ${shown.join(", ")}`);
-			assert.match((await page.textContent(".goal-reason"))!, /Paused, by you or by the agent/);
+			assert.match((await page.textContent(".goal-reason"))!, /^Paused by you\./, "says who paused it");
 			await page.uncheck("input[name='goal-resume-activate']");
 			await page.click(".goal-resume button:has-text('Resume')");
 			await page.waitForSelector(".goal-card[data-lifecycle='active']");
 			await page.waitForSelector(".goal-events li[data-kind='resumed']");
-			assert.deepEqual(await page.locator(".goal-events li span").allTextContents(), ["Resumed", "Paused", "Set: “Make the **parser** fast”"], "the journal, newest first");
+			assert.deepEqual(await page.locator(".goal-events li span").allTextContents(), ["Resumed", "Paused by you", "Set: “Make the **parser** fast”"], "the journal, newest first");
 		});
 
 		test("pins: added and removed, at most 8; the form goes at the limit", async () => {
@@ -127,8 +127,13 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("usage is charged after each turn; a spent budget pauses the goal and resuming asks for a bigger one", async () => {
-			await createGoal(page, "Spend a tiny budget", { budget: "5" });
-			assert.match((await page.textContent(".goal-usage"))!, /0 of 5 tokens/);
+			const objective = "Spend a tiny budget on purpose, so that the goal pauses by itself once the very first turn has used more tokens than the budget allows";
+			await createGoal(page, objective, { budget: "5" });
+			assert.match((await page.textContent(".goal-usage"))!, /0 of 5 tokens \(0\u00a0%\)/, "the share never wraps inside “(0 %)”");
+			// The journal cuts a long objective at a word, with an ellipsis.
+			const set = (await page.locator(".goal-events li[data-kind='created'] span").first().textContent())!;
+			const shown = /^Set: “(.*)…”/.exec(set)?.[1];
+			assert.ok(shown && objective.startsWith(shown) && objective[shown.length] === " ", `cut at a word: ${set}`);
 			await sendAndShow(page, viewport, "REPLY one turn of work");
 			await page.waitForSelector(".goal-card[data-lifecycle='paused'][data-pause-reason='budget_exhausted']");
 			assert.match((await page.textContent(".goal-reason"))!, /token budget is spent/);
@@ -166,14 +171,21 @@ for (const viewport of VIEWPORTS) {
 				await sendAndShow(page, viewport, `Stop for now.\nCALL goal {"op":"pause"}\nAFTER_TOOL Paused.`);
 				await page.waitForSelector(".goal-card[data-lifecycle='paused'][data-pause-reason='manual']");
 				assert.equal(await page.getAttribute(".app", "data-run"), "running", "paused by the agent while it still works");
+				assert.match((await page.textContent(".goal-reason"))!, /^Paused by the agent\./);
 			} finally {
 				release();
 			}
 			await page.waitForSelector(".app[data-run='idle']");
 
+			assert.equal(await page.locator(".transcript .goal-turn").count(), 0);
 			await page.click(".goal-resume button:has-text('Resume')"); // and start working now: one continuation turn
 			await page.waitForSelector(".goal-card[data-lifecycle='active']");
 			await page.waitForSelector(".app[data-run='idle']");
+			// The reply the goal started is marked so, right above it.
+			const mark = page.locator(".transcript .goal-turn");
+			await mark.waitFor({ state: "attached" });
+			assert.match((await mark.textContent())!, /Started by the session goal/);
+			assert.equal(await mark.evaluate((el) => el.nextElementSibling?.classList.contains("assistant")), true);
 
 			release = afterTool.hold();
 			try {

@@ -155,6 +155,14 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForSelector(".checks li[data-check='model'].ok");
 			assert.equal(await page.locator(".checks li[data-check='model_reachable']").count(), 0);
 			for (const failed of await page.locator(".checks li.failed").all()) assert.ok(await failed.locator(".fix").count(), "a failed check says what to do");
+			// One plain verdict each: a loopback listener without a token passes with a caution that says who can
+			// drive the agent (not "protected: passed" beside "any program of any user…"), and says how to close it.
+			const listener = page.locator(".checks li[data-check='listener_auth']");
+			assert.equal(await listener.getAttribute("class"), "caution");
+			assert.equal(await listener.locator(".sr-only").textContent(), ": caution");
+			assert.doesNotMatch((await listener.textContent())!, /protected|passed/);
+			assert.match((await listener.locator(".hint").textContent())!, /^Any program of any user on this machine/);
+			assert.match((await listener.locator(".fix").textContent())!, /--listen-token-file/);
 			const requests = service.model.requests.length;
 			await page.check(".panel.maintenance label:has-text('Also ask the model') input");
 			await page.click(".panel.maintenance button:has-text('Check again')");

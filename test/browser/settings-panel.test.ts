@@ -51,6 +51,16 @@ for (const viewport of VIEWPORTS) {
 			await service?.close();
 		});
 
+		test("each key is named in words, with the key itself beside it", async () => {
+			const label = (key: string) => page.locator(`${block(key)} label.setting-key`).textContent();
+			assert.equal(await label("defaultProvider"), "Default provider defaultProvider");
+			assert.equal(await label("memory.remoteApiToken"), "Remote API token memory.remoteApiToken");
+			assert.equal(await label("retry.baseDelayMs"), "Base delay (ms) retry.baseDelayMs");
+			assert.equal(await label("mcpServers"), "MCP servers mcpServers");
+			// The field is still found by its name in words (its label).
+			assert.equal(await page.getByLabel("Default thinking level").getAttribute("id"), "setting-defaultThinkingLevel");
+		});
+
 		test("keys grouped by category, and a search", async () => {
 			for (const category of ["Models", "Session", "Compaction", "Retry", "Memory"]) {
 				assert.equal(await page.locator(`.panel.settings section[aria-label="${category}"]`).count(), 1, category);
@@ -94,6 +104,9 @@ for (const viewport of VIEWPORTS) {
 				// Keys that only work together: the problem shows in the diff and Apply waits for it.
 				await enter(page, "defaultProvider", "fake");
 				await page.waitForSelector(".settings-pending .error-text:has-text('defaultModel')");
+				// ...and under the field it names, where the fix is typed.
+				await page.waitForSelector(`${block("defaultModel")}.invalid .error-text:has-text('needs \`defaultModel\` too')`);
+				assert.equal(await page.getAttribute(editor("defaultModel"), "aria-invalid"), "true");
 				assert.equal(await page.isDisabled(".settings-pending button:has-text('Apply')"), true);
 				await enter(page, "defaultModel", "fake-model");
 				await page.waitForFunction(() => !document.querySelector(".settings-pending .error-text"));
@@ -103,6 +116,12 @@ for (const viewport of VIEWPORTS) {
 				assert.match(diff.find((d) => d.includes("reserveTokens"))!, /unset.*32,768/);
 				assert.match(diff.find((d) => d.includes("compaction.enabled"))!, /unset.*off/);
 				assert.match((await page.textContent(".settings-pending .pending-title"))!, /6 changes to/);
+				// Six changes take one line of the panel (each changed key is marked where it is); the diff opens on demand.
+				const share = await page.evaluate(() => document.querySelector(".settings-pending")!.getBoundingClientRect().height / document.querySelector(".panel.settings")!.getBoundingClientRect().height);
+				assert.ok(share < 0.12, `the pending box takes ${Math.round(share * 100)} % of the panel`);
+				await page.click(".settings-pending summary");
+				await page.locator(".settings-pending .diff li").nth(5).waitFor();
+				await page.click(".settings-pending summary");
 
 				await page.click(".settings-pending button:has-text('Apply')");
 				await page.waitForSelector(".settings-outcome");
@@ -121,7 +140,7 @@ for (const viewport of VIEWPORTS) {
 
 				// Reset removes a key from the file again.
 				await page.click(`${block("compaction.reserveTokens")} button:has-text('Reset')`);
-				await page.waitForSelector(".settings-pending .diff li:has-text('compaction.reserveTokens')");
+				await page.waitForSelector(".settings-pending .diff li:has-text('compaction.reserveTokens')", { state: "attached" });
 				await page.click(".settings-pending button:has-text('Apply')");
 				await page.waitForSelector(".settings-outcome");
 				assert.deepEqual(readJson(join(service.agentDir, "settings.json")).compaction, { enabled: false });

@@ -110,6 +110,11 @@ test("a task tool call runs a child that yields once; the parent gets hidden con
 	assert.match(result.content, /the answer is 42/);
 	assert.equal(card.display, true);
 	assert.equal(card.details.jobId, job.id);
+	// The card says what a reader needs (the description, the result's first line) and that, and why, it woke the parent.
+	assert.equal(card.details.description, "find the answer");
+	assert.equal(card.details.summary, "the answer is 42");
+	assert.equal(card.details.yielded, true);
+	assert.match(card.details.woke, /idle when this job finished, so it was woken to read the result/);
 	assert.equal(messages.at(-1).role, "assistant", "the parent woke and answered");
 	const { jobs } = await client.ok({ type: "job_list", sessionId });
 	assert.equal(jobs[0].id, job.id);
@@ -130,8 +135,17 @@ test("a child that never yields delivers its last reply, marked so; a batch shar
 	const [one, two] = await Promise.all(jobs.map((j: any) => finished(client, j.id, from)));
 	assert.equal(one.status, "completed");
 	assert.equal(one.yielded, false);
+	// The output is the reply itself (what the Jobs panel and the card show); only the model is told it never yielded.
 	const { output } = await client.ok({ type: "job_output", jobId: one.id });
-	assert.match(output, /^\[The job ended without calling yield: this is its last reply\.\]\nfirst words$/);
+	assert.equal(output, "first words");
+	assert.equal(one.outputPreview, "first words");
+	await client.waitForEvent((e) => e.type === "message_end" && e.sessionId === sessionId && e.message?.details?.jobId === one.id && e.message.customType === "job_card", 20_000, from);
+	const delivered = (await client.ok({ type: "get_messages", sessionId })).messages;
+	const hidden = delivered.find((m: any) => m.customType === "job_result" && m.details.jobId === one.id);
+	assert.match(hidden.content, /\[The job ended without calling yield: this is its last reply\.\]\nfirst words$/);
+	const shown = delivered.find((m: any) => m.customType === "job_card" && m.details.jobId === one.id);
+	assert.equal(shown.details.summary, "first words");
+	assert.equal(shown.details.yielded, false);
 	assert.equal(two.description, "two");
 	assert.ok(model.requests.filter((r) => JSON.stringify(r.body.messages).includes("SHARED-CONTEXT-MARK")).length >= 2);
 	client.close();

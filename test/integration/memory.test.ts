@@ -69,6 +69,10 @@ test("off hides every memory tool; switching at run time applies from the next t
 	const store = readFileSync(projectStorePath(agentDir, cwd), "utf8");
 	const off = await client.ok({ type: "memory_set_backend", backend: "off" });
 	assert.deepEqual(off.activeTools, []);
+	// The doctor says it once: a subject for a title, the verdict in the detail ("Memory is off" was said twice).
+	const check = (await client.ok({ type: "doctor" })).checks.find((c: any) => c.id === "memory");
+	assert.equal(check.ok, true);
+	assert.equal(`${check.title} ${check.detail}`.match(/\boff\b/gi)?.length, 1, `${check.title} / ${check.detail}`);
 	assert.deepEqual((await turn(client, "REPLY quiet")).tools.filter((t) => t === "memory"), []);
 	assert.equal(readFileSync(projectStorePath(agentDir, cwd), "utf8"), store, "switching away leaves the JSONL file as it was");
 	const refused = await client.request({ type: "memory_set_backend", backend: "remote" });

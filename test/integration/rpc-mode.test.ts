@@ -27,18 +27,25 @@ function setup(args: string[] = ["--model", "fake/fake-model"]) {
 	return { agentDir, cwd, skiff: startRpcProcess({ agentDir, cwd, args }) };
 }
 
-/** The message entries of the only session file under `agentDir`. */
-function recorded(agentDir: string): any[] {
+/** The entries of the only session file under `agentDir`. */
+function entries(agentDir: string): any[] {
 	const sessions = join(agentDir, "sessions");
 	const [folder] = readdirSync(sessions);
 	const [file] = readdirSync(join(sessions, folder!)).filter((name) => name.endsWith(".jsonl")).sort();
 	return readFileSync(join(sessions, folder!, file!), "utf8")
 		.split("\n")
 		.filter(Boolean)
-		.map((line) => JSON.parse(line))
+		.map((line) => JSON.parse(line));
+}
+
+/** The message entries of the only session file under `agentDir`. */
+function recorded(agentDir: string): any[] {
+	return entries(agentDir)
 		.filter((entry) => entry.type === "message")
 		.map((entry) => entry.message);
 }
+
+const lastEntry = (agentDir: string) => entries(agentDir).at(-1);
 
 test("commands sent at once wait for the core; CRLF and strict framing; only JSON on stdout; end of input exits 0 with all recorded", async () => {
 	const { agentDir, skiff } = setup();
@@ -97,6 +104,11 @@ test("SIGTERM during a run stops it, records the partial reply and exits 0", asy
 	const messages = recorded(agentDir);
 	assert.equal(messages.at(-1).role, "assistant");
 	assert.equal(messages.at(-1).stopReason, "aborted");
+	// Followed by what says why it stopped, for whoever opens the session after the restart.
+	const last = lastEntry(agentDir);
+	assert.equal(last.type, "custom_message");
+	assert.equal(last.customType, "run_interrupted");
+	assert.equal(last.display, false);
 });
 
 test("when the core cannot start, waiting commands are answered with the reason and skiff exits 1", async () => {

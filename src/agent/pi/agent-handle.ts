@@ -30,6 +30,7 @@ import type {
 	ThinkingLevel,
 	TreeNavigation,
 } from "../types.js";
+import { RUN_INTERRUPTED_TYPE } from "../types.js";
 import { noModelMessage, type PiEnvironment, toModelInfo } from "./environment.js";
 import { BashStream } from "./bash-stream.js";
 import { exportSealedPage } from "./export-page.js";
@@ -47,6 +48,8 @@ import type { TurnStartAbort } from "./turn-start.js";
 /** How long the doctor's model probe may take, and how much it may answer. */
 export const PROBE_TIMEOUT_MS = 30_000;
 export const PROBE_MAX_TOKENS = 16;
+/** What the model reads of a run the shutdown cut off (RUN_INTERRUPTED_TYPE). */
+const RUN_INTERRUPTED_TEXT = "[The previous run was cut off: the service stopped (for a restart) before it finished.]";
 
 export class PiAgentHandle implements AgentHandle {
 	/**
@@ -553,9 +556,17 @@ export class PiAgentHandle implements AgentHandle {
 		// happen, so once the agent is idle everything is on disk.
 		this.session.abortBash();
 		this.session.abortCompaction(); // an unfinished summary changes nothing: the conversation stays as it is
+		const cutOff = this.running || this.session.isStreaming;
 		if (this.session.isStreaming) await this.session.abort();
 		await this.session.agent.waitForIdle();
 		await this.bash; // a killed command is recorded as cancelled
+		// Recorded after the aborted reply: read again after the restart, it says why the run stopped (a reply
+		// aborted by a user looks the same), and it tells the model too, should the conversation go on.
+		if (cutOff && this.manager.isPersisted()) {
+			await this.session
+				.sendCustomMessage({ customType: RUN_INTERRUPTED_TYPE, content: RUN_INTERRUPTED_TEXT, display: false, details: { reason: "shutdown" } })
+				.catch((error: unknown) => this.env.warn(`the interrupted run could not be marked: ${redactSecrets(error instanceof Error ? error.message : String(error))}`));
+		}
 	}
 
 	/** The session as features that keep state in it see it; `syncTools` activates the feature tools that apply now. */

@@ -100,6 +100,7 @@ function nextGoal(goal: Goal | undefined, change: GoalChange, at: string): Goal 
 			if (goal.lifecycle !== "active") throw refused("pause", goal);
 			next.lifecycle = "paused";
 			next.pauseReason = change.reason;
+			if (change.by) next.pausedBy = change.by;
 			return next;
 		case "resumed": {
 			if (goal.lifecycle !== "paused") throw refused("resume", goal);
@@ -114,6 +115,7 @@ function nextGoal(goal: Goal | undefined, change: GoalChange, at: string): Goal 
 			}
 			next.lifecycle = "active";
 			delete next.pauseReason;
+			delete next.pausedBy;
 			return next;
 		}
 		case "completed":
@@ -121,6 +123,7 @@ function nextGoal(goal: Goal | undefined, change: GoalChange, at: string): Goal 
 			if (isTerminal(goal)) throw refused(change.kind === "completed" ? "complete" : "drop", goal);
 			next.lifecycle = change.kind;
 			delete next.pauseReason;
+			delete next.pausedBy;
 			return next;
 		case "pinned":
 			if (isTerminal(goal)) throw refused("add a pin to", goal);

@@ -27,6 +27,10 @@ export const PauseReasonSchema = Type.Enum(PAUSE_REASONS, {
 });
 export type PauseReason = Static<typeof PauseReasonSchema>;
 
+/** Who paused a goal by hand: the user (a command) or the agent (its `goal` tool); absent in journals written before it was kept. */
+export const GoalActorSchema = Type.Enum(["user", "agent"], { description: "Who paused it by hand: `user` (a command) or `agent` (the goal tool)." });
+export type GoalActor = Static<typeof GoalActorSchema>;
+
 const Tokens = Type.Integer({ minimum: 0, description: "Tokens the model reported." });
 const WallTime = Type.Integer({ minimum: 0, description: "Wall time of the turns, in milliseconds." });
 const Budget = Type.Integer({ minimum: 1, maximum: MAX_TOKEN_BUDGET, description: "Tokens the goal may use." });
@@ -45,6 +49,7 @@ export const GoalSchema = Type.Object(
 		pins: Type.Array(Type.String(), { maxItems: MAX_PINS }),
 		lifecycle: GoalLifecycleSchema,
 		pauseReason: Type.Optional(PauseReasonSchema),
+		pausedBy: Type.Optional(GoalActorSchema),
 		createdAt: Type.String({ description: "ISO 8601." }),
 		updatedAt: Type.String({ description: "ISO 8601: the last transition or usage." }),
 		usage: GoalUsageSchema,
@@ -57,7 +62,7 @@ export type Goal = Static<typeof GoalSchema>;
 export const GoalChangeSchema = Type.Union(
 	[
 		Type.Object({ kind: Type.Literal("created"), id: GoalId, objective: Objective, tokenBudget: Type.Optional(Budget) }, { additionalProperties: false }),
-		Type.Object({ kind: Type.Literal("paused"), reason: PauseReasonSchema }, { additionalProperties: false }),
+		Type.Object({ kind: Type.Literal("paused"), reason: PauseReasonSchema, by: Type.Optional(GoalActorSchema) }, { additionalProperties: false }),
 		Type.Object({ kind: Type.Literal("resumed"), tokenBudget: Type.Optional(Budget) }, { additionalProperties: false }),
 		Type.Object({ kind: Type.Literal("completed") }, { additionalProperties: false }),
 		Type.Object({ kind: Type.Literal("dropped") }, { additionalProperties: false }),

@@ -15,14 +15,13 @@ import type { FeatureTool } from "../../agent/feature-tool.js";
 import { continuationText, GOAL_CONTEXT_TYPE, GOAL_CONTINUE_TYPE, goalContext } from "./context.js";
 import { type GoalOperation, goalUpdatedEvent, goalUsageEvent } from "./events.js";
 import { allowedActions, applyGoalEvent, budgetSpent, GOAL_RECORD_VERSION, type GoalReplay, type GoalState, NO_GOAL, replayGoalJournal } from "./goal.js";
-import type { Goal, GoalChange, GoalEvent, GoalView, PauseReason } from "./schemas.js";
+import type { Goal, GoalActor, GoalChange, GoalEvent, GoalView, PauseReason } from "./schemas.js";
 import { createGoalTool } from "./tool.js";
 
 /** The custom entry type of journal events. */
 export const GOAL_ENTRY_TYPE = "skiff.goal";
 
 /** Who asks for a change: a command (the user), or the agent with its goal tool. */
-type GoalActor = "user" | "agent";
 
 /** A mutation's answer: the state after it, and the continuation turn it started, if asked to. */
 export interface GoalResult extends GoalView {
@@ -126,7 +125,8 @@ export class GoalSession implements SessionFeatures {
 	}
 
 	pause(reason: PauseReason = "manual", by: GoalActor = "user"): GoalView {
-		return this.asked({ kind: "paused", reason }, "paused", by);
+		// Who paused it is kept, so that clients can say so ("Paused by the agent"), not "by you or by the agent".
+		return this.asked({ kind: "paused", reason, ...(reason === "manual" ? { by } : {}) }, "paused", by);
 	}
 
 	complete(by: GoalActor = "user"): GoalView {

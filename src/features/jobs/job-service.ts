@@ -20,7 +20,10 @@ import { createTaskTool, createYieldTool } from "./tools.js";
 /** The custom message types of a delivered result: hidden context for the model, and the card clients show. */
 export const JOB_RESULT_TYPE = "job_result";
 export const JOB_CARD_TYPE = "job_card";
-/** Marks a result that came from the child's last reply because it never called `yield`. */
+/**
+ * Tells the model that a result came from the child's last reply because it never called `yield`. Only the model
+ * reads it (in the hidden result): the job's output is the reply itself, and `yielded: false` says the rest.
+ */
 export const NO_YIELD_NOTE = "[The job ended without calling yield: this is its last reply.]";
 
 /** What the jobs need of the runtime manager. */
@@ -410,7 +413,7 @@ export class JobService {
 		const last = lastAssistant(run.session!.handle.messages());
 		if (last?.stopReason === "error") return this.finish(run, "failed", { error: redactSecrets(String(last.errorMessage ?? "The model call failed")) });
 		if (last?.stopReason === "aborted") return this.finish(run, "cancelled", { error: "Its run was aborted" });
-		this.finish(run, "completed", { output: `${NO_YIELD_NOTE}\n${textOf(last)}`, yielded: false });
+		this.finish(run, "completed", { output: textOf(last), yielded: false });
 	}
 
 	private finish(run: Run, status: JobStatus, result: { output?: string; yielded?: boolean; error?: string }): void {
@@ -444,7 +447,8 @@ export class JobService {
 
 	/** Queues a finished job's result for its parent session and delivers it when that session is idle. */
 	private queueDelivery(job: Job, output: string | undefined): void {
-		const outcome = job.status === "completed" ? boundText(output ?? "") : `${job.status}: ${job.error ?? ""}`;
+		const outcome = job.status === "completed" ? `${job.yielded === false ? `${NO_YIELD_NOTE}\n` : ""}${boundText(output ?? "")}` : `${job.status}: ${job.error ?? ""}`;
+		const summary = firstLine(job.status === "completed" ? (job.outputPreview ?? "") : (job.error ?? ""));
 		const messages = this.pending.get(job.parentSessionId) ?? [];
 		messages.push(
 			{
@@ -456,8 +460,16 @@ export class JobService {
 			{
 				customType: JOB_CARD_TYPE,
 				display: true,
-				content: `Job ${job.id} (${job.agent}) ${job.status}: ${firstLine(job.outputPreview ?? job.error ?? "")}`,
-				details: { jobId: job.id, agent: job.agent, status: job.status },
+				content: `Job ${job.id} (${job.agent}) ${job.status}: ${summary}`,
+				// What a client shows: the task's description, the result's first line, and whether it yielded.
+				details: {
+					jobId: job.id,
+					agent: job.agent,
+					status: job.status,
+					summary,
+					...(job.description ? { description: job.description } : {}),
+					...(job.yielded !== undefined ? { yielded: job.yielded } : {}),
+				},
 			},
 		);
 		this.pending.set(job.parentSessionId, messages);
@@ -481,8 +493,12 @@ export class JobService {
 		const ownJob = this.jobBySession.get(sessionId);
 		const wake = ownJob === undefined || this.runs.has(ownJob);
 		const worthWaking = wake && messages.some((m) => m.customType === JOB_CARD_TYPE && (m.details?.status === "completed" || m.details?.status === "failed"));
+		// The card that wakes the session (the last message starts its turn) says so and why, so that a reader of
+		// the transcript knows where the turn came from: a finished job, not a message of theirs.
+		const cards = messages.filter((m) => m.customType === JOB_CARD_TYPE);
+		const delivered = worthWaking ? messages.map((m) => (m === messages.at(-1) ? { ...m, details: { ...m.details, woke: wokeReason(cards.length) } } : m)) : messages;
 		try {
-			await session.handle.deliver(messages, { wake: worthWaking });
+			await session.handle.deliver(delivered, { wake: worthWaking });
 		} catch (error) {
 			if (error instanceof CodedError && error.code === "busy") {
 				this.pending.set(sessionId, [...messages, ...(this.pending.get(sessionId) ?? [])]);
@@ -575,6 +591,11 @@ function textOf(message: JsonObject | undefined): string {
 		.map((part) => part.text)
 		.join("\n")
 		.trim();
+}
+
+/** Why a session was woken by the results it was given (JobCardDetails.woke). */
+function wokeReason(results: number): string {
+	return results === 1 ? "The agent was idle when this job finished, so it was woken to read the result." : `The agent was idle when these ${results} jobs finished, so it was woken to read their results.`;
 }
 
 function firstLine(text: string): string {

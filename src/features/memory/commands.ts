@@ -47,7 +47,9 @@ function entryView(entry: MemoryEntry) {
 export function memoryDoctorCheck(memory: MemoryService): (session: LoadedSession) => Promise<DoctorCheck> {
 	return async (session) => {
 		const status = await memory.status(session.id, session.handle.cwd);
-		const title = `The memory backend (${status.backend}) works`;
+		// One verdict: the title names the subject, the detail says what was found ("Memory is off" was said twice).
+		const title = "Memory";
+		if (status.backend === "off") return { id: "memory", ok: true, title, detail: "Off (memory.backend): the agent has no memory tools." };
 		if (status.healthy) return { id: "memory", ok: true, title, detail: status.detail };
 		const fix =
 			status.backend === "remote"

@@ -15,9 +15,12 @@ export const DoctorCheckSchema = Type.Object(
 	{
 		id: Type.String({ description: "Stable name of the check (model, model_reachable, rg, fd, agent_dir, listener_auth, memory)." }),
 		ok: Type.Boolean(),
-		title: Type.String({ description: "What is checked, in a few words." }),
+		caution: Type.Optional(
+			Type.Boolean({ description: "Passed, with a risk worth knowing (the setup works as asked but is open: `detail` says to whom, `fix` how to close it)." }),
+		),
+		title: Type.String({ description: "What is checked, in a few words: a subject, never a verdict (`ok` and `detail` are the verdict)." }),
 		detail: Type.String({ description: "What was found, in a sentence (secrets redacted)." }),
-		fix: Type.Optional(Type.String({ description: "What to do about a failed check." })),
+		fix: Type.Optional(Type.String({ description: "What to do about a failed check (or one passed with a caution)." })),
 	},
 	{ title: "DoctorCheck" },
 );
@@ -78,7 +81,7 @@ export function doctorCommands(sources: DoctorSources) {
 }
 
 function modelCheck(session: LoadedSession): DoctorCheck {
-	const title = "A model with credentials";
+	const title = "Model credentials";
 	const { model } = session.handle.state();
 	const available = session.handle.availableModels();
 	if (model && available.some((m) => m.provider === model.provider && m.id === model.id)) {
@@ -94,7 +97,7 @@ function modelCheck(session: LoadedSession): DoctorCheck {
 }
 
 async function reachableCheck(session: LoadedSession): Promise<DoctorCheck> {
-	const title = "The model answers";
+	const title = "The model's answer";
 	const { model } = session.handle.state();
 	const name = model ? `${model.provider}/${model.id}` : "the model";
 	try {
@@ -114,7 +117,7 @@ async function reachableCheck(session: LoadedSession): Promise<DoctorCheck> {
 
 function binaryChecks(tools: readonly string[]): DoctorCheck[] {
 	const check = (id: string, tool: string, binary: string, install: string): DoctorCheck => {
-		const title = `${binary} for the ${tool} tool`;
+		const title = `The ${tool} tool (${binary})`;
 		if (tools.includes(tool)) return { id, ok: true, title, detail: `${binary} is installed: the agent has the ${tool} tool.` };
 		return {
 			id,
@@ -129,7 +132,7 @@ function binaryChecks(tools: readonly string[]): DoctorCheck[] {
 
 /** Writes and removes a small file in each folder: the one way to know that writing works there now. */
 function directoryCheck(agentDir: string, sessionsDir: string): DoctorCheck {
-	const title = "The agent directory is writable";
+	const title = "The agent directory";
 	for (const dir of [agentDir, sessionsDir]) {
 		const probe = join(dir, `.skiff-doctor-${process.pid}-${randomBytes(4).toString("hex")}`);
 		try {
@@ -150,17 +153,21 @@ function directoryCheck(agentDir: string, sessionsDir: string): DoctorCheck {
 }
 
 function reachCheck(reach: ServiceReach): DoctorCheck {
-	const title = "The control plane is protected";
+	// The title names what is checked and `ok` (with `caution`) gives the verdict: a title saying "protected"
+	// beside "any program of any user can drive the agent" read as two verdicts that disagree.
+	const title = "Who can drive the agent";
 	if (reach.transport === "stdio") {
 		return { id: "listener_auth", ok: true, title, detail: "No listener: commands come only over standard input (--mode rpc)." };
 	}
-	if (reach.loopback && reach.token) return { id: "listener_auth", ok: true, title, detail: `${reach.url} is loopback only and needs the token.` };
+	if (reach.loopback && reach.token) return { id: "listener_auth", ok: true, title, detail: `Only programs on this machine that have the token: ${reach.url} is loopback only and needs it.` };
 	if (reach.loopback) {
 		return {
 			id: "listener_auth",
 			ok: true,
+			caution: true,
 			title,
-			detail: `${reach.url} is loopback only, without a token: any program of any user on this machine can drive the agent.`,
+			detail: `Any program of any user on this machine: ${reach.url} is loopback only, without a token.`,
+			fix: "If others use this machine, restart with --listen-token-file.",
 		};
 	}
 	if (reach.token) {

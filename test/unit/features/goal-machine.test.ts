@@ -179,3 +179,21 @@ test("property: random changes make only transitions of the table, keep the limi
 	}
 	assert.ok(accepted > 10_000 && refusedCount > 10_000, `both paths exercised (${accepted} accepted, ${refusedCount} refused)`);
 });
+
+test("a pause by hand keeps who made it until the goal resumes; an older journal's pause says nobody, and replays", () => {
+	const byAgent = apply(NO_GOAL, CREATED, { kind: "paused", reason: "manual", by: "agent" });
+	assert.deepEqual([byAgent.goal!.pauseReason, byAgent.goal!.pausedBy], ["manual", "agent"]);
+	assert.equal(apply(byAgent, { kind: "resumed" }).goal!.pausedBy, undefined);
+	assert.equal(apply(byAgent, { kind: "dropped" }).goal!.pausedBy, undefined);
+	const older = apply(NO_GOAL, CREATED, { kind: "paused", reason: "manual" });
+	assert.equal(older.goal!.pausedBy, undefined);
+	const journal: GoalEvent[] = [
+		{ revision: 1, at: AT, change: CREATED },
+		{ revision: 2, at: AT, change: { kind: "paused", reason: "manual", by: "user" } },
+	];
+	const replayed = replayGoalJournal(records(journal));
+	assert.equal(replayed.error, undefined);
+	assert.equal(replayed.state.goal!.pausedBy, "user");
+	const bad = replayGoalJournal(records([journal[0]!, { revision: 2, at: AT, change: { kind: "paused", reason: "manual", by: "someone" } as never }]));
+	assert.match(bad.error!, /not a goal journal event/);
+});

@@ -93,7 +93,14 @@ test("the listener check: loopback is fine, a token over the network is plaintex
 	const reach = async (loopback: boolean, token: boolean) =>
 		(await run(handle, facts({ reach: { transport: "listener", url: "http://h:1", loopback, token } }))).checks.find((c) => c.id === "listener_auth")!;
 	assert.equal((await reach(true, true)).ok, true);
-	assert.equal((await reach(true, false)).ok, true);
+	assert.equal((await reach(true, true)).caution, undefined);
+	// Open to every local user: passed (it works as asked) with a caution, and one verdict: the title claims nothing.
+	const open = await reach(true, false);
+	assert.equal(open.ok, true);
+	assert.equal(open.caution, true);
+	assert.match(open.detail, /^Any program of any user on this machine/);
+	assert.match(open.fix!, /--listen-token-file/);
+	assert.doesNotMatch(open.title, /protected/);
 	const plaintext = await reach(false, true);
 	assert.equal(plaintext.ok, false);
 	assert.match(plaintext.fix!, /SSH tunnel or a TLS-terminating proxy/);

@@ -3,11 +3,13 @@
  * a drawer on phones), the keyboard shortcuts and their dialogs, toasts and the screen-reader live region.
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
+import type { Message } from "../../../src/client/index.js";
 import { Controller } from "../state/controller";
 import { Composer } from "./composer";
 import { ConnectionBar } from "./connection-bar";
 import { focusComposer } from "./focus";
 import { Header } from "./header";
+import { CONTINUE_PROMPT, ResumeContext } from "./hidden-marks";
 import { type JobLink, JobLinkContext } from "./job-link";
 import { PanelArea } from "./panel-area";
 import { useRunAlerts } from "./run-alerts";
@@ -186,5 +188,11 @@ export function App() {
 					}} onClose={() => closeDialog("switcher")} />}
 		</div>
 	);
-	return <JobLinkContext.Provider value={jobLink}>{page}</JobLinkContext.Provider>;
+	// Continue after a run a restart cut off: offered while the conversation ends there and nothing runs.
+	const resume = (message: Message) => (transcript && state.ready && !running && transcript.messages.at(-1) === message ? () => void controller.send(sessionId, CONTINUE_PROMPT) : undefined);
+	return (
+		<JobLinkContext.Provider value={jobLink}>
+			<ResumeContext.Provider value={resume}>{page}</ResumeContext.Provider>
+		</JobLinkContext.Provider>
+	);
 }

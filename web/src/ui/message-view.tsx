@@ -3,15 +3,17 @@ import { Component } from "preact";
 import { useRef } from "preact/hooks";
 import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
+import { terminalText } from "../render/terminal-text";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
-import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
+import { DELEGATION_TOOL, DelegationCard, JOB_CARD, JobResultCard } from "./delegation-card";
+import { HiddenMark } from "./hidden-marks";
 import { Icon } from "./icons";
 import { UserBubble } from "./user-bubble";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
-	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
+	const { shown, omitted } = tail(redact(terminalText(text)), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
 	return (
 		<div class={`output${isError ? " error" : ""}`}>
 			{omitted > 0 && <div class="omitted">… {omitted} earlier line{omitted === 1 ? "" : "s"} omitted</div>}
@@ -106,7 +108,7 @@ export class MessageView extends Component<MessageProps> {
 
 	override render() {
 		const { message, results, live, streaming, onFork, stopReason } = this.props;
-		if (message.display === false) return null;
+		if (message.display === false) return <HiddenMark message={message} />; // nothing, or a mark (the goal's turn, a restart)
 		switch (message.role) {
 			case "user": {
 				return (
@@ -155,6 +157,7 @@ export class MessageView extends Component<MessageProps> {
 					</div>
 				);
 			case "custom":
+				if (message.customType === JOB_CARD) return <JobResultCard message={message} />;
 				return message.display ? (
 					<div class="msg note">
 						<Markdown text={typeof message.content === "string" ? message.content : contentText(message.content)} />

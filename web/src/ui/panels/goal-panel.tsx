@@ -18,8 +18,11 @@ import "../../styles/goal.css";
 
 type Run = (type: "goal_create" | "goal_pause" | "goal_resume" | "goal_complete" | "goal_drop" | "goal_pin" | "goal_unpin", params: object) => Promise<string | undefined>;
 
+/** Who paused a goal by hand, as the card and the journal say it (journals written before it was kept say nobody). */
+const PAUSED_BY = { user: "Paused by you", agent: "Paused by the agent" } as const;
+
 const PAUSE_REASON: Record<NonNullable<Goal["pauseReason"]>, string> = {
-	manual: "Paused, by you or by the agent. Resume it to let the agent work toward it again.",
+	manual: "Paused. Resume it to let the agent work toward it again.",
 	budget_exhausted: "Paused: the token budget is spent. Resume it with a bigger budget.",
 	resume_safety: "Paused because the session was opened again, so that nothing runs unattended. Resume it to go on.",
 };
@@ -158,7 +161,9 @@ function CurrentGoal({ goal, view, run }: { goal: Goal; view: GoalView; run: Run
 					<span class={`goal-badge ${goal.lifecycle}`}>{goal.lifecycle === "active" ? "Active" : "Paused"}</span>
 					<span class="hint">set at {when(goal.createdAt)}</span>
 				</p>
-				{goal.pauseReason && <p class="goal-reason">{PAUSE_REASON[goal.pauseReason]}</p>}
+				{goal.pauseReason && (
+					<p class="goal-reason">{goal.pausedBy ? `${PAUSED_BY[goal.pausedBy]}. Resume it to let the agent work toward it again.` : PAUSE_REASON[goal.pauseReason]}</p>
+				)}
 				<div class="goal-objective">
 					<Markdown text={goal.objective} />
 				</div>
@@ -285,7 +290,8 @@ function Budget({ goal }: { goal: Goal }) {
 			<p class="hint goal-usage">
 				{budget !== undefined ? (
 					<>
-						<strong>{formatTokens(tokens)}</strong> of {formatTokens(budget)} tokens ({Math.round(share * 100)} %)
+						{/* A no-break space: "(8 %)" never wraps between its number and its sign. */}
+						<strong>{formatTokens(tokens)}</strong> of {formatTokens(budget)} tokens ({Math.round(share * 100)}{"\u00a0"}%)
 					</>
 				) : (
 					<>
@@ -423,9 +429,9 @@ function describe(event: GoalEvent): string {
 	const change = event.change;
 	switch (change.kind) {
 		case "created":
-			return `Set: “${redact(change.objective).slice(0, 120)}”${change.tokenBudget !== undefined ? ` (budget ${formatTokens(change.tokenBudget)})` : ""}`;
+			return `Set: “${clip(redact(change.objective), 120)}”${change.tokenBudget !== undefined ? ` (budget ${formatTokens(change.tokenBudget)})` : ""}`;
 		case "paused":
-			return change.reason === "budget_exhausted" ? "Paused: budget spent" : change.reason === "resume_safety" ? "Paused: session opened again" : "Paused";
+			return change.reason === "budget_exhausted" ? "Paused: budget spent" : change.reason === "resume_safety" ? "Paused: session opened again" : change.by ? PAUSED_BY[change.by] : "Paused";
 		case "resumed":
 			return change.tokenBudget !== undefined ? `Resumed (budget ${formatTokens(change.tokenBudget)})` : "Resumed";
 		case "completed":
@@ -439,6 +445,15 @@ function describe(event: GoalEvent): string {
 		case "usage":
 			return `+${formatTokens(change.tokens)} tokens${change.wallTimeMs > 0 ? `, ${formatDuration(change.wallTimeMs)}` : ""}`;
 	}
+}
+
+/** A text on one line, cut at a word (never inside one) with an ellipsis when longer than `max`. */
+function clip(text: string, max: number): string {
+	const line = text.replace(/\s+/g, " ").trim();
+	if (line.length <= max) return line;
+	const cut = line.slice(0, max);
+	const space = cut.lastIndexOf(" ");
+	return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,.;:]+$/, "")}…`;
 }
 
 function formatTokens(n: number): string {

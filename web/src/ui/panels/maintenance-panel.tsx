@@ -338,21 +338,25 @@ function DoctorSection({ controller, state, sessionId }: SectionProps) {
 			</div>
 			{checks && (
 				<ul class="checks">
-					{checks.map((check) => (
-						<li key={check.id} class={check.ok ? "ok" : "failed"} data-check={check.id}>
-							<span class="mark" aria-hidden="true">
-								{check.ok ? "✓" : "!"}
-							</span>
-							<div>
-								<p class="check-title">
-									{check.title}
-									<span class="sr-only">{check.ok ? ": passed" : ": failed"}</span>
-								</p>
-								<p class="hint">{redact(check.detail)}</p>
-								{!check.ok && check.fix && <p class="fix">{redact(check.fix)}</p>}
-							</div>
-						</li>
-					))}
+					{checks.map((check) => {
+						// One verdict per check: passed, failed, or passed with a caution (open, as asked: its detail says to whom).
+						const verdict = !check.ok ? "failed" : check.caution ? "caution" : "ok";
+						return (
+							<li key={check.id} class={verdict} data-check={check.id}>
+								<span class="mark" aria-hidden="true">
+									{verdict === "ok" ? "✓" : "!"}
+								</span>
+								<div>
+									<p class="check-title">
+										{check.title}
+										<span class="sr-only">{verdict === "ok" ? ": passed" : `: ${verdict}`}</span>
+									</p>
+									<p class="hint">{redact(check.detail)}</p>
+									{verdict !== "ok" && check.fix && <p class="fix">{redact(check.fix)}</p>}
+								</div>
+							</li>
+						);
+					})}
 				</ul>
 			)}
 			{error && (

@@ -8,6 +8,7 @@ import { useState } from "preact/hooks";
 import type { SettingScope, SettingView } from "../../../../src/client/index.js";
 import { REDACTED, redact } from "../../render/redact";
 import type { ScopedValue } from "../../state/settings-state";
+import { settingLabel } from "./setting-label";
 
 const APPLIES: Record<SettingView["applies"], string> = { live: "applies at once", newSessions: "applies to new sessions", restart: "applies after a restart" };
 const SOURCES: Record<SettingView["source"], string> = { default: "default", global: "global file", project: "project file", runtime: "this session" };
@@ -46,7 +47,7 @@ export function SettingEditor(props: SettingEditorProps) {
 		<div class={`setting${shown.pending ? " pending" : ""}${error ? " invalid" : ""}`} data-key={view.key}>
 			<div class="setting-head">
 				<label class="setting-key" for={id}>
-					{view.key}
+					{settingLabel(view.key)} <code>{view.key}</code>
 				</label>
 				{inline && editor}
 			</div>
@@ -111,7 +112,7 @@ function Editor(props: SettingEditorProps & { id: string; described: string }) {
 		case "list":
 			return view.enum ? (
 				<fieldset class="setting-choices" id={id} aria-describedby={described} disabled={disabled}>
-					<legend class="sr-only">{view.key}</legend>
+					<legend class="sr-only">{settingLabel(view.key)}</legend>
 					{view.enum.map((option) => {
 						const list = Array.isArray(shown.value) ? (shown.value as unknown[]) : [];
 						return (

@@ -128,6 +128,8 @@ function SavedSettings({ controller, settings }: { controller: Controller; setti
 		defaultModel: controller.state.models.map((m) => m.id),
 	} as Record<string, string[]>;
 	const memory = controller.state.memory;
+	// What stops the draft from being applied shows under the key it names too, not only in the pending box.
+	const draftProblems = new Map(settings.drafts[scope]?.problems.map((p) => [p.key, p.message]));
 
 	return (
 		<>
@@ -184,7 +186,7 @@ function SavedSettings({ controller, settings }: { controller: Controller; setti
 										view={view}
 										scope={scope}
 										shown={shown}
-										error={settings.keyErrors[view.key]}
+										error={settings.keyErrors[view.key] ?? draftProblems.get(view.key)}
 										disabled={!ready || settings.working}
 										lockedReason={editable ? undefined : scope === "project" && !view.scopes.includes("project") ? "global file only" : "not editable here"}
 										suggestions={suggestions[view.key]}
@@ -241,20 +243,23 @@ function PendingChanges({ settings, ready }: { settings: SettingsState; ready: b
 		<div class="settings-pending" role="region" aria-label="Pending changes">
 			{changes.length > 0 && draft && (
 				<>
-					<p class="pending-title">
-						{changes.length === 1 ? "1 change" : `${changes.length} changes`} to <span title={draft.path}>{draft.scope === "global" ? "the global settings" : "this project's settings"}</span>
-					</p>
-					<ul class="diff">
-						{changes.map((change) => (
-							<li key={change.key}>
-								<code>{change.key}</code>
-								<span class="before">{redact(show(change.before, change.secret))}</span>
-								<span aria-hidden="true">→</span>
-								<span class="sr-only">becomes</span>
-								<span class="after">{redact(show(change.after, change.secret))}</span>
-							</li>
-						))}
-					</ul>
+					{/* One line while closed: the changed keys are marked in place, so the diff opens only when asked for. */}
+					<details class="pending-diff">
+						<summary class="pending-title">
+							{changes.length === 1 ? "1 change" : `${changes.length} changes`} to <span title={draft.path}>{draft.scope === "global" ? "the global settings" : "this project's settings"}</span>
+						</summary>
+						<ul class="diff">
+							{changes.map((change) => (
+								<li key={change.key}>
+									<code>{change.key}</code>
+									<span class="before">{redact(show(change.before, change.secret))}</span>
+									<span aria-hidden="true">→</span>
+									<span class="sr-only">becomes</span>
+									<span class="after">{redact(show(change.after, change.secret))}</span>
+								</li>
+							))}
+						</ul>
+					</details>
 					{draft.problems.map((problem) => (
 						<p key={problem.key + problem.message} class="error-text">
 							{redact(problem.message)}
