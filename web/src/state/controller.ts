@@ -28,7 +28,10 @@ import { failureText, type PanelContext } from "./panel-context";
 import { PanelNews } from "./panel-news";
 import { MaintenanceState } from "./maintenance-state";
 import { WorkflowsState } from "./workflows-state";
+import { SessionLive } from "./session-live";
+import { SessionSearch } from "./session-search";
 import { sessionTitle } from "./session-title";
+import { SessionTrash } from "./session-trash";
 import { SettingsState } from "./settings-state";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
 import { SideChatState } from "./side-chat-state";
@@ -102,6 +105,10 @@ export class Controller extends PageStore<ViewState> {
 	readonly workflows: WorkflowsState;
 	/** The Share dialog's rooms. */
 	readonly collab: CollabState;
+	/** The session list's live states, its search and the trash. */
+	readonly live: SessionLive;
+	readonly search: SessionSearch;
+	readonly trash: SessionTrash;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -157,6 +164,9 @@ export class Controller extends PageStore<ViewState> {
 		this.personas = new PersonasState(context);
 		this.workflows = new WorkflowsState(context);
 		this.collab = new CollabState(context);
+		this.live = new SessionLive(context);
+		this.search = new SessionSearch(context);
+		this.trash = new SessionTrash(context, { refresh: () => void this.refreshSessions(), leave: (sessionId) => this.leave(sessionId) });
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
@@ -325,8 +335,11 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	async closeSession(sessionId: string): Promise<void> {
-		const closed = await this.command("close_session", {}, { sessionId });
-		if (!closed) return;
+		if (await this.command("close_session", {}, { sessionId })) await this.leave(sessionId);
+	}
+
+	/** A session left memory (closed, or moved to the trash): if it was shown, the primary session is shown instead. */
+	private async leave(sessionId: string): Promise<void> {
 		this.transcripts.delete(sessionId);
 		if (sessionId === this.state.sessionId) {
 			const primary = await this.command("get_state", {});
@@ -352,11 +365,13 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	async refreshSessions(): Promise<void> {
+		// With the sessions features made (jobs, workflows): the lists nest them under their parent (session-rows.ts).
 		const [project, all] = await Promise.all([
-			this.command("session_list", { scope: "project" }, { quiet: true }),
-			this.command("session_list", { scope: "all" }, { quiet: true }),
+			this.command("session_list", { scope: "project", internal: true }, { quiet: true }),
+			this.command("session_list", { scope: "all", internal: true }, { quiet: true }),
 		]);
 		this.update({ sessions: { project: project?.sessions ?? [], all: all?.sessions ?? [] } });
+		this.live.watch(this.state.sessions.all);
 	}
 
 	private connect(): void {
