@@ -18,6 +18,7 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index.js";
+import { coalesce } from "./coalesce";
 import { CollabState } from "./collab-state";
 import { Drafts } from "./drafts";
 import { type Announcement, PageStore, type Toast } from "./page-store";
@@ -364,7 +365,8 @@ export class Controller extends PageStore<ViewState> {
 		this.update({ memory });
 	}
 
-	async refreshSessions(): Promise<void> {
+	/** Reads the session lists again (a call while they are read reads them once more after). */
+	readonly refreshSessions = coalesce(async () => {
 		// With the sessions features made (jobs, workflows): the lists nest them under their parent (session-rows.ts).
 		const [project, all] = await Promise.all([
 			this.command("session_list", { scope: "project", internal: true }, { quiet: true }),
@@ -372,7 +374,7 @@ export class Controller extends PageStore<ViewState> {
 		]);
 		this.update({ sessions: { project: project?.sessions ?? [], all: all?.sessions ?? [] } });
 		this.live.watch(this.state.sessions.all);
-	}
+	});
 
 	private connect(): void {
 		this.client.connect().catch(() => undefined); // failures arrive as status changes

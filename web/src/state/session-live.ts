@@ -13,6 +13,7 @@ export class SessionLive {
 	private readonly live = new Map<string, LiveState>();
 	/** Loaded sessions already asked for their state (followed from then on). */
 	private readonly asked = new Set<string>();
+	private queue: Promise<unknown> = Promise.resolve();
 
 	constructor(private readonly context: PanelContext) {
 		context.client.onEvent((event) => this.onEvent(event));
@@ -33,9 +34,12 @@ export class SessionLive {
 		for (const { sessionId, loaded } of rows) {
 			if (!loaded || this.asked.has(sessionId) || client.isFollowing(sessionId)) continue;
 			this.asked.add(sessionId);
-			client.call("get_state", {}, { sessionId }).then(
-				(state) => state.isStreaming && !this.live.has(sessionId) && this.set(sessionId, { state: "running" }),
-				() => this.asked.delete(sessionId),
+			// One at a time: a socket has few commands in flight (16), and the page's own must not be refused.
+			this.queue = this.queue.then(() =>
+				client.call("get_state", {}, { sessionId }).then(
+					(state) => state.isStreaming && !this.live.has(sessionId) && this.set(sessionId, { state: "running" }),
+					() => this.asked.delete(sessionId),
+				),
 			);
 		}
 	}

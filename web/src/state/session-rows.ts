@@ -21,9 +21,12 @@ export function internal(row: Pick<SessionSummary, "kind">): boolean {
 	return !USER_KINDS.has(row.kind);
 }
 
-/** An empty session with nothing on disk that the page does not show: nobody's work, not worth a row. */
+/**
+ * A new session with nothing in it and nothing on disk, not the one shown: nobody's work, not worth a row. (A
+ * fork made at a first message is empty too, but it was made on purpose and holds its draft: it stays.)
+ */
 function unused(row: SessionSummary, currentId: string | undefined): boolean {
-	return !row.recorded && row.messageCount === 0 && !row.name && row.sessionId !== currentId;
+	return !row.recorded && row.messageCount === 0 && !row.name && !row.parentSession && row.sessionId !== currentId;
 }
 
 /**

@@ -4,6 +4,7 @@
  * (`session_list_changed`) refreshes the lists here.
  */
 import type { SessionSummary, TrashedSession } from "../../../src/client/index.js";
+import { coalesce } from "./coalesce";
 import { failureText, type PanelContext, runCommand } from "./panel-context";
 
 export class SessionTrash {
@@ -33,14 +34,15 @@ export class SessionTrash {
 		});
 	}
 
-	async load(): Promise<void> {
+	/** Reads the trash (again). */
+	readonly load = coalesce(async () => {
 		try {
 			this.items = { sessions: (await this.context.client.call("session_trash_list", {})).sessions };
 		} catch (error) {
 			this.items = { error: failureText(error) };
 		}
 		this.context.changed();
-	}
+	});
 
 	/** Moves a session to the trash (the panel has asked); resolves whether it went. */
 	async remove(row: Pick<SessionSummary, "sessionId">, title: string): Promise<boolean> {

@@ -5,7 +5,7 @@
  * show the end of their id. A search of every project's titles and messages, the Trash with Restore; New
  * session, rename (inline, with Cancel and Esc), close, delete (session-row.tsx).
  */
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
 import { sessionNodes } from "../../state/session-rows";
@@ -22,6 +22,7 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 	const [renaming, setRenaming] = useState(false);
 	const renameButton = useRef<HTMLButtonElement>(null);
 	const box = useRef<HTMLInputElement>(null);
+	useEffect(() => void controller.refreshSessions(), [controller]); // the list as it is now (and what runs in it)
 	const rows = view === "project" ? sessions.project : sessions.all;
 	const titles = new Map(rows.map((row) => [row.sessionId, redact(controller.rowTitle(row))]));
 	const nodes = sessionNodes(rows, sessionId);
