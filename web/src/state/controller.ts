@@ -520,7 +520,7 @@ export class Controller extends PageStore<ViewState> {
 		if (current && this.state.session) {
 			if (event.type === "agent_start" || event.type === "agent_end") {
 				this.update({ session: { ...this.state.session, isStreaming: event.type === "agent_start" } });
-				if (event.type === "agent_end") void this.refreshSessions();
+				void this.refreshSessions(); // its row's count and state
 			} else if (event.type === "session_info_changed" || event.type === "thinking_level_changed") void this.refreshState();
 			else if (event.type === "model_changed") void this.refreshModel();
 			else if (event.type === "settings_changed") void this.refreshMemory();

@@ -46,14 +46,10 @@ export function SessionRow(props: RowProps) {
 			<button type="button" class="session-open" aria-current={current ? "true" : undefined} disabled={!ready} onClick={() => props.onOpen(row)}>
 				<span class="session-title">
 					<span>{title.slice(0, 120)}</span>
-					{internal(row) ? (
-						<span class="tag muted">{row.kind}</span>
-					) : (
-						props.parentTitle !== undefined && (
-							<span class="tag fork-tag" title={`Forked from “${props.parentTitle}”`}>
-								fork
-							</span>
-						)
+					{props.parentTitle !== undefined && !internal(row) && (
+						<span class="tag fork-tag" title={`Forked from “${props.parentTitle}”`}>
+							fork
+						</span>
 					)}
 					{live && (
 						<span class={`job-status ${live.state === "running" ? "running" : "failed"}`} title={live.state === "attention" ? `Needs attention: ${live.why}` : undefined}>
@@ -62,6 +58,7 @@ export function SessionRow(props: RowProps) {
 					)}
 				</span>
 				<span class="session-meta">
+					{internal(row) && <span class="tag muted">{row.kind}</span>}
 					<span>{relativeTime(activeTime(row))}</span>
 					<span>
 						{row.messageCount} message{row.messageCount === 1 ? "" : "s"}
@@ -76,11 +73,6 @@ export function SessionRow(props: RowProps) {
 				</span>
 			</button>
 			<span class="session-actions">
-				{children.length > 0 && (
-					<button type="button" class="link" aria-expanded={unfolded} title="The sessions its jobs and workflows ran in" onClick={() => setUnfolded(!unfolded)}>
-						{unfolded ? "▾" : "▸"} {nested}
-					</button>
-				)}
 				{row.loaded && !row.primary && (
 					<button type="button" class="link close" disabled={!ready} title="Close (it stays on disk)" onClick={() => void controller.closeSession(row.sessionId)}>
 						Close
@@ -92,6 +84,11 @@ export function SessionRow(props: RowProps) {
 					</button>
 				)}
 			</span>
+			{children.length > 0 && (
+				<button type="button" class="link session-fold" aria-expanded={unfolded} title="The sessions its jobs and workflows ran in" onClick={() => setUnfolded(!unfolded)}>
+					{unfolded ? "▾" : "▸"} {nested}
+				</button>
+			)}
 			{confirming && (
 				<div class="rename" role="group" aria-label="Confirm deletion">
 					<p class="hint">

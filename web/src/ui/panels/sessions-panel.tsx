@@ -67,9 +67,9 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 				ref={box}
 				type="search"
 				class="session-search"
-				aria-label="Search sessions"
+				aria-label="Search sessions: titles and messages of every project"
 				aria-controls="session-hits"
-				placeholder="Search titles and messages, all projects"
+				placeholder="Search titles and messages"
 				value={controller.search.query}
 				onInput={(e) => controller.search.set((e.target as HTMLInputElement).value)}
 				onKeyDown={(e) => {
