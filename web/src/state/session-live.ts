@@ -17,8 +17,12 @@ export class SessionLive {
 
 	constructor(private readonly context: PanelContext) {
 		context.client.onEvent((event) => this.onEvent(event));
-		// After a reconnect the service may have restarted: what runs is asked again.
-		context.client.onStatus(({ status }) => status !== "connected" && this.asked.clear());
+		// Runs may have ended unseen while disconnected (a restart ends them all): what runs is asked again.
+		context.client.onStatus(({ status }) => {
+			if (status === "connected") return;
+			this.asked.clear();
+			for (const [id, live] of this.live) if (live.state === "running") this.live.delete(id);
+		});
 	}
 
 	/** A session's state (undefined: idle). The one shown needs no flag: what happens there is in view. */
@@ -28,16 +32,19 @@ export class SessionLive {
 		return live;
 	}
 
-	/** Follows the loaded sessions of a list not followed yet, and notes which of them run now. */
+	/** Follows the loaded sessions of a list (once per connection), and notes which of them run now. */
 	watch(rows: readonly SessionSummary[]): void {
 		const { client } = this.context;
 		for (const { sessionId, loaded } of rows) {
-			if (!loaded || this.asked.has(sessionId) || client.isFollowing(sessionId)) continue;
+			if (!loaded || this.asked.has(sessionId)) continue;
 			this.asked.add(sessionId);
 			// One at a time: a socket has few commands in flight (16), and the page's own must not be refused.
 			this.queue = this.queue.then(() =>
 				client.call("get_state", {}, { sessionId }).then(
-					(state) => state.isStreaming && !this.live.has(sessionId) && this.set(sessionId, { state: "running" }),
+					({ isStreaming }) => {
+						const live = this.live.get(sessionId);
+						if (isStreaming ? !live : live?.state === "running") this.set(sessionId, isStreaming ? { state: "running" } : undefined);
+					},
 					() => this.asked.delete(sessionId),
 				),
 			);
