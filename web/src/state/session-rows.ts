@@ -5,7 +5,7 @@
  * service opens) is listed only while it is the one shown, so restarts add no empty rows.
  */
 import type { SessionSummary } from "../../../src/client/index.js";
-import { activeTime } from "./session-title";
+import { activeTime } from "./session-title.js";
 
 /** The kinds a user made (a session, a fork); every other kind is a feature's, nested under its parent. */
 const USER_KINDS = new Set(["user", "fork"]);
