@@ -191,7 +191,7 @@ for (const viewport of VIEWPORTS) {
 			await closeDrawer();
 		});
 
-		test("sessions opened elsewhere show their live state: running, then idle; a failed run needs attention until opened", async () => {
+		test("sessions opened elsewhere show their live state: running, then idle; a paused goal and a failed run need attention until dealt with or opened", async () => {
 			const { sessionId } = await client.ok({ type: "new_session" });
 			const release = gate.hold();
 			after(release); // never left holding the model when this test fails
@@ -206,8 +206,17 @@ for (const viewport of VIEWPORTS) {
 			await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
 			await row.locator(".job-status").waitFor({ state: "detached" });
 
-			await client.ok({ type: "prompt", sessionId, message: "ERROR 500 broken on purpose" });
+			// Its goal paused elsewhere: it needs attention until the goal goes on.
+			await client.ok({ type: "goal_create", sessionId, objective: "Keep the list honest" });
+			await client.ok({ type: "goal_pause", sessionId });
 			const flag = row.locator(".job-status:has-text('needs attention')");
+			await flag.waitFor();
+			assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
+			await client.ok({ type: "goal_resume", sessionId });
+			await flag.waitFor({ state: "detached" });
+			await client.ok({ type: "goal_drop", sessionId });
+
+			await client.ok({ type: "prompt", sessionId, message: "ERROR 500 broken on purpose" });
 			await flag.waitFor();
 			assert.match((await flag.getAttribute("title")) ?? "", /run failed/);
 			await row.locator(".session-open").click();
