@@ -73,7 +73,8 @@ export function SearchResults({ controller, onOpen, box }: { controller: Control
 function Marked({ text, query }: { text: string; query: string }) {
 	const parts = [];
 	const lower = text.toLowerCase();
-	const q = query.toLowerCase();
+	// Lower case can change a text's length (İ): then its places would not be the text's, and nothing is marked.
+	const q = lower.length === text.length ? query.toLowerCase() : "";
 	let at = 0;
 	for (let hit = lower.indexOf(q); q && hit >= 0; hit = lower.indexOf(q, at)) {
 		parts.push(text.slice(at, hit), <mark>{text.slice(hit, hit + q.length)}</mark>);
