@@ -125,6 +125,24 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector("#panel-jobs .job-output");
 		await shot(page, "job-detail", size, scheme);
 		await page.click("#panel-jobs button:has-text('Back')");
+		// The session list: the job's session folded under the session it worked for, a search, a deletion asked for, the trash.
+		await openDrawer(page, size, "sessions");
+		await page.click(`.session-list li[data-session-id="${main}"] button[aria-expanded]`);
+		await page.waitForSelector(`.session-list li[data-session-id="${main}"] ul li`);
+		await shot(page, "sessions-nested", size, scheme);
+		await page.fill("input.session-search", "chromium");
+		await page.waitForSelector("#session-hits li");
+		await shot(page, "session-search", size, scheme);
+		await page.fill("input.session-search", "");
+		const doomed = page.locator('.session-list li[data-session-id="e2c6a0d8-7f4b-4a1e-9d35-0b8f2c6e4a91"]');
+		await doomed.locator("button:has-text('Delete')").click();
+		await shot(page, "session-delete", size, scheme);
+		await doomed.locator("button:has-text('Move to trash')").click();
+		await doomed.waitFor({ state: "detached" });
+		await page.click(".segmented button:has-text('Trash')");
+		await page.waitForSelector(".session-list li button:has-text('Restore')");
+		await shot(page, "session-trash", size, scheme);
+		await page.click(".segmented button:has-text('This project')");
 		// Personas: the list with counts, one opened (run form and editor), and the purge confirmation.
 		await openDrawer(page, size, "personas");
 		await page.waitForSelector("#panel-personas .persona-list li:has-text('release-notes')");
@@ -227,6 +245,10 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.press("Enter");
 		await page.waitForSelector(".msg.pending");
 		await shot(page, "running", size, scheme);
+		await openDrawer(page, size, "sessions");
+		await page.waitForSelector(".session-list li.current .job-status.running");
+		await shot(page, "sessions-live", size, scheme);
+		if (size.phone) await page.click("button.panel-close");
 		await page.click("button.abort");
 		await page.waitForSelector("[data-run='idle']");
 

@@ -302,6 +302,7 @@ export class RuntimeManager {
 			...row,
 			loaded: this.loaded.has(row.sessionId),
 			primary: row.sessionId === this.primaryId,
+			recorded: true,
 		}));
 		// Loaded sessions not yet on disk (nothing said yet, or --no-session) are listed too, once: a file the
 		// listing read under the same id, or the same file, is that session.
@@ -334,6 +335,7 @@ export class RuntimeManager {
 			...(origin.recordAs?.ownerId !== undefined ? { ownerId: origin.recordAs.ownerId } : {}),
 			loaded: true,
 			primary: session.id === this.primaryId,
+			recorded: state.persisted,
 		};
 	}
 

@@ -207,6 +207,11 @@ export interface SessionSummary {
 	ownerId?: string;
 	loaded: boolean;
 	primary: boolean;
+	/**
+	 * Something of it is on disk. False for a loaded session that holds nothing yet (such as the fresh session a
+	 * start opens): a page lists such a session only while it shows it, so each restart adds no empty row.
+	 */
+	recorded: boolean;
 }
 
 /** The kinds a session is listed as when no feature recorded one: a user's own session, and a fork or clone. */
@@ -231,7 +236,7 @@ export interface SessionOriginEntry extends SessionRecordedAs {
 
 /** A session whose title or message text held a search's words, with a short snippet around the first hit. */
 export interface SessionSearchHit {
-	session: Omit<SessionSummary, "loaded" | "primary">;
+	session: Omit<SessionSummary, "loaded" | "primary" | "recorded">;
 	/** Where the first hit is: the title (name or first message) or a later message. */
 	matchedIn: "title" | "message";
 	/** Up to a few dozen characters either side of the first hit, on one line. */
@@ -315,7 +320,7 @@ export interface SessionCatalog {
 	 */
 	findReference(reference: string, baseDir: string, options?: { anywhere?: boolean }): Promise<SessionFileRef>;
 	/** Summaries of this project's sessions, or of all projects', newest first. */
-	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>>;
+	list(scope: "project" | "all", cwd: string): Promise<Array<Omit<SessionSummary, "loaded" | "primary" | "recorded">>>;
 	/**
 	 * Sessions whose title or user-visible message text contains `query` (case-insensitive, plain text), newest
 	 * first, at most `limit`; stops early (truncated) past a time bound. Never holds the event loop for long.

@@ -759,6 +759,8 @@ export interface SessionSummary {
 	ownerId?: string;
 	loaded: boolean;
 	primary: boolean;
+	/** Something of it is on disk. False for a loaded session that holds nothing yet (such as the fresh session each start opens, or --no-session's): a client may leave such a row out unless it shows that session. */
+	recorded: boolean;
 }
 
 export type SettingScope = "global" | "project";

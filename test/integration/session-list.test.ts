@@ -129,6 +129,18 @@ test("messageCount counts user and assistant messages, not tool results", async 
 	client.close();
 });
 
+test("`recorded` tells the fresh, empty session each start opens from sessions on disk", async () => {
+	const { client } = await start();
+	const primary = await client.ok({ type: "get_state" });
+	const { sessionId } = await client.ok({ type: "new_session" });
+	await say(client, sessionId, "REPLY kept\nrecorded question");
+	const rows = (await client.ok({ type: "session_list" })).sessions;
+	const row = (id: string) => rows.find((s: any) => s.sessionId === id);
+	assert.deepEqual([row(primary.sessionId).recorded, row(primary.sessionId).messageCount], [false, 0], "the start's session holds nothing yet");
+	assert.equal(row(sessionId).recorded, true);
+	client.close();
+});
+
 test("search finds a title or message text, any case, plain text, with a snippet; across projects with scope all", async () => {
 	const { client } = await start();
 	const other = tempDir();

@@ -258,7 +258,7 @@ export class FakeCatalog implements SessionCatalog {
 	async findReference(reference: string): Promise<SessionFileRef> {
 		return this.resolve(reference);
 	}
-	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary">>> {
+	async list(): Promise<Array<Omit<SessionSummary, "loaded" | "primary" | "recorded">>> {
 		return [];
 	}
 	async staleFiles(beforeMs: number): Promise<StaleSessionFile[]> {

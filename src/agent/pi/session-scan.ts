@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import type { SessionOriginEntry, SessionSummary } from "../types.js";
 import { originOf } from "./session-origin.js";
 
-export type ScannedSummary = Omit<SessionSummary, "loaded" | "primary">;
+export type ScannedSummary = Omit<SessionSummary, "loaded" | "primary" | "recorded">;
 
 /** Characters of context either side of a search hit in its snippet. */
 export const SNIPPET_CONTEXT_CHARS = 60;

@@ -52,7 +52,7 @@ export const sessionSearch = defineCommand({
 	result: Type.Object({
 		hits: Type.Array(
 			Type.Object({
-				session: Type.Omit(SessionSummarySchema, ["loaded", "primary"]),
+				session: Type.Omit(SessionSummarySchema, ["loaded", "primary", "recorded"]),
 				matchedIn: Type.Enum(["title", "message"], { description: "Where the first hit is." }),
 				snippet: Type.String({ description: "The first hit with up to 60 characters either side, on one line (… where cut)." }),
 			}),

@@ -73,6 +73,11 @@ export const SessionSummarySchema = Type.Object(
 		ownerId: Type.Optional(Type.String({ description: "For an internal session: the feature's id of its work (the job id, the workflow id)." })),
 		loaded: Type.Boolean(),
 		primary: Type.Boolean(),
+		recorded: Type.Boolean({
+			description:
+				"Something of it is on disk. False for a loaded session that holds nothing yet (such as the fresh session each " +
+				"start opens, or --no-session's): a client may leave such a row out unless it shows that session.",
+		}),
 	},
 	{ title: "SessionSummary" },
 );

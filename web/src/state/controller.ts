@@ -19,6 +19,7 @@ import {
 	type ThinkingLevel,
 } from "../../../src/client/index.js";
 import { type Attachment, tooMuch } from "./attachments";
+import { coalesce } from "./coalesce";
 import { CollabState } from "./collab-state";
 import { Completions } from "./completions";
 import { FilesState } from "./files-state";
@@ -33,7 +34,10 @@ import { PanelNews } from "./panel-news";
 import { RunWatch } from "./run-watch";
 import { MaintenanceState } from "./maintenance-state";
 import { WorkflowsState } from "./workflows-state";
+import { SessionLive } from "./session-live";
+import { SessionSearch } from "./session-search";
 import { sessionTitle } from "./session-title";
+import { SessionTrash } from "./session-trash";
 import { SettingsState } from "./settings-state";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
 import { SideChatState } from "./side-chat-state";
@@ -119,6 +123,10 @@ export class Controller extends PageStore<ViewState> {
 	readonly files: FilesState;
 	/** What the composer offers after `/` and `@`. */
 	readonly completions: Completions;
+	/** The session list's live states, its search and the trash. */
+	readonly live: SessionLive;
+	readonly search: SessionSearch;
+	readonly trash: SessionTrash;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
 	private readonly stale = new Set<string>();
@@ -177,6 +185,9 @@ export class Controller extends PageStore<ViewState> {
 		this.runs = new RunWatch(context);
 		this.files = new FilesState(context);
 		this.completions = new Completions(this.client, context.sessionId);
+		this.live = new SessionLive(context);
+		this.search = new SessionSearch(context);
+		this.trash = new SessionTrash(context, { refresh: () => void this.refreshSessions(), leave: (sessionId) => this.leave(sessionId) });
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));
 		this.client.onResync(({ sessionId }) => {
@@ -375,8 +386,11 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	async closeSession(sessionId: string): Promise<void> {
-		const closed = await this.command("close_session", {}, { sessionId });
-		if (!closed) return;
+		if (await this.command("close_session", {}, { sessionId })) await this.leave(sessionId);
+	}
+
+	/** A session left memory (closed, or moved to the trash): if it was shown, the primary session is shown instead. */
+	private async leave(sessionId: string): Promise<void> {
 		this.transcripts.delete(sessionId);
 		if (sessionId === this.state.sessionId) {
 			const primary = await this.command("get_state", {});
@@ -401,13 +415,16 @@ export class Controller extends PageStore<ViewState> {
 		this.update({ memory });
 	}
 
-	async refreshSessions(): Promise<void> {
+	/** Reads the session lists again (a call while they are read reads them once more after). */
+	readonly refreshSessions = coalesce(async () => {
+		// With the sessions features made (jobs, workflows): the lists nest them under their parent (session-rows.ts).
 		const [project, all] = await Promise.all([
-			this.command("session_list", { scope: "project" }, { quiet: true }),
-			this.command("session_list", { scope: "all" }, { quiet: true }),
+			this.command("session_list", { scope: "project", internal: true }, { quiet: true }),
+			this.command("session_list", { scope: "all", internal: true }, { quiet: true }),
 		]);
 		this.update({ sessions: { project: project?.sessions ?? [], all: all?.sessions ?? [] } });
-	}
+		this.live.watch(this.state.sessions.all);
+	});
 
 	private connect(): void {
 		this.client.connect().catch(() => undefined); // failures arrive as status changes
@@ -603,7 +620,7 @@ export class Controller extends PageStore<ViewState> {
 		if (current && this.state.session) {
 			if (event.type === "agent_start" || event.type === "agent_end") {
 				this.update({ session: { ...this.state.session, isStreaming: event.type === "agent_start" } });
-				if (event.type === "agent_end") void this.refreshSessions();
+				void this.refreshSessions(); // its row's count and state
 			} else if (event.type === "session_info_changed" || event.type === "thinking_level_changed") void this.refreshState();
 			else if (event.type === "model_changed") void this.refreshModel();
 			else if (event.type === "settings_changed") void this.refreshMemory();

@@ -1,5 +1,5 @@
 /**
- * Ctrl/Cmd+K: every recorded session (this project's first), filtered by what is typed (title, folder or id),
+ * Ctrl/Cmd+K: every session of a user (not those of jobs and workflows, nor an unused empty one), newest first, filtered by what is typed (title, folder or id),
  * and the panels (by name or group: typed words that match one list it first; with nothing typed they come after
  * the sessions); arrows choose, Enter opens. A combobox with a listbox, so screen readers follow the active option.
  */
@@ -7,6 +7,8 @@ import { useEffect, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../src/client/index.js";
 import type { Controller } from "../state/controller";
 import { redact } from "../render/redact";
+import { liveLabel } from "../state/session-live";
+import { sessionNodes } from "../state/session-rows";
 import { activeTime, relativeTime, shortFolder } from "../state/session-title";
 import { Dialog } from "./dialog";
 import { Icon } from "./icons";
@@ -26,12 +28,10 @@ export function SessionSwitcher({ controller, onOpenPanel, onClose }: { controll
 	const [active, setActive] = useState(0);
 	useEffect(() => void controller.refreshSessions(), [controller]); // the list as it is now
 	const { sessions, sessionId } = controller.state;
-	const rows = new Map<string, SessionSummary>();
-	for (const row of [...sessions.project, ...sessions.all]) if (!rows.has(row.sessionId)) rows.set(row.sessionId, row);
 	const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-	const sessionOptions: Option[] = [...rows.values()]
-		.sort((a, b) => activeTime(b) - activeTime(a))
-		.map((row) => ({ kind: "session" as const, row, title: redact(controller.rowTitle(row)) }))
+	// A user's sessions (those of jobs and workflows are under them in the Sessions panel), without unused empty ones.
+	const sessionOptions: Option[] = sessionNodes(sessions.all, sessionId)
+		.map(({ row }) => ({ kind: "session" as const, row, title: redact(controller.rowTitle(row)) }))
 		.filter(({ row, title }) => words.every((w) => `${title} ${row.cwd} ${row.sessionId}`.toLowerCase().includes(w)))
 		.slice(0, MAX_OPTIONS);
 	const panelOptions = PANEL_OPTIONS.filter((o) => o.kind === "panel" && words.every((w) => `${o.title} ${o.group} panel`.toLowerCase().includes(w)));
@@ -107,7 +107,7 @@ export function SessionSwitcher({ controller, onOpenPanel, onClose }: { controll
 										{option.row.sessionId === sessionId ? " (current)" : ""}
 									</span>
 									<span class="option-meta">
-										{relativeTime(activeTime(option.row))} · {option.row.messageCount} messages · {shortFolder(option.row.cwd)}
+										{[liveLabel(controller.live.get(option.row.sessionId)), relativeTime(activeTime(option.row)), `${option.row.messageCount} messages`, shortFolder(option.row.cwd)].filter(Boolean).join(" · ")}
 									</span>
 								</>
 							)}

@@ -1,36 +1,44 @@
 /**
  * Sessions: this project's or all projects', newest activity first (a fork by its own creation time), titled
- * by the one rule of session-title.ts. The current one is marked (aria-current), forks carry a tag, and rows
- * with the same title show the end of their id. New session, rename (inline, with Cancel and Esc), close.
+ * by the one rule of session-title.ts, with the sessions of their jobs and workflows folded under them
+ * (session-rows.ts). The current one is marked (aria-current), forks carry a tag, rows with the same title
+ * show the end of their id. A search of every project's titles and messages, the Trash with Restore; New
+ * session, rename (inline, with Cancel and Esc), close, delete (session-row.tsx).
  */
-import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../../src/client/index.js";
 import { redact } from "../../render/redact";
-import { activeTime, relativeTime, shortFolder, UNTITLED } from "../../state/session-title";
+import { sessionNodes } from "../../state/session-rows";
+import { UNTITLED } from "../../state/session-title";
 import { Icon } from "../icons";
 import { ProjectButton } from "../project-picker";
 import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout } from "./panel-layout";
-
-/**
- * Characters of the session id shown to tell same-titled sessions apart: its end, because ids made close in
- * time share their start (it encodes the time).
- */
-const ID_TAIL_CHARS = 6;
+import { arrowKeys, SearchResults, TrashView } from "./session-finds";
+import { SessionRow } from "./session-row";
 
 export function SessionsPanel({ controller, done }: PanelProps) {
 	const { sessions, sessionId, ready } = controller.state;
-	const [scope, setScope] = useState<"project" | "all">("project");
+	const [view, setView] = useState<"project" | "all" | "trash">("project");
 	const [renaming, setRenaming] = useState(false);
 	const renameButton = useRef<HTMLButtonElement>(null);
-	const rows = [...(scope === "project" ? sessions.project : sessions.all)].sort((a, b) => activeTime(b) - activeTime(a));
+	const box = useRef<HTMLInputElement>(null);
+	useEffect(() => void controller.refreshSessions(), [controller]); // the list as it is now (and what runs in it)
+	const rows = view === "project" ? sessions.project : sessions.all;
 	const titles = new Map(rows.map((row) => [row.sessionId, redact(controller.rowTitle(row))]));
+	const nodes = sessionNodes(rows, sessionId);
 	const byPath = new Map(rows.map((row) => [row.path, row]));
 	const count = new Map<string, number>();
-	for (const title of titles.values()) count.set(title, (count.get(title) ?? 0) + 1);
+	for (const { row } of nodes) count.set(titles.get(row.sessionId)!, (count.get(titles.get(row.sessionId)!) ?? 0) + 1);
 	const endRename = () => {
 		setRenaming(false);
 		requestAnimationFrame(() => renameButton.current?.focus());
+	};
+	const open = (row: SessionSummary) => (row.sessionId === sessionId ? done() : void controller.switchSession(row).then(done));
+	const searching = controller.search.query.trim() !== "";
+	const choose = (next: typeof view) => {
+		setView(next);
+		if (next === "trash") void controller.trash.load();
 	};
 
 	return (
@@ -57,87 +65,73 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 			}
 		>
 			{renaming && <RenameForm initial={renameStart(controller.state.session?.sessionName, redact(controller.title()))} onSave={(name) => controller.rename(name)} onEnd={endRename} />}
-			<div class="segmented" role="group" aria-label="Which sessions">
-				<button type="button" aria-pressed={scope === "project"} onClick={() => setScope("project")}>
-					This project
-				</button>
-				<button type="button" aria-pressed={scope === "all"} onClick={() => setScope("all")}>
-					All projects
-				</button>
-			</div>
-			{rows.length === 0 ? (
-				<EmptyState title="No sessions yet">
-					<span>Sessions are recorded from their first message.</span>
-				</EmptyState>
+			<input
+				ref={box}
+				type="search"
+				class="session-search"
+				aria-label="Search sessions: titles and messages of every project"
+				aria-controls="session-hits"
+				placeholder="Search titles and messages"
+				value={controller.search.query}
+				onInput={(e) => controller.search.set((e.target as HTMLInputElement).value)}
+				onKeyDown={(e) => {
+					const first = document.querySelector<HTMLButtonElement>("#session-hits button.session-open");
+					if (e.key === "Enter" && first) first.click();
+					else if (e.key === "ArrowDown" && first) {
+						e.preventDefault();
+						first.focus();
+					} else if (e.key === "Escape" && searching) {
+						e.preventDefault(); // Esc empties the search only: the drawer stays open
+						e.stopPropagation();
+						controller.search.set("");
+					}
+				}}
+			/>
+			{searching ? (
+				<SearchResults controller={controller} onOpen={done} box={box.current} />
 			) : (
-				<ul class="session-list">
-					{rows.map((row) => {
-						const title = titles.get(row.sessionId)!;
-						const parent = row.parentSession ? byPath.get(row.parentSession) : undefined;
-						return (
-							<SessionRow
-								key={row.sessionId}
-								row={row}
-								title={title}
-								parentTitle={row.parentSession ? (parent ? titles.get(parent.sessionId) : "another session") : undefined}
-								showId={count.get(title)! > 1}
-								showCwd={scope === "all"}
-								current={row.sessionId === sessionId}
-								disabled={!ready}
-								onOpen={() => (row.sessionId === sessionId ? done() : void controller.switchSession(row).then(done))}
-								onClose={() => void controller.closeSession(row.sessionId)}
-							/>
-						);
-					})}
-				</ul>
+				<>
+					<div class="segmented" role="group" aria-label="Which sessions">
+						<button type="button" aria-pressed={view === "project"} onClick={() => choose("project")}>
+							This project
+						</button>
+						<button type="button" aria-pressed={view === "all"} onClick={() => choose("all")}>
+							All projects
+						</button>
+						<button type="button" aria-pressed={view === "trash"} onClick={() => choose("trash")}>
+							Trash
+						</button>
+					</div>
+					{view === "trash" ? (
+						<TrashView controller={controller} />
+					) : nodes.length === 0 ? (
+						<EmptyState title="No sessions yet">
+							<span>Sessions are recorded from their first message.</span>
+						</EmptyState>
+					) : (
+						<ul class="session-list" onKeyDown={(e) => arrowKeys(e)}>
+							{nodes.map(({ row, children }) => {
+								const title = titles.get(row.sessionId)!;
+								const parent = row.parentSession ? byPath.get(row.parentSession) : undefined;
+								return (
+									<SessionRow
+										key={row.sessionId}
+										controller={controller}
+										row={row}
+										title={title}
+										parentTitle={row.parentSession ? (parent ? titles.get(parent.sessionId) : "another session") : undefined}
+										showId={count.get(title)! > 1}
+										showCwd={view === "all"}
+										children={children.map((child) => ({ row: child, title: titles.get(child.sessionId)! }))}
+										onOpen={open}
+									/>
+								);
+							})}
+						</ul>
+					)}
+				</>
 			)}
 		</PanelLayout>
-	);
-}
-
-function SessionRow(props: {
-	row: SessionSummary;
-	title: string;
-	parentTitle: string | undefined;
-	showId: boolean;
-	showCwd: boolean;
-	current: boolean;
-	disabled: boolean;
-	onOpen(): void;
-	onClose(): void;
-}) {
-	const { row, current } = props;
-	return (
-		<li class={current ? "current" : ""} data-session-id={row.sessionId}>
-			<button type="button" class="session-open" aria-current={current ? "true" : undefined} disabled={props.disabled} onClick={props.onOpen}>
-				<span class="session-title">
-					<span>{props.title.slice(0, 120)}</span>
-					{props.parentTitle !== undefined && (
-						<span class="tag fork-tag" title={`Forked from “${props.parentTitle}”`}>
-							fork
-						</span>
-					)}
-				</span>
-				<span class="session-meta">
-					<span>{relativeTime(activeTime(row))}</span>
-					<span>
-						{row.messageCount} message{row.messageCount === 1 ? "" : "s"}
-					</span>
-					{props.showId && <span class="session-id">…{row.sessionId.slice(-ID_TAIL_CHARS)}</span>}
-					{row.loaded && <span>open</span>}
-					{props.showCwd && (
-						<span class="cwd" title={row.cwd}>
-							{shortFolder(row.cwd)}
-						</span>
-					)}
-				</span>
-			</button>
-			{row.loaded && !row.primary && (
-				<button type="button" class="link close" disabled={props.disabled} title="Close (it stays on disk)" onClick={props.onClose}>
-					Close
-				</button>
-			)}
-		</li>
 	);
 }
 

@@ -1,0 +1,97 @@
+/**
+ * Each session's live state as the session list shows it: running, or needing attention (its run failed, its
+ * goal paused, a job of it failed), else idle. Only from pushed events, never polled: the page follows every
+ * loaded session of the list (a `get_state` makes the connection follow it, and says whether it runs now), and
+ * a job's session is known from `job_updated`, which its parent's followers get.
+ */
+import type { SessionSummary, SkiffEvent } from "../../../src/client/index.js";
+import type { PanelContext } from "./panel-context";
+
+export type LiveState = { state: "running" } | { state: "attention"; why: string };
+
+export class SessionLive {
+	private readonly live = new Map<string, LiveState>();
+	/** Loaded sessions already asked for their state (followed from then on). */
+	private readonly asked = new Set<string>();
+	private queue: Promise<unknown> = Promise.resolve();
+
+	constructor(private readonly context: PanelContext) {
+		context.client.onEvent((event) => this.onEvent(event));
+		// Runs may have ended unseen while disconnected (a restart ends them all): what runs is asked again.
+		context.client.onStatus(({ status }) => {
+			if (status === "connected") return;
+			this.asked.clear();
+			for (const [id, live] of this.live) if (live.state === "running") this.live.delete(id);
+		});
+	}
+
+	/** A session's state (undefined: idle). The one shown needs no flag: what happens there is in view. */
+	get(sessionId: string): LiveState | undefined {
+		const live = this.live.get(sessionId);
+		if (live?.state === "attention" && sessionId === this.context.sessionId()) return void this.live.delete(sessionId);
+		return live;
+	}
+
+	/** Follows the loaded sessions of a list (once per connection), and notes which of them run now. */
+	watch(rows: readonly SessionSummary[]): void {
+		const { client } = this.context;
+		for (const { sessionId, loaded } of rows) {
+			if (!loaded || this.asked.has(sessionId)) continue;
+			this.asked.add(sessionId);
+			// One at a time: a socket has few commands in flight (16), and the page's own must not be refused.
+			this.queue = this.queue.then(() =>
+				client.call("get_state", {}, { sessionId }).then(
+					({ isStreaming }) => {
+						const live = this.live.get(sessionId);
+						if (isStreaming ? !live : live?.state === "running") this.set(sessionId, isStreaming ? { state: "running" } : undefined);
+					},
+					() => this.asked.delete(sessionId),
+				),
+			);
+		}
+	}
+
+	private set(sessionId: string, live: LiveState | undefined): void {
+		if (live) this.live.set(sessionId, live);
+		else this.live.delete(sessionId);
+		this.context.changed();
+	}
+
+	private attention(sessionId: string, why: string): void {
+		if (sessionId !== this.context.sessionId()) this.set(sessionId, { state: "attention", why });
+	}
+
+	private onEvent(event: SkiffEvent): void {
+		const { sessionId } = event;
+		const live = this.live.get(sessionId);
+		switch (event.type) {
+			case "agent_start":
+				return this.set(sessionId, { state: "running" });
+			case "agent_end":
+				return live?.state === "running" ? this.set(sessionId, undefined) : undefined;
+			case "message_end":
+				if (event.message.role === "assistant" && event.message.stopReason === "error") this.attention(sessionId, "its run failed");
+				return;
+			case "goal_updated":
+				if (event.operation === "paused") this.attention(sessionId, "its goal is paused");
+				else if (live?.state === "attention" && live.why.includes("goal")) this.set(sessionId, undefined);
+				return;
+			case "job_updated": {
+				const { job } = event;
+				const failed = job.status === "failed" || job.status === "interrupted";
+				if (job.sessionId) this.set(job.sessionId, job.status === "running" ? { state: "running" } : failed ? { state: "attention", why: "it failed" } : undefined);
+				if (failed) this.attention(sessionId, "a job failed");
+				return;
+			}
+			case "session_unloaded":
+				this.asked.delete(sessionId);
+				if (live?.state === "running" || event.reason === "deleted") this.set(sessionId, undefined);
+				return;
+		}
+	}
+}
+
+/** What a list says of a live state (the tag's text; the tooltip says why). */
+export function liveLabel(live: LiveState | undefined): string | undefined {
+	return live && (live.state === "running" ? "running" : "needs attention");
+}
