@@ -134,5 +134,20 @@ for (const viewport of VIEWPORTS) {
 			await composerFocused(page);
 			await settled(page);
 		});
+
+		test("Ctrl+K right after a dialog closed opens the switcher, and the closed one's late close event leaves it open", async () => {
+			await page.keyboard.press("Control+k");
+			await page.waitForSelector("dialog.switcher[open]");
+			// Closed and asked for again in one task: the close event of the first comes after the second opened.
+			await page.evaluate(() => {
+				document.querySelector<HTMLDialogElement>("dialog.switcher")!.close();
+				document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "k", ctrlKey: true, bubbles: true }));
+			});
+			await page.waitForSelector("dialog.switcher[open]");
+			await settled(page);
+			assert.equal(await page.locator("dialog.switcher[open]").count(), 1, "still open after the late close event");
+			await page.keyboard.press("Escape");
+			await page.waitForSelector("dialog.switcher", { state: "detached" });
+		});
 	});
 }

@@ -40,6 +40,8 @@ function useMediaQuery(query: string): boolean {
 	return matches;
 }
 
+type DialogName = "shortcuts" | "switcher" | "share";
+
 export function App() {
 	// The connection opens as the controller is made, before the first render: its handshake and the first round
 	// trip overlap the page's first style, layout and paint rather than follow them (the first render of a
@@ -52,7 +54,12 @@ export function App() {
 	const [, rerender] = useReducer((n: number) => n + 1, 0);
 	const [panel, setPanel] = useState<string>(PANELS[0]!.id);
 	const [drawerOpen, setDrawerOpen] = useState(false);
-	const [dialog, setDialog] = useState<"shortcuts" | "switcher" | "share">();
+	/** The dialog shown; `n` tells one opening from the next (see closeDialog). */
+	const [dialog, setDialog] = useState<{ name: DialogName; n: number }>();
+	const openings = useRef(0);
+	/** Shows `name`, kept as it is when it is open already; one closing but not yet gone is replaced by a new one. */
+	const openDialog = (name: DialogName) =>
+		setDialog((open) => (open?.name === name && document.querySelector("dialog[open]") ? open : { name, n: ++openings.current }));
 	const drawer = useMediaQuery(DRAWER_QUERY);
 	/** A panel chosen in the switcher: its tab takes the focus once the dialog has closed. */
 	const panelFromDialog = useRef<string | undefined>(undefined);
@@ -95,8 +102,8 @@ export function App() {
 	);
 	const shortcuts = useMemo(
 		() => ({
-			openShortcuts: () => setDialog("shortcuts"),
-			openSwitcher: () => setDialog("switcher"),
+			openShortcuts: () => openDialog("shortcuts"),
+			openSwitcher: () => openDialog("switcher"),
 			escape: () => {
 				if (!drawer || !drawerOpen) return false;
 				closeDrawer("toggle");
@@ -106,9 +113,12 @@ export function App() {
 		[drawer, drawerOpen, closeDrawer],
 	);
 	useShortcuts(shortcuts);
-	/** A dialog closed (its close event can come after another dialog was asked for: that one stays). */
-	const closeDialog = (which: "shortcuts" | "switcher" | "share") => {
-		setDialog((open) => (open === which ? undefined : open));
+	/**
+	 * The dialog of opening `n` closed. Its close event comes a task after it closed: another dialog, or the same
+	 * one opened again (Esc then Ctrl+K at once), may be shown by then, and stays.
+	 */
+	const closeDialog = (n: number) => {
+		setDialog((open) => (open?.n === n ? undefined : open));
 		requestAnimationFrame(() => {
 			// A panel opened from the switcher gets the focus (its tab); otherwise the composer.
 			const tab = panelFromDialog.current && document.getElementById(`tab-${panelFromDialog.current}`);
@@ -139,7 +149,7 @@ export function App() {
 				Skip to the message box
 			</a>
 			<div class="main" inert={modal}>
-				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} onShare={() => setDialog("share")} />
+				<Header controller={controller} running={running} drawerOpen={drawerOpen} onToggleDrawer={() => (drawerOpen ? closeDrawer("toggle") : setDrawerOpen(true))} onOpenSettings={() => openPanel("settings")} onShare={() => openDialog("share")} />
 				<ConnectionBar controller={controller} />
 				{/* Toasts hang under the connection bar, so a toast saying the connection was lost never covers its Retry. */}
 				<div class="toast-anchor">
@@ -180,12 +190,12 @@ export function App() {
 			{modal && <div class="drawer-backdrop" aria-hidden="true" onClick={() => closeDrawer("toggle")} />}
 			<PanelArea controller={controller} selected={panel} onSelect={setPanel} drawer={drawer} open={drawerOpen} onClose={() => closeDrawer("toggle")} done={done} />
 			<LiveRegion announcement={state.announcement} />
-			{dialog === "shortcuts" && <ShortcutsDialog onClose={() => closeDialog("shortcuts")} />}
-			{dialog === "share" && <ShareDialog controller={controller} onClose={() => closeDialog("share")} />}
-			{dialog === "switcher" && <SessionSwitcher controller={controller} onOpenPanel={(id) => {
+			{dialog?.name === "shortcuts" && <ShortcutsDialog key={dialog.n} onClose={() => closeDialog(dialog.n)} />}
+			{dialog?.name === "share" && <ShareDialog key={dialog.n} controller={controller} onClose={() => closeDialog(dialog.n)} />}
+			{dialog?.name === "switcher" && <SessionSwitcher key={dialog.n} controller={controller} onOpenPanel={(id) => {
 						panelFromDialog.current = id;
 						openPanel(id);
-					}} onClose={() => closeDialog("switcher")} />}
+					}} onClose={() => closeDialog(dialog.n)} />}
 		</div>
 	);
 	// Continue after a run a restart cut off: offered while the conversation ends there and nothing runs.
