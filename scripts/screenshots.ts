@@ -105,7 +105,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.press("Escape");
 		await page.locator(".branches").scrollIntoViewIfNeeded();
 		await page.locator(".msg.user", { has: page.locator(".branches") }).hover();
-		await shot(page, "branch-switcher", size, scheme);
+		await shot(page, "message-switcher", size, scheme);
 
 		await openDrawer(page, size, "sessions");
 		await page.click(".segmented button:has-text('All projects')");

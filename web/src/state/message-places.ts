@@ -41,7 +41,10 @@ export function messagePlaces(tree: RecordedTree, messages: readonly Message[]):
 	const children = new Map<string | null, TreeNode[]>();
 	for (const id of tree.order) {
 		const node = tree.nodes.get(id)!;
-		if (parents.has(node.parentId) && paired(node)) children.set(node.parentId, [...(children.get(node.parentId) ?? []), node]);
+		if (!parents.has(node.parentId) || !paired(node)) continue;
+		const known = children.get(node.parentId);
+		if (known) known.push(node);
+		else children.set(node.parentId, [node]);
 	}
 	let promptId: string | undefined;
 	const found: Array<[Message, MessagePlace]> = [];

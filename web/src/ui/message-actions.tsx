@@ -156,9 +156,9 @@ export function AnswerBar({ message, text, usage, place, actions }: { message: A
 					{usage}
 				</span>
 			)}
-			<Stamp at={message.timestamp} verb="Answered" />
 			{text && <CopyButton text={text} />}
 			{prompt && actions && <ActionButton icon="retry" label="Regenerate" onClick={() => void actions.resend(prompt)} />}
+			<Stamp at={message.timestamp} verb="Answered" />
 		</div>
 	);
 }

@@ -110,9 +110,12 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 		return () => observer.disconnect();
 	}, [messages.length, rendered]);
 
-	// The tree is read once the transcript shows (kept current by events from then on), for the message actions.
+	// The tree is read once the whole transcript is here (not to slow its older messages down), and kept current
+	// by events from then on: the message actions need it.
 	const tree = branches?.tree.tree?.sessionId === transcript.sessionId ? branches.tree.tree : undefined;
-	useEffect(() => branches?.tree.ensure(transcript.sessionId), [branches?.tree, !tree]);
+	useEffect(() => {
+		if (!transcript.partial) branches?.tree.ensure(transcript.sessionId);
+	}, [branches?.tree, !tree, transcript.partial]);
 	const places = useMemo(() => (tree ? messagePlaces(tree, messages) : undefined), [tree, tree?.version, messages]);
 	const usage = useMemo(() => answerUsage(messages), [messages]);
 	const actions = useMemo(() => branches && messageActions(transcript, branches), [branches?.tree]);
