@@ -8,7 +8,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
 import { answerUsage } from "../state/answer-usage";
-import { messagePlaces } from "../state/message-places";
+import { type MessagePlace, messagePlaces } from "../state/message-places";
 import type { Transcript } from "../state/transcript";
 import type { TreeState } from "../state/tree-state";
 import { FollowScroll } from "./follow-scroll";
@@ -116,7 +116,13 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 	useEffect(() => {
 		if (!transcript.partial) branches?.tree.ensure(transcript.sessionId);
 	}, [branches?.tree, !tree, transcript.partial]);
-	const places = useMemo(() => (tree ? messagePlaces(tree, messages) : undefined), [tree, tree?.version, messages]);
+	// A message keeps its place while the transcript and the tree disagree for a moment (during a run, a message's
+	// end and its entry arrive apart): every message's actions would otherwise render twice per message.
+	const known = useRef(new WeakMap<Message, MessagePlace>());
+	const places = useMemo(() => {
+		if (tree) for (const [message, place] of messagePlaces(tree, messages)) known.current.set(message, place);
+		return known.current;
+	}, [tree, tree?.version, messages]);
 	const usage = useMemo(() => answerUsage(messages), [messages]);
 	const actions = useMemo(() => branches && messageActions(transcript, branches), [branches?.tree]);
 
@@ -157,7 +163,7 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 								live={transcript.toolOutputs}
 								version={version}
 								stopReason={message.role === "assistant" ? transcript.stopReason(message) : undefined}
-								place={places?.get(message)}
+								place={places.get(message)}
 								actions={actions}
 								usage={usage.get(message)}
 								// A message's index among user messages is known once the older messages are here.
