@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const MINUTE = 60_000;
-const USAGE = { input: 900, output: 300, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } };
+const USAGE = { input: 900, output: 300, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { input: 0.0027, output: 0.0045, cacheRead: 0, cacheWrite: 0, total: 0.0072 } };
 
 type Content = Array<Record<string, unknown>>;
 type Message = Record<string, unknown> & { role: string };

@@ -1,7 +1,8 @@
 /**
  * `npm run screenshots`: starts skiff with the fake model on loopback, with realistic recorded sessions, and
  * writes PNGs of the page's main views at desktop (1400×900) and phone (390×844) sizes, in the light and dark
- * themes, into screenshots/ (not committed): chat, sessions, settings (and its pending changes, and its "When a
+ * themes, into screenshots/ (not committed): chat (and its message actions, a prompt's editor, the branch
+ * switcher), sessions, settings (and its pending changes, and its "When a
  * run ends" section), the project picker (and a folder it refuses), the offline screen, session tree
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards (and the jobs' results), the Share dialog and the guest
@@ -101,6 +102,18 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector(".msg.assistant:has-text('one Chromium per worker')");
 		await page.waitForSelector(".session-list li.current", { state: "attached" });
 		await shot(page, "chat", size, scheme);
+
+		// The message actions: the last answer's footer and times (pointed at), a prompt being edited, and the
+		// switcher of the prompt the branch left behind has a sibling of.
+		await page.locator(".msg.assistant").last().hover();
+		await shot(page, "message-actions", size, scheme);
+		await page.locator(".msg.user button.edit").last().click();
+		await page.waitForSelector(".msg-editor textarea");
+		await shot(page, "message-editor", size, scheme);
+		await page.keyboard.press("Escape");
+		await page.locator(".branches").scrollIntoViewIfNeeded();
+		await page.locator(".msg.user", { has: page.locator(".branches") }).hover();
+		await shot(page, "message-switcher", size, scheme);
 
 		await openDrawer(page, size, "sessions");
 		await page.click(".segmented button:has-text('All projects')");

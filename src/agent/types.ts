@@ -513,6 +513,12 @@ export interface AgentHandle {
 	 * entry. Emits `tree_changed` (reason `navigated`).
 	 */
 	navigateTree(entryId: string, options?: { summarize?: boolean; customInstructions?: string }): Promise<TreeNavigation>;
+	/**
+	 * Sends the user message `entryId` again from before it, as a new branch: with `text` instead of its text (edit
+	 * and resend), else with its own text and images (regenerate). Refused like navigateTree and prompt; nothing
+	 * moves when it is refused. Resolves once the prompt is recorded, as prompt does.
+	 */
+	resend(entryId: string, text?: string): Promise<void>;
 	/** Sets (or, with undefined, clears) an entry's label. Throws `busy` during a run, `not_found` for an unknown entry. */
 	setLabel(entryId: string, label: string | undefined): void;
 	/** The steering and follow-up messages waiting for the run. */

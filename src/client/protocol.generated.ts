@@ -2371,6 +2371,16 @@ export interface Commands {
 		params: {};
 		result: QueuedMessages;
 	};
+	/** Sends one of the session's user messages again on a new branch, in one step: the leaf moves to the message's parent (as `navigate_tree` to it does) and a run starts there with `message` (edit and resend), or without it with the message's own text and images (regenerate the answer). The branch left stays in the tree. Acknowledged once the prompt is recorded, as `prompt` is; the run streams as events, after `tree_changed` with `reload: true`. Refused during a run, a compaction, a navigation or a shell command (`busy`: it is never queued), for an entry that is not a user message (`invalid_command`) and an unknown one (`not_found`); a refusal moves nothing. */
+	resend: {
+		params: {
+			/** A user message's entry id from get_tree. */
+			entryId: string;
+			/** The text to send instead of the message's own (then its images are not sent again). */
+			message?: string;
+		};
+		result: void;
+	};
 	/** Moves the recorded session named by the envelope's `sessionId` to the trash (`<agent-dir>/trash/sessions/`), never deleting it, and unloads it if loaded; answers once the move is on disk. Refuses the primary session, a busy one, and one with nothing recorded yet. `session_restore` puts it back. Every loaded session's followers get `session_list_changed`. */
 	session_delete: {
 		params: {

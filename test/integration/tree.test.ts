@@ -1,7 +1,8 @@
 /**
  * The session tree over the protocol: get_tree, navigate_tree (with and without a branch summary), set_label,
  * the tree_changed events every follower gets, fork from an abandoned branch, and the refusals (unknown
- * entries, a run in progress) that leave the session file as it was.
+ * entries, a run in progress) that leave the session file as it was; `resend` (edit and resend, regenerate) and
+ * its refusals.
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -188,6 +189,7 @@ test("unknown entries and tree changes during a run are refused, and the session
 	for (const command of [
 		{ type: "navigate_tree", entryId: "nope1234" },
 		{ type: "set_label", entryId: "nope1234", label: "x" },
+		{ type: "resend", entryId: "nope1234" },
 	]) {
 		const response = await client.request({ ...command, sessionId });
 		assert.equal(response.code, "not_found", command.type);
@@ -202,6 +204,7 @@ test("unknown entries and tree changes during a run are refused, and the session
 	for (const command of [
 		{ type: "navigate_tree", entryId: nodes[0]!.id },
 		{ type: "set_label", entryId: nodes[0]!.id, label: "x" },
+		{ type: "resend", entryId: nodes.find((n) => n.kind === "user")!.id, message: "REPLY too soon" }, // never queued
 	]) {
 		const response = await client.request({ ...command, sessionId });
 		assert.equal(response.code, "busy", command.type);
@@ -268,5 +271,90 @@ test("abort stops a branch summary under way: the session stays where it was; pr
 	const after = await tree(client, sessionId);
 	assert.equal(after.leafId, leafId);
 	assert.equal(after.nodes.length, nodes.length, "no summary entry");
+	client.close();
+});
+
+/** A 1×1 PNG, for a prompt whose image regenerate must send again. */
+const PNG_1X1 = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+/** The recorded user messages of the session file, in order, as pi wrote them. */
+function recordedUsers(sessionFile: string): Array<{ id: string; parentId: string | null; content: any }> {
+	return readFileSync(sessionFile, "utf8")
+		.split("\n")
+		.filter(Boolean)
+		.map((line) => JSON.parse(line))
+		.filter((entry) => entry.type === "message" && entry.message.role === "user")
+		.map((entry) => ({ id: entry.id, parentId: entry.parentId, content: entry.message.content }));
+}
+
+test("resend with a message branches from before the prompt and runs the new text; followers reload first", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const watcher = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await client.newSession(watcher);
+	await client.turn(sessionId, "REPLY one");
+	await client.turn(sessionId, "REPLY two");
+	const second = (await tree(client, sessionId)).nodes.filter((n) => n.kind === "user")[1]!;
+	const from = watcher.events.length;
+	await client.ok({ type: "resend", sessionId, entryId: second.id, message: "REPLY edited" });
+	await watcher.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 15_000, from);
+	const seen = watcher.events.slice(from).map((e) => (e.type === "tree_changed" ? `tree_changed:${e.reason}` : e.type));
+	assert.ok(seen.indexOf("tree_changed:navigated") < seen.indexOf("agent_start"), `the move comes before the run: ${seen.join(" ")}`);
+	const after = await tree(client, sessionId);
+	const siblings = after.nodes.filter((n) => n.parentId === second.parentId && n.kind === "user");
+	assert.deepEqual(siblings.map((n) => n.preview), ["REPLY two", "REPLY edited"], "the old branch stays, the new one is its sibling");
+	const { messages } = await client.ok({ type: "get_messages", sessionId });
+	assert.deepEqual(
+		messages.map((m: any) => (m.role === "user" ? m.content[0]?.text ?? m.content : m.content[0].text)),
+		["REPLY one", "one", "REPLY edited", "edited"],
+	);
+	client.close();
+	watcher.close();
+});
+
+test("resend without a message regenerates: the same text and images again, on a new branch", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await client.newSession();
+	const from = client.events.length;
+	await client.ok({ type: "prompt", sessionId, message: "REPLY look", images: [{ type: "image", data: PNG_1X1, mimeType: "image/png" }] });
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 15_000, from);
+	const first = (await tree(client, sessionId)).nodes.find((n) => n.kind === "user")!;
+	const again = client.events.length;
+	await client.ok({ type: "resend", sessionId, entryId: first.id });
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 15_000, again);
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	const users = recordedUsers(sessionFile);
+	assert.equal(users.length, 2);
+	assert.equal(users[1]!.parentId, users[0]!.parentId, "a sibling of the first prompt");
+	assert.deepEqual(users[1]!.content, users[0]!.content, "the same text and image");
+	assert.ok(users[1]!.content.some((b: any) => b.type === "image" && b.data === PNG_1X1));
+	const { messages } = await client.ok({ type: "get_messages", sessionId });
+	assert.equal(messages.length, 2, "the transcript is the new branch only");
+	client.close();
+});
+
+test("resend refuses an entry that is not a prompt, a blank or extra field, writing nothing (unknown entries and a run: above)", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await client.newSession();
+	await client.turn(sessionId, "REPLY settled");
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	const { nodes, leafId } = await tree(client, sessionId);
+	const user = nodes.find((n) => n.kind === "user")!;
+	const answer = nodes.find((n) => n.kind === "assistant")!;
+	const before = readFileSync(sessionFile, "utf8");
+	const refusals: Array<[Record<string, unknown>, string, RegExp]> = [
+		[{ entryId: answer.id }, "invalid_command", /is not a user message: only a prompt can be sent again/],
+		[{ entryId: user.id, message: "  \n " }, "invalid_command", /`message` is blank/],
+		[{ entryId: user.id, message: "" }, "invalid_command", /message/],
+		[{}, "invalid_command", /entryId/],
+		[{ entryId: user.id, extra: 1 }, "invalid_command", /extra/],
+		[{ entryId: 42 }, "invalid_command", /entryId/],
+	];
+	for (const [fields, code, error] of refusals) {
+		const response = await client.request({ type: "resend", sessionId, ...fields });
+		assert.equal(response.code, code, JSON.stringify(fields));
+		assert.match(response.error!, error);
+	}
+	assert.equal(readFileSync(sessionFile, "utf8"), before, "nothing was written by the refusals");
+	assert.equal((await tree(client, sessionId)).leafId, leafId, "the leaf did not move");
 	client.close();
 });

@@ -189,6 +189,9 @@ export class FakeAgentHandle implements AgentHandle {
 	async navigateTree(): Promise<TreeNavigation> {
 		throw new Error("the fake agent has no tree");
 	}
+	async resend(): Promise<void> {
+		throw new Error("the fake agent has no tree");
+	}
 	setLabel(): void {
 		throw new Error("the fake agent has no tree");
 	}

@@ -471,6 +471,28 @@ export class PiAgentHandle implements AgentHandle {
 		}
 	}
 
+	/**
+	 * Sends a user message again on a new branch: the leaf moves to the message's parent (as navigate_tree does)
+	 * and a run starts there with `text`, or with the message's own text and images (regenerate). Checked before
+	 * anything moves, so a refusal leaves the tree as it was.
+	 */
+	async resend(entryId: string, text?: string): Promise<void> {
+		const entry = this.manager.getEntry(entryId);
+		if (!entry) throw unknownEntry(entryId, this.sessionId);
+		const message = entry.type === "message" ? entry.message : undefined;
+		if (message?.role !== "user") throw new CodedError("invalid_command", `Entry ${entryId} is not a user message: only a prompt can be sent again (see get_tree's kind)`);
+		const model = this.session.model;
+		if (!model || !this.env.modelRegistry.hasConfiguredAuth(model)) throw new CodedError("unavailable", noModelMessage(this.env.agentDir));
+		this.refuseTreeChange("send a message again");
+		const content = typeof message.content === "string" ? [{ type: "text" as const, text: message.content }] : message.content;
+		const images = text === undefined ? content.filter((block) => block.type === "image") : [];
+		const original = content.map((block) => (block.type === "text" ? block.text : "")).join("");
+		const sent = text ?? original;
+		if (!sent.trim() && images.length === 0) throw new CodedError("invalid_command", `Entry ${entryId} has no text to send again: send \`message\``);
+		await this.navigateTree(entryId);
+		await this.prompt(sent, images.length > 0 ? images : undefined);
+	}
+
 	setLabel(entryId: string, label: string | undefined): void {
 		this.refuseTreeChange("label an entry");
 		if (!this.manager.getEntry(entryId)) throw unknownEntry(entryId, this.sessionId);

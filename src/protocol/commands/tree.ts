@@ -1,7 +1,7 @@
 /** The session tree: read it, move the conversation to another point of it, label its entries. */
 import { Type } from "typebox";
 import { CodedError } from "../../shared/errors.js";
-import { defineCommand, NoFields } from "../command.js";
+import { defineCommand, NoFields, NoResult } from "../command.js";
 import { LeafIdSchema, TreeNodeSchema } from "../schemas/tree.js";
 
 /** Longest label, in characters (after trimming). */
@@ -78,4 +78,28 @@ export const setLabel = defineCommand({
 	},
 });
 
-export const treeCommands = [getTree, navigateTree, setLabel];
+export const resend = defineCommand({
+	name: "resend",
+	summary:
+		"Sends one of the session's user messages again on a new branch, in one step: the leaf moves to the message's " +
+		"parent (as `navigate_tree` to it does) and a run starts there with `message` (edit and resend), or without it " +
+		"with the message's own text and images (regenerate the answer). The branch left stays in the tree. " +
+		"Acknowledged once the prompt is recorded, as `prompt` is; the run streams as events, after `tree_changed` " +
+		"with `reload: true`. Refused during a run, a compaction, a navigation or a shell command (`busy`: it is never " +
+		"queued), for an entry that is not a user message (`invalid_command`) and an unknown one (`not_found`); a " +
+		"refusal moves nothing.",
+	params: Type.Object(
+		{
+			entryId: Type.String({ minLength: 1, maxLength: 128, description: "A user message's entry id from get_tree." }),
+			message: Type.Optional(Type.String({ minLength: 1, description: "The text to send instead of the message's own (then its images are not sent again)." })),
+		},
+		{ additionalProperties: false },
+	),
+	result: NoResult,
+	handler: async ({ entryId, message }, context) => {
+		if (message !== undefined && !message.trim()) throw new CodedError("invalid_command", "Invalid command: `message` is blank: leave it out to send the message's own text again");
+		await (await context.session()).handle.resend(entryId, message);
+	},
+});
+
+export const treeCommands = [getTree, navigateTree, setLabel, resend];

@@ -4,20 +4,11 @@
  * the unit tests can load the markdown renderer in Node without the page's JSX build settings.
  */
 import { h } from "preact";
-import { useState } from "preact/hooks";
+import { useCopy } from "./copy.js";
 import { highlight } from "./highlight.js";
 
-/** How long the button says "Copied" after a copy. */
-const COPIED_NOTICE_MS = 1200;
-
 export function CodeBlock({ code, language }: { code: string; language: string }) {
-	const [copied, setCopied] = useState(false);
-	const copy = () => {
-		void navigator.clipboard?.writeText(code).then(() => {
-			setCopied(true);
-			setTimeout(() => setCopied(false), COPIED_NOTICE_MS);
-		});
-	};
+	const [copied, copy] = useCopy();
 	const tokens = highlight(code, language).map((t, n) => (t.kind === "plain" ? t.text : h("span", { key: n, class: `tok-${t.kind}` }, t.text)));
 	return h(
 		"div",
@@ -26,7 +17,7 @@ export function CodeBlock({ code, language }: { code: string; language: string }
 			"div",
 			{ class: "code-bar" },
 			h("span", null, language || "text"),
-			h("button", { type: "button", class: "copy", onClick: copy, "aria-label": "Copy code" }, copied ? "Copied" : "Copy"),
+			h("button", { type: "button", class: "copy", onClick: () => copy(code), "aria-label": "Copy code" }, copied ? "Copied" : "Copy"),
 		),
 		h("pre", null, h("code", null, tokens)),
 	);

@@ -1,10 +1,11 @@
 /**
- * The session tree panel's client state: the current session's tree (get_tree once, then every tree_changed),
- * and the tree commands (navigate_tree, set_label). Loaded when the panel first shows a session; kept current by
- * events from then on, whether the panel is open or not.
+ * The session tree's client state, for the Tree panel and the transcript's message actions: the current
+ * session's tree (get_tree once, then every tree_changed), and the tree commands (navigate_tree, set_label,
+ * resend). Loaded when the panel or the transcript first shows a session; kept current by events from then on.
  */
 import type { CommandResult, TreeChangedEvent, TreeNode } from "../../../src/client/index.js";
-import { failureText, type PanelContext } from "./panel-context";
+import { branchTip } from "./message-places";
+import { failureText, type PanelContext, runCommand } from "./panel-context";
 
 export interface SessionTree {
 	sessionId: string;
@@ -90,6 +91,26 @@ export class TreeState {
 			this.navigating = undefined;
 			this.context.changed();
 		}
+	}
+
+	/** Sends a prompt again on a new branch (`resend`: with `text`, edited); resolves false when refused, the reason toasted. */
+	async resend(sessionId: string, entryId: string, text?: string): Promise<boolean> {
+		return (await runCommand(this.context, "Sending again", "resend", text === undefined ? { entryId } : { entryId, message: text }, sessionId)) !== undefined;
+	}
+
+	/** Shows the branch starting at `entryId` (its newest entry becomes the leaf); the text to edit if it ends at a prompt. */
+	async showBranch(sessionId: string, entryId: string): Promise<string | undefined> {
+		const tree = this.tree?.sessionId === sessionId ? this.tree : undefined;
+		try {
+			return tree ? (await this.navigate(sessionId, branchTip(tree, entryId))).editorText : undefined;
+		} catch (error) {
+			this.refuse(`Switching branches failed: ${failureText(error)}`);
+		}
+	}
+
+	/** Says why an action on the tree was not done (an error toast). */
+	refuse(reason: string): void {
+		this.context.toast(reason);
 	}
 
 	/** Stops a branch summary under way (`abort`): the navigation then fails and nothing changes. */

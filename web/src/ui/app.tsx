@@ -161,6 +161,7 @@ export function App() {
 						transcript={transcript}
 						version={transcript.version}
 						onFork={(index) => void controller.fork(index).then((forked) => forked && focusComposer())}
+						branches={{ tree: controller.tree, putInComposer: (text) => controller.putInComposer(sessionId, text) }}
 						notice={noModel ? <SetupCard paths={state.setup} modelsAvailable={state.models.length > 0 && !state.setup} startCommand={state.startCommand} onOpenSettings={() => openPanel("settings")} /> : undefined}
 					/>
 				) : (

@@ -10,6 +10,9 @@ const PATHS = {
 	down: "M12 5v14M5.5 12.5 12 19l6.5-6.5",
 	share: "M21 5a3 3 0 1 1-6 0 3 3 0 1 1 6 0M9 12a3 3 0 1 1-6 0 3 3 0 1 1 6 0M21 19a3 3 0 1 1-6 0 3 3 0 1 1 6 0M8.6 13.5l6.8 4M15.4 6.5l-6.8 4",
 	copy: "M9 9h10v11H9zM15 9V5H5v11h4",
+	check: "M5 12.5l4.5 4.5L19 7",
+	edit: "M4 20h4L19 9l-4-4L4 16zM13.5 6.5l4 4",
+	retry: "M20 12a8 8 0 1 1-2.3-5.7M20 4v5h-5",
 	keyboard: "M3 7h18v10H3zM7 11h.01M11 11h.01M15 11h.01M8 14.5h8",
 	// The panels' rail.
 	sessions: "M4 5h16v11H9l-5 4z",

@@ -6,10 +6,12 @@ import { redact } from "../render/redact";
 import { terminalText } from "../render/terminal-text";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
+import type { MessagePlace } from "../state/message-places";
+import { splitMentions } from "../state/mentions";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
 import { DELEGATION_TOOL, DelegationCard, JOB_CARD, JobResultCard } from "./delegation-card";
 import { HiddenMark } from "./hidden-marks";
-import { Icon } from "./icons";
+import { AnswerBar, type MessageActions, UserMessage } from "./message-actions";
 import { UserBubble } from "./user-bubble";
 
 function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
@@ -88,6 +90,12 @@ export interface MessageProps {
 	version: number;
 	/** Why the run was stopped, for an aborted reply the service stopped (a turn limit, the goal). */
 	stopReason?: string;
+	/** Where the message is in the session tree (once known), for its actions and branch switcher. */
+	place?: MessagePlace;
+	/** Edit and resend, regenerate, switch branches; without them (a guest) only Copy. */
+	actions?: MessageActions;
+	/** The answer's model, tokens and cost, on the reply that ends a turn. */
+	usage?: string;
 }
 
 /** Re-renders only when its message (or its tool results) changed: long transcripts stay cheap. */
@@ -97,6 +105,8 @@ export class MessageView extends Component<MessageProps> {
 			next.message !== this.props.message ||
 			next.streaming === true ||
 			next.stopReason !== this.props.stopReason ||
+			next.place?.key !== this.props.place?.key ||
+			next.usage !== this.props.usage ||
 			(this.hasTools() && next.version !== this.props.version)
 		);
 	}
@@ -107,21 +117,13 @@ export class MessageView extends Component<MessageProps> {
 	}
 
 	override render() {
-		const { message, results, live, streaming, onFork, stopReason } = this.props;
+		const { message, results, live, streaming, onFork, stopReason, place, actions, usage } = this.props;
 		if (message.display === false) return <HiddenMark message={message} />; // nothing, or a mark (the goal's turn, a restart)
 		switch (message.role) {
 			case "user": {
-				return (
-					<div class="msg user">
-						<UserBubble content={message.content} />
-						{onFork && (
-							<button type="button" class="link fork" onClick={onFork} title="Start a new session from before this message, with this message to edit">
-								<Icon name="fork" />
-								Fork
-							</button>
-						)}
-					</div>
-				);
+				// Copied and edited as typed: a mentioned file as its @path, not its content.
+				const text = splitMentions(typeof message.content === "string" ? message.content : contentText(message.content)).text;
+				return <UserMessage text={text} bubble={<UserBubble content={message.content} />} timestamp={message.timestamp} place={place} actions={actions} onFork={onFork} />;
 			}
 			case "assistant": {
 				const blocks = Array.isArray(message.content) ? message.content : [];
@@ -143,6 +145,9 @@ export class MessageView extends Component<MessageProps> {
 						})}
 						{message.stopReason === "aborted" && <div class="note">{stopReason ? `Stopped: ${stopReason}.` : "Stopped."}</div>}
 						{message.stopReason === "error" && <div class="note error">Run failed: {redact(message.errorMessage ?? "unknown error")}</div>}
+						{!streaming && message.stopReason !== "toolUse" && (
+							<AnswerBar message={message} text={blocks.map((b) => (b?.type === "text" ? b.text : "")).filter(Boolean).join("\n\n")} usage={usage} place={place} actions={actions} />
+						)}
 					</div>
 				);
 			}

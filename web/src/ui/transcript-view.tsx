@@ -5,11 +5,15 @@
  * what the run is doing when nothing streams, and the messages queued for it.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
+import { answerUsage } from "../state/answer-usage";
+import { type MessagePlace, messagePlaces } from "../state/message-places";
 import type { Transcript } from "../state/transcript";
+import type { TreeState } from "../state/tree-state";
 import { FollowScroll } from "./follow-scroll";
 import { Icon } from "./icons";
+import type { MessageActions } from "./message-actions";
 import { MessageView } from "./message-view";
 import { PendingMessages } from "./pending-messages";
 import { WorkingIndicator } from "./working-indicator";
@@ -34,9 +38,11 @@ export interface TranscriptViewProps {
 	onFork?: (userIndex: number) => void;
 	/** Shown above the messages (the setup card when no model is configured). */
 	notice?: ComponentChildren;
+	/** The session's tree, for edit and resend, regenerate and the branch switcher (a guest has none). */
+	branches?: { tree: TreeState; putInComposer(text: string): void };
 }
 
-export function TranscriptView({ transcript, version, onFork, notice }: TranscriptViewProps) {
+export function TranscriptView({ transcript, version, onFork, notice, branches }: TranscriptViewProps) {
 	const [shown, setShown] = useState(FIRST);
 	const [following, setFollowing] = useState(true);
 	const scroller = useRef<HTMLDivElement>(null);
@@ -104,6 +110,22 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 		return () => observer.disconnect();
 	}, [messages.length, rendered]);
 
+	// The tree is read once the whole transcript is here (not to slow its older messages down), and kept current
+	// by events from then on: the message actions need it.
+	const tree = branches?.tree.tree?.sessionId === transcript.sessionId ? branches.tree.tree : undefined;
+	useEffect(() => {
+		if (!transcript.partial) branches?.tree.ensure(transcript.sessionId);
+	}, [branches?.tree, !tree, transcript.partial]);
+	// A message keeps its place while the transcript and the tree disagree for a moment (during a run, a message's
+	// end and its entry arrive apart): every message's actions would otherwise render twice per message.
+	const known = useRef(new WeakMap<Message, MessagePlace>());
+	const places = useMemo(() => {
+		if (tree) for (const [message, place] of messagePlaces(tree, messages)) known.current.set(message, place);
+		return known.current;
+	}, [tree, tree?.version, messages]);
+	const usage = useMemo(() => answerUsage(messages), [messages]);
+	const actions = useMemo(() => branches && messageActions(transcript, branches), [branches?.tree]);
+
 	const results = new Map<string, Extract<Message, { role: "toolResult" }>>();
 	for (const m of messages) if (m.role === "toolResult") results.set(m.toolCallId, m);
 	const userIndex = new Map<Message, number>();
@@ -141,6 +163,9 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 								live={transcript.toolOutputs}
 								version={version}
 								stopReason={message.role === "assistant" ? transcript.stopReason(message) : undefined}
+								place={places.get(message)}
+								actions={actions}
+								usage={usage.get(message)}
 								// A message's index among user messages is known once the older messages are here.
 								onFork={index === undefined || !onFork || transcript.partial ? undefined : () => onFork(index)}
 							/>
@@ -159,4 +184,23 @@ export function TranscriptView({ transcript, version, onFork, notice }: Transcri
 			)}
 		</div>
 	);
+}
+
+/**
+ * The message actions on the tree, refused with the reason during a run (never queued: the branch they start
+ * from would be the one the run is writing). A resend is a send: the view follows what it starts.
+ */
+function messageActions(transcript: Transcript, { tree, putInComposer }: NonNullable<TranscriptViewProps["branches"]>): MessageActions {
+	const refused = (what: string) => transcript.running && (tree.refuse(`Cannot ${what} while a run is active: wait for it to end, or stop it.`), true);
+	const id = transcript.sessionId;
+	return {
+		resend: async (entryId, text) => {
+			if (refused(text === undefined ? "regenerate" : "send an edited message")) return false;
+			transcript.followRequests++;
+			return tree.resend(id, entryId, text);
+		},
+		show: (entryId) => {
+			if (!refused("switch branches")) void tree.showBranch(id, entryId).then((text) => text !== undefined && putInComposer(text));
+		},
+	};
 }
