@@ -1,9 +1,14 @@
 /** A tool call's card in the transcript: its name, what it was called with, its state and its output. */
 import { useRef } from "preact/hooks";
+import { addedRows, type DiffRow, languageOf, parseDiff } from "../render/diff-rows";
 import { redact } from "../render/redact";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
+import { DiffView } from "./diff-view";
+
+/** A card's diff shows this many rows before it folds. */
+const CARD_DIFF_ROWS = 30;
 
 export function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
 	const { shown, omitted } = tail(redact(text), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
@@ -53,14 +58,39 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 	const text = useShown(result ? contentText(result.content) : (live?.text ?? ""), running);
 	const isError = result ? result.isError : live?.isError;
 	const state = running ? "running" : isError ? "failed" : "done";
+	const change = result && !isError ? fileChange(block, result.details) : undefined;
 	return (
-		<div class={`tool ${bash ? "bash" : ""}`} data-state={state}>
+		<div class={`tool ${bash ? "bash" : ""}`} data-state={state} id={`tool-${block.id}`} tabIndex={-1}>
 			<div class="tool-head">
 				<span class="tool-name">{block.name || "tool"}</span>
 				<code class="tool-args">{argsSummary(block)}</code>
 				<span class={`tool-state ${state}`}>{state}</span>
 			</div>
-			{(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />}
+			{change ? (
+				<>
+					{change.note && <div class="omitted">{change.note}</div>}
+					<DiffView rows={change.rows} lang={languageOf(String(block.arguments.path))} limit={CARD_DIFF_ROWS} />
+				</>
+			) : (
+				(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />
+			)}
 		</div>
 	);
+}
+
+/**
+ * What an edit or write changed, from its result's details: pi's edit diff; the service's diff of a write
+ * against what the file held (features/changes/write-diff.ts), or its content as a new file's lines.
+ */
+function fileChange(block: ToolCallBlock, details: unknown): { rows: DiffRow[]; note?: string } | undefined {
+	const d = (details ?? {}) as { diff?: unknown; created?: unknown; diffTruncated?: unknown };
+	if (block.name !== "edit" && block.name !== "write") return undefined;
+	if (typeof d.diff === "string") {
+		const rows = parseDiff(d.diff);
+		return { rows, note: d.diffTruncated ? "The diff is cut short: the Changes panel has the whole file's." : rows.length ? undefined : "Unchanged: the file already held this." };
+	}
+	const content = block.arguments.content;
+	if (d.created !== true || typeof content !== "string") return undefined;
+	const rows = addedRows(content);
+	return { rows, note: `New file, ${rows.length} line${rows.length === 1 ? "" : "s"}` };
 }
