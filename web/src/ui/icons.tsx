@@ -22,6 +22,7 @@ const PATHS = {
 	chat2: "M3 5h11v8H8l-5 4zM17 9h4v10l-4-3h-5v-3",
 	settings: "M4 7h9M17 7h3M4 17h3M11 17h9M15 5v4M9 15v4",
 	health: "M3 12h4l3-7 4 14 3-7h4",
+	changes: "M5 3h10l4 4v14H5zM12 8v6M9 11h6M9 17h6",
 } as const;
 
 export type IconName = keyof typeof PATHS;
