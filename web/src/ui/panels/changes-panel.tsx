@@ -70,7 +70,7 @@ export function ChangesPanel({ controller, done }: PanelProps) {
 							</ul>
 						</PanelSection>
 					)}
-					{file && <FileChange key={file.path + file.token} controller={controller} changes={changes} sessionId={sessionId!} file={file} done={done} />}
+					{file && <FileChange key={file.path} controller={controller} changes={changes} sessionId={sessionId!} file={file} done={done} />}
 					{review.length > 0 && <Review changes={changes} sessionId={sessionId!} comments={review} />}
 				</>
 			)}
@@ -94,6 +94,12 @@ function FileChange(props: { controller: Controller; changes: ChangesState; sess
 	const [split, setSplit] = useState(false);
 	const [picked, setPicked] = useState<[number, number] | undefined>(undefined);
 	const [text, setText] = useState("");
+	const [token, setToken] = useState(file.token);
+	if (token !== file.token) {
+		// The file changed: its diff is read again, and rows picked in the old one mean nothing now.
+		setToken(file.token);
+		setPicked(undefined);
+	}
 	const diff = changes.diff(sessionId, file.path);
 	const rows = diff.state === "loaded" ? diff.value.rows : [];
 	const call = toolCallOf(props.controller, file.path);
@@ -101,8 +107,11 @@ function FileChange(props: { controller: Controller; changes: ChangesState; sess
 		const card = document.getElementById(`tool-${call}`);
 		if (!card) return setRefusal("That call is in an earlier part of the transcript: scroll up to load it.");
 		props.done();
-		card.scrollIntoView({ block: "center" });
-		card.focus({ preventScroll: true });
+		// After the frame in which a phone's drawer closes (the transcript is inert until then, and done() focuses the composer).
+		requestAnimationFrame(() => {
+			card.scrollIntoView({ block: "center" });
+			card.focus({ preventScroll: true });
+		});
 	};
 	const pickedAt = picked && sideOf(rows, picked);
 	const marked = new Set<number>();
