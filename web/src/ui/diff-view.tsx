@@ -42,7 +42,7 @@ export function DiffView(props: DiffViewProps) {
 				gutter
 			),
 			<span class={`dt ${cls}`}>
-				<i aria-hidden="true">{row.k === "@" ? "" : row.k}</i>
+				<i>{row.k === "@" ? "" : row.k}</i>
 				{row.k === "@" || !lang ? row.t : highlight(row.t, lang).map((t) => (t.kind === "plain" ? t.text : <span class={`tok-${t.kind}`}>{t.text}</span>))}
 			</span>,
 		];
