@@ -3,7 +3,7 @@
  * (`+12 text`, `-12 text`, ` 12 text`, `   ...`: the line number after the sign, the old one on context lines).
  * The text is redacted whole before it is split, so a secret across lines (a PEM key) never shows in part.
  */
-import { redact } from "./redact";
+import { redact } from "./redact.js";
 
 /** `+` added, `-` removed, ` ` context, `@` a hunk's header or lines left out. `o`/`n`: old and new line numbers. */
 export interface DiffRow {

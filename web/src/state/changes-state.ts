@@ -4,8 +4,8 @@
  * session across panel switches until they are sent to the agent as one prompt.
  */
 import type { ChangedFile, ChangesList, FileDiff } from "../../../src/client/index.js";
-import { type DiffRow, parseDiff } from "../render/diff-rows";
-import { failureText, type PanelContext, runCommand, SessionSnapshots, type Snapshot } from "./panel-context";
+import { type DiffRow, parseDiff } from "../render/diff-rows.js";
+import { failureText, type PanelContext, runCommand, SessionSnapshots, type Snapshot } from "./panel-context.js";
 
 export type Since = "head" | "session_start";
 
