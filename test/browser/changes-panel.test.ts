@@ -2,7 +2,8 @@
  * Diffs in the transcript and the Changes panel, against the real service and the fake model in a temporary
  * git repository, at desktop and phone sizes: an edit card and a write card show their diffs (coloured,
  * numbered), a new file says so; the panel lists the files with status and counts against HEAD, shows a diff,
- * jumps to the call in the transcript, refuses a revert of a file changed since it was listed (said plainly)
+ * goes side by side on a wide screen, jumps to the call in the transcript, follows the agent's edits live
+ * (a comment whose lines changed is marked stale and still sends its snapshot), refuses a revert of a file changed since it was listed (said plainly)
  * and then reverts it; comments on diff lines survive a panel switch and reach the model as one prompt.
  */
 import assert from "node:assert/strict";
@@ -49,6 +50,13 @@ for (const viewport of VIEWPORTS) {
 			await runPrompt(page, `${edit(file, "const a = 1;", "let a = 10;")}\nAFTER_TOOL Edited.`);
 			const cards = page.locator(".tool[data-state='done']:has(.dv)");
 			await page.waitForFunction(() => document.querySelectorAll(".tool .dv").length === 3);
+			await runPrompt(page, `${write(`${viewport.name}-long.txt`, Array.from({ length: 40 }, (_, n) => `line ${n + 1}${n === 5 ? " token=abcdef123456" : ""}`).join("\n"))}\nAFTER_TOOL Long.`);
+			const long = page.locator(".tool:has-text('-long.txt')");
+			await long.locator(".dv").waitFor();
+			assert.equal(await long.locator(".dt").count(), 30, "folded at 30 rows");
+			await long.locator("button:has-text('Show 10 more lines')").click();
+			assert.equal(await long.locator(".dt").count(), 40);
+			assert.equal(await long.locator(".dt").nth(5).textContent(), "+line 6 token=[REDACTED]", "a secret in a diff is redacted");
 			const [overwrite, created, edited] = [cards.nth(0), cards.nth(1), cards.nth(2)];
 			assert.deepEqual(await overwrite.locator(".dt.r").allTextContents(), ["-const b = 2;"]);
 			assert.deepEqual(await overwrite.locator(".dt.a").allTextContents(), ["+const b = 3;", "+export { a, b };"]);
@@ -69,6 +77,16 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await row.locator(".counts").getAttribute("aria-label"), "3 added, 0 removed");
 			await row.click();
 			await page.waitForSelector(`.file-change[aria-label='Diff of ${file}'] .dv`);
+			const sideBySide = page.locator(".file-change button:has-text('Side by side')");
+			if (viewport.phone) assert.equal(await sideBySide.isVisible(), false, "no room for it on a phone");
+			else {
+				const narrow = await page.locator("aside.panels").evaluate((el) => el.getBoundingClientRect().width);
+				await sideBySide.click();
+				await page.waitForSelector(".file-change .dv.split");
+				assert.ok((await page.locator("aside.panels").evaluate((el) => el.getBoundingClientRect().width)) > narrow * 1.5, "the side column widens");
+				await sideBySide.click();
+				await page.waitForSelector(".file-change .dv:not(.split)");
+			}
 			await page.click(".file-change button:has-text('Open in transcript')");
 			await page.waitForFunction(() => document.activeElement?.classList.contains("tool"));
 			assert.match((await page.evaluate(() => document.activeElement!.textContent))!, /let a = 10;/, "the last call that changed it");
@@ -95,6 +113,29 @@ for (const viewport of VIEWPORTS) {
 			const text = typeof prompt === "string" ? prompt : prompt.map((p: any) => p.text).join("");
 			assert.match(text, /^Please address my review of your changes \(1 comment\):/);
 			assert.ok(text.includes(`1. ${file}, lines 2-3:\n\`\`\`\nconst b = 3;\nexport { a, b };\n\`\`\`\nName these better, please`), text);
+		});
+
+		test("the panel follows the agent's edits live; a comment whose lines changed is marked stale and sends its snapshot", async () => {
+			await page.waitForSelector(".app[data-run='idle']");
+			await showPanel(page, viewport, "changes");
+			await page.click(`.change-list button:has-text('${file}')`);
+			await page.click(".file-change .dg[aria-label='Comment on line 2']");
+			await page.fill("textarea[name='review-comment']", "Is 3 right?");
+			await page.click("button:has-text('Add to review')");
+			await page.waitForSelector(".review li:has-text('line 2')");
+			if (viewport.phone) await page.click("button.panel-close");
+			await runPrompt(page, `${edit(file, "let a = 10;", "// first\nlet a = 10;")}\nAFTER_TOOL Moved.`);
+			await showPanel(page, viewport, "changes");
+			await page.waitForSelector(`.change-list button:has-text('${file}') .counts[aria-label='4 added, 0 removed']`);
+			await page.waitForSelector(".review li .stale");
+			const from = service.model.requests.length;
+			await page.click("button:has-text('Send review to the agent')");
+			await page.waitForFunction(() => !document.querySelector(".review"));
+			await waitFor(() => service.model.requests.length > from);
+			const messages = (service.model.requests.at(-1)!.body as any).messages;
+			const last = messages.filter((m: any) => m.role === "user").at(-1).content;
+			const text = typeof last === "string" ? last : last.map((p: any) => p.text).join("");
+			assert.match(text, new RegExp(`1\\. ${file.replace(".", "\\.")}, line 2 \\(stale: [^)]*\\):\n\`\`\`\nconst b = 3;\n\`\`\`\nIs 3 right\\?`));
 		});
 
 		test("a revert of a file changed since it was listed is refused plainly; then it is reverted", async () => {

@@ -35,7 +35,7 @@ export function DiffView(props: DiffViewProps) {
 		const line = row.n ?? row.o;
 		return [
 			props.onPick && row.k !== "@" ? (
-				<button type="button" class={`dg ${cls}`} aria-pressed={picked ? "true" : "false"} aria-label={`Comment on line ${line}`} onClick={(e) => props.onPick!(i, e.shiftKey)}>
+				<button type="button" class={`dg ${cls}`} aria-pressed={picked ? "true" : "false"} aria-label={`Comment on ${row.k === "-" ? "removed " : ""}line ${line}`} onClick={(e) => props.onPick!(i, e.shiftKey)}>
 					{gutter}
 				</button>
 			) : (

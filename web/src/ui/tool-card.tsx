@@ -59,6 +59,7 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 	const isError = result ? result.isError : live?.isError;
 	const state = running ? "running" : isError ? "failed" : "done";
 	const change = result && !isError ? fileChange(block, result.details) : undefined;
+	const omitted = (result?.details as { diffOmitted?: unknown } | undefined)?.diffOmitted;
 	return (
 		<div class={`tool ${bash ? "bash" : ""}`} data-state={state} id={`tool-${block.id}`} tabIndex={-1}>
 			<div class="tool-head">
@@ -74,6 +75,7 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 			) : (
 				(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />
 			)}
+			{typeof omitted === "string" && <div class="omitted">No diff: {redact(omitted)}.</div>}
 		</div>
 	);
 }
