@@ -102,6 +102,7 @@ for (const viewport of VIEWPORTS) {
 			await showPanel(page, viewport, "todo");
 			await showPanel(page, viewport, "changes");
 			await page.waitForSelector(".review li:has-text('lines 2–3')");
+			await page.waitForSelector(`.file-change[aria-label='Diff of ${file}']`); // still open
 			assert.equal(await page.inputValue(".review textarea"), "Name these better");
 			await page.fill(".review textarea", "Name these better, please");
 			const from = service.model.requests.length;
@@ -118,7 +119,6 @@ for (const viewport of VIEWPORTS) {
 		test("the panel follows the agent's edits live; a comment whose lines changed is marked stale and sends its snapshot", async () => {
 			await page.waitForSelector(".app[data-run='idle']");
 			await showPanel(page, viewport, "changes");
-			await page.click(`.change-list button:has-text('${file}')`);
 			await page.click(".file-change .dg[aria-label='Comment on line 2']");
 			await page.fill("textarea[name='review-comment']", "Is 3 right?");
 			await page.click("button:has-text('Add to review')");

@@ -26,6 +26,8 @@ export class ChangesState {
 	private readonly diffs = new Map<string, Snapshot<FileDiff & { rows: DiffRow[] }>>();
 	private readonly sinces = new Map<string, Since>();
 	private readonly reviews = new Map<string, ReviewComment[]>();
+	/** The file whose diff is open, per session (kept across panel switches, as the review is). */
+	private readonly opened = new Map<string, string>();
 	private nextId = 1;
 
 	constructor(
@@ -58,6 +60,16 @@ export class ChangesState {
 	setSince(sessionId: string, since: Since): void {
 		this.sinces.set(sessionId, since);
 		this.lists.forget(sessionId);
+	}
+
+	openFile(sessionId: string): string | undefined {
+		return this.opened.get(sessionId);
+	}
+
+	setOpenFile(sessionId: string, path: string | undefined): void {
+		if (path === undefined) this.opened.delete(sessionId);
+		else this.opened.set(sessionId, path);
+		this.context.changed();
 	}
 
 	/** A file's diff (loaded on first ask, again after each change). */

@@ -16,14 +16,17 @@ import type { PanelProps } from "./panel";
 import { EmptyState, PanelLayout, PanelSection, SnapshotPending } from "./panel-layout";
 import "../../styles/changes.css";
 
+/** A diff in the panel shows this many rows before it folds (a 512 KiB diff is some 20,000). */
+const PANEL_DIFF_ROWS = 1_000;
+
 const STATUS = { added: "A", modified: "M", deleted: "D", renamed: "R", untracked: "U" } as const;
 
 export function ChangesPanel({ controller, done }: PanelProps) {
 	const { ready, sessionId } = controller.state;
 	const changes = controller.changes;
-	const [open, setOpen] = useState<string | undefined>(undefined);
 	const snapshot = ready && sessionId ? changes.list(sessionId) : undefined;
 	const list = snapshot?.state === "loaded" ? snapshot.value : undefined;
+	const open = sessionId ? changes.openFile(sessionId) : undefined;
 	const file = list?.files.find((f) => f.path === open);
 	const review = sessionId ? changes.review(sessionId) : [];
 	return (
@@ -57,7 +60,7 @@ export function ChangesPanel({ controller, done }: PanelProps) {
 							<ul class="change-list">
 								{list.files.map((f) => (
 									<li key={f.path}>
-										<button type="button" aria-expanded={f.path === open} onClick={() => setOpen(f.path === open ? undefined : f.path)}>
+										<button type="button" aria-expanded={f.path === open} onClick={() => changes.setOpenFile(sessionId!, f.path === open ? undefined : f.path)}>
 											<b class={`st ${f.status}`} title={f.status}>
 												{STATUS[f.status]}
 											</b>
@@ -158,7 +161,7 @@ function FileChange(props: { controller: Controller; changes: ChangesState; sess
 					{diff.value.note && <p class="hint">{diff.value.note}</p>}
 					{diff.value.truncated && <p class="hint">The diff is cut at 512 KiB.</p>}
 					{rows.length > 0 ? (
-						<DiffView rows={rows} lang={languageOf(file.path)} split={split} picked={picked} marked={marked} onPick={(i, extend) => setPicked(extend && picked ? [Math.min(picked[0], i), Math.max(picked[1], i)] : [i, i])} />
+						<DiffView rows={rows} lang={languageOf(file.path)} limit={PANEL_DIFF_ROWS} split={split} picked={picked} marked={marked} onPick={(i, extend) => setPicked(extend && picked ? [Math.min(picked[0], i), Math.max(picked[1], i)] : [i, i])} />
 					) : (
 						!diff.value.note && <p class="hint">{diff.value.binary ? "Binary file: no diff to show." : "No lines changed."}</p>
 					)}
