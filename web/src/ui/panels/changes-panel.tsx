@@ -33,7 +33,8 @@ export function ChangesPanel({ controller, done }: PanelProps) {
 		<PanelLayout
 			title="Changes"
 			actions={
-				list?.repository && (
+				// Also while a start-based listing failed (asked before the first prompt), so it can be switched back.
+				sessionId && (list?.repository || changes.since(sessionId) !== "head") && (
 					<select aria-label="Base" value={changes.since(sessionId!)} onChange={(e) => changes.setSince(sessionId!, (e.target as HTMLSelectElement).value as "head")}>
 						<option value="head">Against HEAD</option>
 						<option value="session_start">Since session start</option>
