@@ -395,13 +395,14 @@ async function changesView(browser: Browser, skiff: SkiffProcess, repo: string, 
 		await page.locator(".tool .dv").first().scrollIntoViewIfNeeded();
 		await shot(page, "diff-cards", size, scheme);
 		await openDrawer(page, size, "changes");
-		await page.click(`.change-list button:has-text('retry.ts')`);
+		await page.click(`.change-list button:has-text('${size.name}-${scheme}/retry.ts')`);
 		await page.click(".file-change .dg[aria-label='Comment on line 3']");
 		await page.fill("textarea[name='review-comment']", "Make the count a setting.");
 		await page.click("button:has-text('Add to review')");
 		await page.click(".file-change .dg[aria-label='Comment on line 10']");
 		await page.click(".file-change .dg[aria-label='Comment on line 11']", { modifiers: ["Shift"] });
 		await page.fill("textarea[name='review-comment']", "Cap the wait at a few seconds.");
+		await page.locator(".file-change").evaluate((el) => el.scrollIntoView({ block: "start" }));
 		await shot(page, "changes-panel", size, scheme);
 		if (!size.phone) {
 			await page.click(".file-change button:has-text('Side by side')");
