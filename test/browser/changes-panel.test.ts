@@ -5,6 +5,7 @@
  * goes side by side on a wide screen, jumps to the call in the transcript, follows the agent's edits live
  * (a comment whose lines changed is marked stale and still sends its snapshot), refuses a revert of a file changed since it was listed (said plainly)
  * and then reverts it; comments on diff lines survive a panel switch and reach the model as one prompt.
+ * Outside git the panel says its base is what the session's own edits found.
  */
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
@@ -13,6 +14,8 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
 import { baseRepository, removeTempRepos, tempRepoDir } from "../support/git-repo.js";
+import { tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
 
 let browser: Browser;
 let service: ChatService;
@@ -157,6 +160,31 @@ for (const viewport of VIEWPORTS) {
 		});
 	});
 }
+
+test("outside git: the panel says its base is what the session's own edits found, and shows their diff", async () => {
+	const dir = tempDir();
+	writeFileSync(join(dir, "plan.md"), "step one\nstep two\n");
+	const client = await TestClient.connect(service.skiff.wsUrl);
+	try {
+		const { sessionId } = await client.ok({ type: "new_session", cwd: dir });
+		await client.turn(sessionId, `${edit("plan.md", "step two", "step 2")}\nAFTER_TOOL Done.`);
+		const page = await openPage(browser, service.skiff.url, VIEWPORTS[0], { before: async (p) => void (await p.addInitScript((id) => sessionStorage.setItem("skiff.session", id), sessionId)) });
+		try {
+			await showPanel(page, VIEWPORTS[0], "changes");
+			await page.waitForSelector(".changes-base:has-text('Not a git repository')");
+			assert.match((await page.textContent(".changes-base"))!, /Base: What this session's edit and write tool calls found/);
+			assert.equal(await page.locator(".panel-actions select").count(), 0, "no base to choose outside git");
+			await page.click(".change-list button:has-text('plan.md')");
+			await page.waitForSelector(".file-change .dv");
+			assert.deepEqual(await page.locator(".file-change .dt.r").allTextContents(), ["-step two"]);
+			assert.deepEqual(await page.locator(".file-change .dt.a").allTextContents(), ["+step 2"]);
+		} finally {
+			await page.context().close();
+		}
+	} finally {
+		client.close();
+	}
+});
 
 async function waitFor(condition: () => boolean): Promise<void> {
 	while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
