@@ -8,7 +8,7 @@
  * Outside git the panel says its base is what the session's own edits found.
  */
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
@@ -183,6 +183,7 @@ test("outside git: the panel says its base is what the session's own edits found
 		}
 	} finally {
 		client.close();
+		rmSync(dir, { recursive: true, force: true });
 	}
 });
 
