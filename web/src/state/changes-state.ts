@@ -9,6 +9,9 @@ import { failureText, type PanelContext, runCommand, SessionSnapshots, type Snap
 
 export type Since = "head" | "session_start";
 
+/** Diffs kept loaded at most (each may be up to 512 KiB). */
+const MAX_KEPT_DIFFS = 8;
+
 /** A comment on diff lines, with the code as it was when written (what is sent, even once it is stale). */
 export interface ReviewComment {
 	id: number;
@@ -77,6 +80,8 @@ export class ChangesState {
 		const key = `${sessionId}\n${path}`;
 		const known = this.diffs.get(key);
 		if (known) return known;
+		// A few diffs are kept (the open file's, and those the review's comments are on), not every file ever opened.
+		if (this.diffs.size >= MAX_KEPT_DIFFS) this.diffs.delete(this.diffs.keys().next().value!);
 		this.diffs.set(key, { state: "loading" });
 		void this.context.client.call("changes_diff", { path, since: this.since(sessionId) }, { sessionId }).then(
 			(diff) => this.diffs.get(key)?.state === "loading" && this.diffs.set(key, { state: "loaded", value: { ...diff, rows: parseDiff(diff.diff) } }),
@@ -125,7 +130,13 @@ export class ChangesState {
 	async sendReview(sessionId: string): Promise<boolean> {
 		const comments = this.review(sessionId);
 		if (comments.length === 0) return false;
-		const sent = await this.send(sessionId, reviewPrompt(comments, (c) => this.stale(sessionId, c) === true));
+		// Each commented file as it is now, to tell which comments went stale (a file no longer changed: all of its).
+		const now = new Map<string, DiffRow[]>();
+		for (const path of new Set(comments.map((c) => c.path))) {
+			const diff = await this.context.client.call("changes_diff", { path, since: this.since(sessionId) }, { sessionId }).catch(() => undefined);
+			now.set(path, diff ? parseDiff(diff.diff) : []);
+		}
+		const sent = await this.send(sessionId, reviewPrompt(comments, (c) => snippetAt(now.get(c.path)!, c) !== c.snippet));
 		if (sent) {
 			this.reviews.delete(sessionId);
 			this.context.changed();
