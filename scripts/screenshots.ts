@@ -13,7 +13,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
@@ -448,6 +448,47 @@ async function workflowView(browser: Browser, skiff: SkiffProcess, size: Size, s
 	}
 }
 
+/** Edit and write cards with their diffs, and the Changes panel: a diff, a comment being written, a pending review; side by side. */
+async function changesView(browser: Browser, skiff: SkiffProcess, repo: string, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
+	if (values.only && !["diff-cards", "changes-panel", "changes-split"].some((view) => view.includes(values.only!))) return;
+	const page = await openPage(browser, skiff.url, size, scheme);
+	try {
+		const file = `src/${size.name}-${scheme}/retry.ts`;
+		mkdirSync(join(repo, dirname(file)), { recursive: true });
+		writeFileSync(join(repo, file), 'import { sleep } from "./sleep";\n\nexport const RETRIES = 3;\n\nexport async function retry(run: () => Promise<void>) {\n\tfor (let n = 0; n < RETRIES; n++) {\n\t\ttry {\n\t\t\treturn await run();\n\t\t} catch {\n\t\t\tawait sleep(100);\n\t\t}\n\t}\n}\n');
+		const calls = [
+			`CALL edit ${JSON.stringify({ path: file, edits: [{ oldText: "await sleep(100);", newText: "// Back off: 100 ms, 200 ms, 400 ms.\n\t\t\tawait sleep(100 * 2 ** n);" }, { oldText: "RETRIES = 3", newText: "RETRIES = 5" }] })}`,
+			`CALL write ${JSON.stringify({ path: `notes/${size.name}-${scheme}.md`, content: "# Retries\n\nFive tries, doubling the wait.\n" })}`,
+		];
+		await page.waitForSelector('.pill[data-status="connected"]');
+		await openDrawer(page, size, "sessions");
+		await page.click("button:has-text('New session')");
+		await page.waitForSelector(".empty:has-text('Ask the agent')");
+		if (size.phone) await page.waitForSelector(".app:not(.panel-open)");
+		await page.fill("#composer", `Make the retries back off.\n${calls.join("\n")}\nAFTER_TOOL Retries now back off, doubling the wait; the notes say so.`);
+		await page.keyboard.press("Enter");
+		await page.waitForSelector(".msg.assistant:has-text('doubling the wait;')");
+		await page.locator(".tool .dv").first().scrollIntoViewIfNeeded();
+		await shot(page, "diff-cards", size, scheme);
+		await openDrawer(page, size, "changes");
+		await page.click(`.change-list button:has-text('${size.name}-${scheme}/retry.ts')`);
+		await page.click(".file-change .dg[aria-label='Comment on line 3']");
+		await page.fill("textarea[name='review-comment']", "Make the count a setting.");
+		await page.click("button:has-text('Add to review')");
+		await page.click(".file-change .dg[aria-label='Comment on line 10']");
+		await page.click(".file-change .dg[aria-label='Comment on line 11']", { modifiers: ["Shift"] });
+		await page.fill("textarea[name='review-comment']", "Cap the wait at a few seconds.");
+		await page.locator(".file-change").evaluate((el) => el.scrollIntoView({ block: "start" }));
+		await shot(page, "changes-panel", size, scheme);
+		if (!size.phone) {
+			await page.click(".file-change button:has-text('Side by side')");
+			await shot(page, "changes-split", size, scheme);
+		}
+	} finally {
+		await page.context().close();
+	}
+}
+
 async function tokenView(browser: Browser, skiff: SkiffProcess, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
 	const page = await openPage(browser, skiff.url, size, scheme);
 	await page.waitForSelector("input[aria-label='Access token']");
@@ -497,6 +538,8 @@ async function main(): Promise<void> {
 	const tokenSkiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(tokenDir, "token")] });
 	const bareSkiff = await startSkiff({ agentDir: tempDir(), cwd: tempDir() });
 	const workflowSkiff = await startSkiff({ agentDir: modelDir(model), cwd: gitRepository(), args: ["--model", "fake/fake-model"] });
+	const changesRepo = gitRepository();
+	const changesSkiff = await startSkiff({ agentDir: modelDir(model), cwd: changesRepo, args: ["--model", "fake/fake-model"] });
 	try {
 		for (const size of SIZES) {
 			for (const scheme of SCHEMES) {
@@ -504,6 +547,7 @@ async function main(): Promise<void> {
 				await tokenView(browser, tokenSkiff, size, scheme);
 				await noModelView(browser, bareSkiff, size, scheme);
 				await workflowView(browser, workflowSkiff, size, scheme);
+				await changesView(browser, changesSkiff, changesRepo, size, scheme);
 				process.stderr.write(`${size.name} ${scheme} done\n`);
 			}
 		}
@@ -512,6 +556,7 @@ async function main(): Promise<void> {
 		await tokenSkiff.stop();
 		await bareSkiff.stop();
 		await workflowSkiff.stop();
+		await changesSkiff.stop();
 		await model.close();
 	}
 	console.log(`${written} screenshots in ${OUT}`);

@@ -622,6 +622,12 @@ export interface SessionFeatures {
 	 * blocks nor alters the call: a failure or a call that takes too long is passed over.
 	 */
 	beforeToolCall?(call: ToolCallStart): Promise<void>;
+	/**
+	 * Runs after each tool call of the session: what a feature adds to the result's `details` (the changes
+	 * feature: a `write`'s diff against what the file held before). It never alters the result's content nor
+	 * whether it failed; a failure or a look that takes longer than BEFORE_TOOL_CALL_MS adds nothing.
+	 */
+	toolResultDetails?(call: ToolCallEnd): Promise<Record<string, unknown> | undefined>;
 }
 
 /** How long the features may look at a tool call (`beforeToolCall`) before it runs anyway. */
@@ -632,6 +638,11 @@ export interface ToolCallStart {
 	toolName: string;
 	toolCallId: string;
 	input: Readonly<Record<string, unknown>>;
+}
+
+/** A tool call that ran: the call, and whether it failed. */
+export interface ToolCallEnd extends ToolCallStart {
+	isError: boolean;
 }
 
 /** The features one session gets, and how they find its state again once it has its id. */

@@ -1437,6 +1437,7 @@ export interface SettingsChangedEvent {
 
 export interface ToolOutput {
 	content: Array<TextBlock | ImageBlock>;
+	/** The tool's own details: pi's `edit` gives `diff` (numbered lines, `+12 text`); for a `write` inside the working directory Skiff adds `diff` (a unified diff against what the file held, cut at 64 KiB: `diffTruncated`), `created: true` for a new file, or `diffOmitted` with the reason (docs/features.md, Changes). */
 	details?: unknown;
 	[key: string]: unknown;
 }

@@ -23,6 +23,14 @@ export function combineSessionFeatures(parts: SessionFeatures[]): SessionFeature
 		beforeToolCall: async (call) => {
 			for (const part of parts) await part.beforeToolCall?.(call).catch(() => undefined);
 		},
+		toolResultDetails: async (call) => {
+			let details: Record<string, unknown> | undefined;
+			for (const part of parts) {
+				const added = await part.toolResultDetails?.(call).catch(() => undefined);
+				if (added) details = { ...details, ...added };
+			}
+			return details;
+		},
 	};
 }
 

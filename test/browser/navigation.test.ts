@@ -33,7 +33,7 @@ after(async () => {
 
 /** The panels in the order the issue groups them. */
 const GROUPS: Record<string, string[]> = {
-	conversation: ["sessions", "tree"],
+	conversation: ["sessions", "tree", "changes", "files"],
 	planning: ["todo", "goal", "workflows"],
 	agents: ["jobs", "personas", "side-chat"],
 	service: ["settings", "maintenance"],

@@ -65,17 +65,32 @@ export function featureHooks(coreTools: readonly string[], features: SessionFeat
 				return undefined; // never blocks the call
 			});
 		}
+		if (features.toolResultDetails) {
+			const after = features.toolResultDetails.bind(features);
+			pi.on("tool_result", async (event) => {
+				const added = await withinTime(after({ toolName: event.toolName, toolCallId: event.toolCallId, input: event.input, isError: event.isError }));
+				const details = event.details ?? {};
+				// Only an object's details can take more keys (pi's own tools give objects or nothing).
+				if (!added || typeof details !== "object" || Array.isArray(details)) return undefined;
+				return { details: { ...details, ...added } };
+			});
+		}
 	};
 }
 
 /** The features' look at a tool call: its failure and its slowness past BEFORE_TOOL_CALL_MS never hold the call up. */
 async function beforeToolCall(before: NonNullable<SessionFeatures["beforeToolCall"]>, call: ToolCallStart): Promise<void> {
+	await withinTime(before(call));
+}
+
+/** What a feature's look answers, or undefined when it failed or took longer than BEFORE_TOOL_CALL_MS. */
+async function withinTime<T>(look: Promise<T>): Promise<T | undefined> {
 	let timer: NodeJS.Timeout | undefined;
-	const late = new Promise<void>((resolve) => {
-		timer = setTimeout(resolve, BEFORE_TOOL_CALL_MS);
+	const late = new Promise<undefined>((resolve) => {
+		timer = setTimeout(() => resolve(undefined), BEFORE_TOOL_CALL_MS);
 	});
 	try {
-		await Promise.race([before(call).catch(() => undefined), late]);
+		return await Promise.race([look.catch(() => undefined), late]);
 	} finally {
 		clearTimeout(timer);
 	}

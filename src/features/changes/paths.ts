@@ -19,6 +19,18 @@ export function checkRelativePath(path: string): string {
 	return segments.join("/");
 }
 
+/**
+ * The file a tool call's `path` names (pi's tools take `@`-prefixed, `~/` and relative paths), when it lies
+ * inside the working directory: its absolute path and its path relative to the root (`/`-separated).
+ */
+export function toolCallPath(cwd: string, input: Readonly<Record<string, unknown>>): { absolute: string; path: string } | undefined {
+	if (typeof input.path !== "string") return undefined;
+	const raw = input.path.replace(/^@/, "");
+	const absolute = resolve(cwd, raw.startsWith("~/") ? raw.replace(/^~/, process.env.HOME ?? "~") : raw);
+	if (!isInside(cwd, absolute) || absolute === cwd) return undefined;
+	return { absolute, path: absolute.slice(cwd.length + 1).split("\\").join("/") };
+}
+
 /** Whether `path` is `root` or inside it (both absolute and normalized). */
 export function isInside(root: string, path: string): boolean {
 	const rel = relative(root, path);

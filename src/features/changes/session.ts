@@ -9,14 +9,15 @@
  * A base that could not be recorded (a full disk) is kept in memory for as long as the session is loaded.
  */
 import { resolve } from "node:path";
-import { BEFORE_TOOL_CALL_MS, type FeatureSession, type HiddenContext, type SessionFeatures, type ToolCallStart } from "../../agent/types.js";
+import { BEFORE_TOOL_CALL_MS, type FeatureSession, type HiddenContext, type SessionFeatures, type ToolCallEnd, type ToolCallStart } from "../../agent/types.js";
 import type { FeatureTool } from "../../agent/feature-tool.js";
 import { git, headCommit, repositoryRoot } from "../git.js";
 import { fileToken } from "./file-token.js";
 import { parseNulPaths } from "./git-output.js";
 import type { SessionStart } from "./git-changes.js";
-import { isInside } from "./paths.js";
+import { toolCallPath } from "./paths.js";
 import { type BeforeRecord, recordBefore } from "./recorded-changes.js";
+import { WriteDiffs } from "./write-diff.js";
 
 export const START_ENTRY_TYPE = "skiff.changes.start";
 export const BEFORE_ENTRY_TYPE = "skiff.changes.before";
@@ -60,8 +61,11 @@ export class ChangesSession implements SessionFeatures {
 	/** Records being taken (a second edit of the same file waits for the first's). */
 	private readonly pending = new Map<string, Promise<void>>();
 	private keptBytes = 0;
+	private readonly writes: WriteDiffs;
 
-	constructor(readonly cwd: () => string) {}
+	constructor(readonly cwd: () => string) {
+		this.writes = new WriteDiffs(cwd);
+	}
 
 	get link(): FeatureSession | undefined {
 		return this.session;
@@ -100,13 +104,20 @@ export class ChangesSession implements SessionFeatures {
 
 	/** Before an `edit` or `write` outside git: keeps what the file holds, the first time the session touches it. */
 	async beforeToolCall(call: ToolCallStart): Promise<void> {
-		if (!FILE_WRITING_TOOLS.has(call.toolName) || typeof call.input.path !== "string") return;
+		await Promise.all([this.writes.before(call), this.keepBefore(call)]);
+	}
+
+	/** After a `write`: its diff against what the file held, for its card (write-diff.ts). */
+	async toolResultDetails(call: ToolCallEnd): Promise<Record<string, unknown> | undefined> {
+		return this.writes.after(call);
+	}
+
+	private keepBefore(call: ToolCallStart): Promise<void> | undefined {
+		if (!FILE_WRITING_TOOLS.has(call.toolName)) return;
 		const cwd = this.cwd();
-		const raw = call.input.path.replace(/^@/, "");
-		const absolute = resolve(cwd, raw.startsWith("~/") ? raw.replace(/^~/, process.env.HOME ?? "~") : raw);
-		if (!isInside(cwd, absolute) || absolute === cwd) return;
-		const path = absolute.slice(cwd.length + 1).split("\\").join("/");
-		if (this.before.has(path)) return;
+		const target = toolCallPath(cwd, call.input);
+		if (!target || this.before.has(target.path)) return;
+		const { absolute, path } = target;
 		const taking = this.pending.get(path);
 		if (taking) return taking;
 		const take = this.takeBefore(cwd, absolute, path).finally(() => this.pending.delete(path));

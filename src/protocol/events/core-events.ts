@@ -18,7 +18,17 @@ const HeldBack = Type.Optional(
 	Type.String({ description: "Collaboration guests only: the rest of the streamed text, held back until its end so no delta ever held part of a secret (docs/collab.md)." }),
 );
 const ToolOutput = Type.Object(
-	{ content: Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema])), details: Type.Optional(Type.Unknown()) },
+	{
+		content: Type.Array(Type.Union([TextBlockSchema, ImageBlockSchema])),
+		details: Type.Optional(
+			Type.Unknown({
+				description:
+					"The tool's own details: pi's `edit` gives `diff` (numbered lines, `+12 text`); for a `write` inside the working " +
+					"directory Skiff adds `diff` (a unified diff against what the file held, cut at 64 KiB: `diffTruncated`), " +
+					"`created: true` for a new file, or `diffOmitted` with the reason (docs/features.md, Changes).",
+			}),
+		),
+	},
 	{ additionalProperties: true, title: "ToolOutput" },
 );
 

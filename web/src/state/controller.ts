@@ -42,6 +42,7 @@ import { SettingsState } from "./settings-state";
 import { type SetupPaths, setupPathsFrom } from "./setup-help";
 import { SideChatState } from "./side-chat-state";
 import { TodoState } from "./todo-state";
+import { ChangesState } from "./changes-state";
 import { contentText, Transcript } from "./transcript";
 import { TreeState } from "./tree-state";
 
@@ -110,6 +111,7 @@ export class Controller extends PageStore<ViewState> {
 	readonly maintenance: MaintenanceState;
 	readonly sideChat: SideChatState;
 	readonly todo: TodoState;
+	readonly changes: ChangesState;
 	readonly goal: GoalState;
 	/** What panels have that the user has not seen (the rail's badges). */
 	readonly news: PanelNews;
@@ -176,6 +178,7 @@ export class Controller extends PageStore<ViewState> {
 		this.maintenance = new MaintenanceState(context, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
 		this.sideChat = new SideChatState(context);
 		this.todo = new TodoState(context);
+		this.changes = new ChangesState(context, (sessionId, text) => this.send(sessionId, text));
 		this.goal = new GoalState(context);
 		this.news = new PanelNews(context);
 		this.jobs = new JobsState(context);

@@ -27,6 +27,7 @@ const PATHS = {
 	health: "M3 12h4l3-7 4 14 3-7h4",
 	folder: "M3 6h6l2 2h10v11H3z",
 	file: "M6 3h8l4 4v14H6zM14 3v4h4",
+	changes: "M5 3h10l4 4v14H5zM12 8v6M9 11h6M9 17h6",
 } as const;
 
 export type IconName = keyof typeof PATHS;

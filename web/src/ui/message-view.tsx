@@ -1,78 +1,16 @@
 /** One transcript entry: a user message, an assistant reply with its thinking and tool cards, or a note. */
 import { Component } from "preact";
-import { useRef } from "preact/hooks";
 import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
-import { terminalText } from "../render/terminal-text";
-import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
-import type { Message, ToolCallBlock } from "../../../src/client/index.js";
+import type { Message } from "../../../src/client/index.js";
 import type { MessagePlace } from "../state/message-places";
 import { splitMentions } from "../state/mentions";
-import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
+import { contentText, type LiveToolOutput } from "../state/transcript";
 import { DELEGATION_TOOL, DelegationCard, JOB_CARD, JobResultCard } from "./delegation-card";
 import { HiddenMark } from "./hidden-marks";
 import { AnswerBar, type MessageActions, UserMessage } from "./message-actions";
+import { Output, ToolCard, useShown } from "./tool-card";
 import { UserBubble } from "./user-bubble";
-
-function Output({ text, bash, isError }: { text: string; bash: boolean; isError?: boolean }) {
-	const { shown, omitted } = tail(redact(terminalText(text)), bash ? BASH_TAIL_LINES : TOOL_TAIL_LINES);
-	return (
-		<div class={`output${isError ? " error" : ""}`}>
-			{omitted > 0 && <div class="omitted">… {omitted} earlier line{omitted === 1 ? "" : "s"} omitted</div>}
-			<pre>{shown}</pre>
-		</div>
-	);
-}
-
-/**
- * What a card says of a call's arguments, redacted: its command or path, else their JSON. While they stream,
- * what is safe so far of their JSON text, its escapes undone: inside JSON a pair's quotes are escaped
- * (`\"password\": \"…\"`), which redaction would not see as a pair.
- */
-function argsSummary(block: LiveToolCall): string {
-	const args = block.arguments as Record<string, unknown> | undefined;
-	if (args && typeof args === "object") {
-		if (typeof args.command === "string") return redact(args.command);
-		if (typeof args.path === "string") return redact(args.path);
-		const json = JSON.stringify(args);
-		if (json !== "{}") return redact(json);
-	}
-	return settled(unescapeJson(block.argsText ?? ""));
-}
-
-/** JSON text with its string escapes undone, for reading (an escape cut off at the end stays as it is). */
-function unescapeJson(text: string): string {
-	return text.replace(/\\(?:u([0-9a-fA-F]{4})|(["\\/bfnrt]))/g, (_m, code: string | undefined, char: string | undefined) =>
-		code ? String.fromCharCode(parseInt(code, 16)) : (JSON_ESCAPES[char!] ?? char!),
-	);
-}
-
-const JSON_ESCAPES: Record<string, string> = { b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
-
-/** What may show of a text still streaming (settled, at the cost of what was added), else all of it, redacted. */
-function useShown(text: string, streaming: boolean): string {
-	const growing = useRef<GrowingText | undefined>(undefined);
-	return streaming ? (growing.current ??= new GrowingText()).update(text) : redact(text);
-}
-
-export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message, { role: "toolResult" }>; live?: LiveToolOutput }) {
-	const { block, result, live } = props;
-	const bash = block.name === "bash";
-	const running = !result && !live?.done;
-	const text = useShown(result ? contentText(result.content) : (live?.text ?? ""), running);
-	const isError = result ? result.isError : live?.isError;
-	const state = running ? "running" : isError ? "failed" : "done";
-	return (
-		<div class={`tool ${bash ? "bash" : ""}`} data-state={state}>
-			<div class="tool-head">
-				<span class="tool-name">{block.name || "tool"}</span>
-				<code class="tool-args">{argsSummary(block)}</code>
-				<span class={`tool-state ${state}`}>{state}</span>
-			</div>
-			{(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />}
-		</div>
-	);
-}
 
 /** Thinking as it streams: only what is safe so far. */
 function ThinkingText({ text, streaming }: { text: string; streaming: boolean }) {

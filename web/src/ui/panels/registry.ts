@@ -3,6 +3,7 @@
  * PanelLayout, see panel-layout.tsx) and one line here. Only panels with a working backend are listed: never
  * an empty mock-up.
  */
+import { ChangesPanel } from "./changes-panel";
 import { MaintenancePanel } from "./maintenance-panel";
 import type { PanelDefinition } from "./panel";
 import { GoalPanel } from "./goal-panel";
@@ -19,6 +20,7 @@ import { WorkflowsPanel } from "./workflows-panel";
 export const PANELS: readonly PanelDefinition[] = [
 	{ id: "sessions", label: "Sessions", icon: "sessions", group: "conversation", View: SessionsPanel },
 	{ id: "tree", label: "Tree", icon: "tree", group: "conversation", View: TreePanel },
+	{ id: "changes", label: "Changes", icon: "changes", group: "conversation", View: ChangesPanel },
 	{ id: "files", label: "Files", icon: "folder", group: "conversation", View: FilesPanel },
 	{ id: "todo", label: "Todo", icon: "todo", group: "planning", View: TodoPanel },
 	{ id: "goal", label: "Goal", icon: "goal", group: "planning", View: GoalPanel },
