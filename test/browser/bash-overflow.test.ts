@@ -5,22 +5,11 @@
  * escapes (colours) are dropped rather than shown as `[31m` beside a box.
  */
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, startChatService, VIEWPORTS } from "../support/browser.js";
+import { describe, test } from "node:test";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 /** Commands whose output is wider than a phone, each of a different kind. */
 const WIDE_OUTPUTS = [
@@ -57,7 +46,7 @@ function overflow(page: Page) {
 for (const viewport of VIEWPORTS) {
 	describe(`wide bash output at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		test("long lines, wide tables, ANSI output and long paths stay inside their card, which scrolls them", async () => {
-			const page = await openPage(browser, service.skiff.url, viewport);
+			const page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			try {
 				await newSession(page, viewport);
 				await runPrompt(page, WIDE_OUTPUTS.map((command) => `RUN ${command}`).join("\n"));

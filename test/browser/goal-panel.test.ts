@@ -6,27 +6,16 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, showPanel, typeAndSend, useChatService, type Viewport, VIEWPORTS } from "../support/browser.js";
 import { ReplyGate } from "../support/reply-gate.js";
 import { SocketGate } from "../support/socket-gate.js";
 import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
 
-let browser: Browser;
-let service: ChatService;
+const chat = useChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? afterTool.held : undefined) });
 /** While held, the fake model holds its answer to a tool's result: the run goes on meanwhile. */
 const afterTool = new ReplyGate();
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService({ onModelRequest: (request) => (request.body?.messages?.at(-1)?.role === "tool" ? afterTool.held : undefined) });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
 
 const sessionOf = (page: Page) => page.evaluate(() => sessionStorage.getItem("skiff.session")!);
 
@@ -56,7 +45,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`goal panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			await newSession(page, viewport);
 			await showPanel(page, viewport, "goal");
 		});
@@ -152,7 +141,7 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("a change made by another client shows at once", async () => {
-			const client = await TestClient.connect(service.skiff.wsUrl);
+			const client = await TestClient.connect(chat.service.skiff.wsUrl);
 			try {
 				await client.ok({ type: "goal_pin", sessionId: await sessionOf(page), text: "pinned elsewhere" });
 				await page.waitForSelector(".goal-pins li:has-text('pinned elsewhere')");
@@ -205,7 +194,7 @@ for (const viewport of VIEWPORTS) {
 test("the next pin typed before the last one's answer arrives stays in the box", async () => {
 	const gate = new SocketGate();
 	const viewport = VIEWPORTS[0];
-	const page = await openPage(browser, service.skiff.url, viewport, { before: (p) => gate.attach(p) });
+	const page = await openPage(chat.browser, chat.service.skiff.url, viewport, { before: (p) => gate.attach(p) });
 	try {
 		await newSession(page, viewport);
 		await showPanel(page, viewport, "goal");

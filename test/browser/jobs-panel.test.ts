@@ -5,34 +5,24 @@
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { type ChatService, launchBrowser, openPage, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import { describe, test } from "node:test";
+import { openPage, showPanel, useChatService, VIEWPORTS } from "../support/browser.js";
 import { ReplyGate } from "../support/reply-gate.js";
 import { tempDir } from "../support/skiff-process.js";
 
-let browser: Browser;
-let service: ChatService;
-const gate = new ReplyGate();
-
-before(async () => {
-	browser = await launchBrowser();
+const chat = useChatService(() => {
 	const agentDir = tempDir();
 	mkdirSync(join(agentDir, "agents"));
 	writeFileSync(join(agentDir, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews changes\n---\nReview.\n");
 	writeFileSync(join(agentDir, "agents", "broken.md"), "---\nname: broken\n---\nno description\n");
-	service = await startChatService({ agentDir, onModelRequest: () => gate.held });
+	return { agentDir, onModelRequest: () => gate.held };
 });
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const gate = new ReplyGate();
 
 for (const viewport of VIEWPORTS) {
 	describe(`jobs panel at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		test("spawn a job, watch it finish, open its transcript and output", async () => {
-			const page = await openPage(browser, service.skiff.url, viewport);
+			const page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			try {
 				await showPanel(page, viewport, "jobs");
 				const panel = page.locator("#panel-jobs");
@@ -59,7 +49,7 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("a running job streams in its detail and can be cancelled", async () => {
-			const page = await openPage(browser, service.skiff.url, viewport);
+			const page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 			const release = gate.hold();
 			try {
 				await showPanel(page, viewport, "jobs");

@@ -7,21 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 const prompt = (page: Page, text: string) => page.locator(".msg.user", { has: page.locator(".bubble", { hasText: text }) });
 const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
@@ -57,8 +46,8 @@ for (const viewport of VIEWPORTS) {
 		let page: Page;
 		const tag = viewport.name;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
-			await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: service.skiff.url });
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
+			await page.context().grantPermissions(["clipboard-read", "clipboard-write"], { origin: chat.service.skiff.url });
 		});
 		after(() => page?.context().close());
 

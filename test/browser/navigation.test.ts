@@ -9,26 +9,17 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 import { writeFakeModelsJson } from "../support/fake-openai.js";
 import { portForRestart } from "../support/restart-port.js";
 import { startSkiff, tempDir } from "../support/skiff-process.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
+const chat = useChatService(() => {
 	const agentDir = tempDir();
 	mkdirSync(join(agentDir, "agents"));
 	writeFileSync(join(agentDir, "agents", "helper.md"), "---\nname: helper\ndescription: Helps\n---\nHelp.\n");
-	service = await startChatService({ agentDir });
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
+	return { agentDir };
 });
 
 /** The panels in the order the issue groups them. */
@@ -74,7 +65,7 @@ for (const viewport of VIEWPORTS) {
 		// A page of its own for each test, so that one failing (a dialog left open) does not fail the next.
 		let page: Page;
 		beforeEach(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 		});
 		afterEach(() => page?.context().close());
 
@@ -270,7 +261,7 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("with reduced motion the working badge does not pulse", async () => {
-			const still = await openPage(browser, service.skiff.url, viewport, { reducedMotion: "reduce" });
+			const still = await openPage(chat.browser, chat.service.skiff.url, viewport, { reducedMotion: "reduce" });
 			try {
 				await newSession(still, viewport);
 				await typeAndSend(still, "REPLY one two three four five six seven eight\nSLOW 250");
@@ -317,16 +308,16 @@ describe("a lost connection raises a toast (desktop and phone)", () => {
 	for (const viewport of VIEWPORTS) {
 		test(`at ${viewport.name} size: a toast says the connection was lost, and goes once the page is bound again`, async () => {
 			const agentDir = tempDir();
-			writeFakeModelsJson(agentDir, service.model.url);
+			writeFakeModelsJson(agentDir, chat.service.model.url);
 			const listen = `127.0.0.1:${await portForRestart()}`;
 			const args = ["--model", "fake/fake-model"];
 			const cwd = tempDir();
 			let skiff = await startSkiff({ agentDir, cwd, listen, args });
-			const page = await openPage(browser, skiff.url, viewport);
+			const page = await openPage(chat.browser, skiff.url, viewport);
 			try {
 				await showPanel(page, viewport, "settings"); // reading a panel (on a phone: the drawer over the main column)
 				await skiff.stop("SIGTERM");
-				await page.waitForSelector(".toast:has-text('Connection to the service lost')");
+				await page.waitForSelector(".toast:has-text('Connection to the chat.service lost')");
 				assert.equal(await page.locator(".toast").count(), 1, "one toast");
 				skiff = await startSkiff({ agentDir, cwd, listen, args });
 				await page.waitForSelector('.pill[data-status="connected"]', { timeout: 30_000 });

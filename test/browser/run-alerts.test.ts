@@ -12,23 +12,12 @@ import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, typeAndSend, VIEWPORTS, type Viewport } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, showPanel, typeAndSend, useChatService, type Viewport, VIEWPORTS } from "../support/browser.js";
 import { tempDir } from "../support/skiff-process.js";
 
-let browser: Browser;
-let service: ChatService;
+const chat = useChatService();
 const root = tempDir();
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
 
 /**
  * Records the notifications the page shows (the real ones, permission granted), and lets the test hide the
@@ -83,9 +72,9 @@ for (const viewport of VIEWPORTS) {
 		let page: Page;
 		const tag = viewport.name;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport, {
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport, {
 				before: async (p) => {
-					await p.context().grantPermissions(["notifications"], { origin: service.skiff.url });
+					await p.context().grantPermissions(["notifications"], { origin: chat.service.skiff.url });
 					await p.addInitScript({ content: WATCH });
 				},
 			});
@@ -181,7 +170,7 @@ for (const viewport of VIEWPORTS) {
 }
 
 test("notifications blocked for the site: the switch says so and stays off", async () => {
-	const page = await openPage(browser, service.skiff.url, VIEWPORTS[0], { before: async (p) => void (await p.addInitScript({ content: "Object.defineProperty(Notification, 'permission', { get: () => 'denied' });" })) });
+	const page = await openPage(chat.browser, chat.service.skiff.url, VIEWPORTS[0], { before: async (p) => void (await p.addInitScript({ content: "Object.defineProperty(Notification, 'permission', { get: () => 'denied' });" })) });
 	try {
 		await showPanel(page, VIEWPORTS[0], "settings");
 		const toggle = page.getByLabel("Show a notification");
@@ -193,12 +182,12 @@ test("notifications blocked for the site: the switch says so and stays off", asy
 	}
 });
 
-test("the page links its manifest and registers its worker; opened while the service is down, it shows the offline screen", async () => {
-	const page = await openPage(browser, service.skiff.url, VIEWPORTS[1]);
+test("the page links its manifest and registers its worker; opened while the chat.service is down, it shows the offline screen", async () => {
+	const page = await openPage(chat.browser, chat.service.skiff.url, VIEWPORTS[1]);
 	try {
 		assert.equal(await page.evaluate(() => document.querySelector("link[rel=manifest]")?.getAttribute("href")), "/web/manifest.webmanifest");
 		const scope = await page.evaluate(async () => (await navigator.serviceWorker.ready).scope);
-		assert.equal(scope, `${service.skiff.url}/web`);
+		assert.equal(scope, `${chat.service.skiff.url}/web`);
 		await page.reload();
 		await page.waitForSelector('.pill[data-status="connected"]');
 		assert.equal(await page.evaluate(() => Boolean(navigator.serviceWorker.controller)), true, "the worker controls the page");
@@ -209,9 +198,9 @@ test("the page links its manifest and registers its worker; opened while the ser
 			return keys;
 		});
 		assert.deepEqual(cached, ["/web/offline"], "nothing but the offline screen: never /rpc, /ws or the page's data");
-		await service.skiff.stop();
+		await chat.service.skiff.stop();
 		await page.reload();
-		await page.waitForSelector("h1:has-text('The service is not reachable')");
+		await page.waitForSelector("h1:has-text('The chat.service is not reachable')");
 		assert.equal(await page.locator("a:has-text('Try again')").getAttribute("href"), "/web");
 	} finally {
 		await page.context().close();

@@ -6,21 +6,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, showPanel, startChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, runPrompt, settled, showPanel, useChatService, type Viewport, VIEWPORTS } from "../support/browser.js";
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
-});
-
-after(async () => {
-	await browser?.close();
-	await service?.close();
-});
+const chat = useChatService();
 
 const focused = (page: Page) => page.evaluate(() => document.activeElement?.id || document.activeElement?.className || document.activeElement?.tagName);
 
@@ -36,7 +25,7 @@ for (const viewport of VIEWPORTS) {
 		let page: Page;
 		const tag = viewport.name;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 		});
 		after(() => page?.context().close());
 

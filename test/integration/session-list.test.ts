@@ -58,7 +58,7 @@ test("a job's child is listed only with `internal`, as kind job under its parent
 	const parent = await client.ok({ type: "new_session" });
 	await say(client, parent.sessionId, "REPLY parent answer\nPARENT-TITLE question");
 	const from = client.events.length;
-	const { jobs } = await client.ok({ type: "task_spawn", sessionId: parent.sessionId, task: "REPLY child words" });
+	const { jobs } = await client.ok({ type: "task_spawn", sessionId: parent.sessionId, task: "REPLY child answer\nchild-only words" });
 	const job = (await client.waitForEvent(jobDone(jobs[0].id), 30_000, from)).job;
 	assert.equal(job.status, "completed");
 	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === parent.sessionId, 20_000, from); // the parent woke
@@ -75,9 +75,10 @@ test("a job's child is listed only with `internal`, as kind job under its parent
 		assert.equal(child.ownerId, job.id);
 		assert.equal(child.messageCount, 2, "its task and its reply");
 		assert.ok(!(await c.ok({ type: "session_list", scope: "all" })).sessions.some((s: any) => s.sessionId === job.sessionId));
-		// Search likewise: the child's words are found only with `internal`.
-		assert.deepEqual((await c.ok({ type: "session_search", query: "child words" })).hits, []);
-		const found = await c.ok({ type: "session_search", query: "child words", internal: true });
+		// Search likewise: the child's words are found only with `internal` (its task's second line: the parent's job
+		// card and its reply to the result show the task's first line and the result).
+		assert.deepEqual((await c.ok({ type: "session_search", query: "child-only words" })).hits, []);
+		const found = await c.ok({ type: "session_search", query: "child-only words", internal: true });
 		assert.deepEqual(found.hits.map((h: any) => [h.session.sessionId, h.session.kind]), [[job.sessionId, "job"]]);
 	};
 	await check(client);
