@@ -317,7 +317,7 @@ describe("a lost connection raises a toast (desktop and phone)", () => {
 			try {
 				await showPanel(page, viewport, "settings"); // reading a panel (on a phone: the drawer over the main column)
 				await skiff.stop("SIGTERM");
-				await page.waitForSelector(".toast:has-text('Connection to the chat.service lost')");
+				await page.waitForSelector(".toast:has-text('Connection to the service lost')");
 				assert.equal(await page.locator(".toast").count(), 1, "one toast");
 				skiff = await startSkiff({ agentDir, cwd, listen, args });
 				await page.waitForSelector('.pill[data-status="connected"]', { timeout: 30_000 });

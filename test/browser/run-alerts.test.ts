@@ -182,7 +182,7 @@ test("notifications blocked for the site: the switch says so and stays off", asy
 	}
 });
 
-test("the page links its manifest and registers its worker; opened while the chat.service is down, it shows the offline screen", async () => {
+test("the page links its manifest and registers its worker; opened while the service is down, it shows the offline screen", async () => {
 	const page = await openPage(chat.browser, chat.service.skiff.url, VIEWPORTS[1]);
 	try {
 		assert.equal(await page.evaluate(() => document.querySelector("link[rel=manifest]")?.getAttribute("href")), "/web/manifest.webmanifest");
@@ -200,7 +200,7 @@ test("the page links its manifest and registers its worker; opened while the cha
 		assert.deepEqual(cached, ["/web/offline"], "nothing but the offline screen: never /rpc, /ws or the page's data");
 		await chat.service.skiff.stop();
 		await page.reload();
-		await page.waitForSelector("h1:has-text('The chat.service is not reachable')");
+		await page.waitForSelector("h1:has-text('The service is not reachable')");
 		assert.equal(await page.locator("a:has-text('Try again')").getAttribute("href"), "/web");
 	} finally {
 		await page.context().close();
