@@ -57,16 +57,29 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 	const text = useShown(result ? contentText(result.content) : (live?.text ?? ""), running);
 	const isError = result ? result.isError : live?.isError;
 	const state = running ? "running" : isError ? "failed" : "done";
+	const mcp = mcpToolOf(block.name, result?.details);
 	return (
 		<div class={`tool ${bash ? "bash" : ""}`} data-state={state}>
 			<div class="tool-head">
-				<span class="tool-name">{block.name || "tool"}</span>
+				{mcp && <span class="tag" title={`MCP server ${mcp[0]}`}>{mcp[0]}</span>}
+				<span class="tool-name">{mcp ? mcp[1] : block.name || "tool"}</span>
 				<code class="tool-args">{argsSummary(block)}</code>
 				<span class={`tool-state ${state}`}>{state}</span>
 			</div>
 			{(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />}
 		</div>
 	);
+}
+
+/**
+ * An MCP tool's server and own name: from its result's details (exact), else from `mcp__<server>__<tool>`
+ * while it runs (a server name holding `__` then splits at its first).
+ */
+export function mcpToolOf(name: string, details: unknown): [string, string] | undefined {
+	const d = details as { mcpServer?: unknown; mcpTool?: unknown } | undefined;
+	if (typeof d?.mcpServer === "string" && typeof d.mcpTool === "string") return [d.mcpServer, d.mcpTool];
+	const parts = /^mcp__(.+?)__(.+)$/.exec(name);
+	return parts ? [parts[1]!, parts[2]!] : undefined;
 }
 
 /** Thinking as it streams: only what is safe so far. */

@@ -32,6 +32,8 @@ export function formatValue(value: unknown): string {
 	if (typeof value === "boolean") return value ? "on" : "off";
 	if (typeof value === "number") return value.toLocaleString("en-US");
 	if (Array.isArray(value)) return value.length ? value.map(String).join(", ") : "none";
+	// An object (mcpServers) by its keys: its whole JSON is in the editor, and would flood a one-line summary.
+	if (typeof value === "object") return `{${Object.keys(value).join(", ")}}`;
 	return typeof value === "string" ? value : JSON.stringify(value);
 }
 
@@ -108,6 +110,8 @@ function Editor(props: SettingEditorProps & { id: string; described: string }) {
 			);
 		case "integer":
 			return <NumberEditor {...props} />;
+		case "object":
+			return <JsonEditor {...props} />;
 		case "list":
 			return view.enum ? (
 				<fieldset class="setting-choices" id={id} aria-describedby={described} disabled={disabled}>
@@ -237,6 +241,70 @@ function TextEditor(props: SettingEditorProps & { id: string; described: string;
 						<option key={s} value={s} />
 					))}
 				</datalist>
+			)}
+		</>
+	);
+}
+
+/**
+ * Reads the JSON typed for an object key: an object, or why not. A value holding the mask of a secret is refused
+ * here as the service would: written back, the mask would replace the file's secret.
+ */
+export function readObject(text: string, key: string): { value: Record<string, unknown> } | { problem: string } {
+	let value: unknown;
+	try {
+		value = JSON.parse(text);
+	} catch (error) {
+		return { problem: `\`${key}\` is not valid JSON: ${(error as Error).message}.` };
+	}
+	if (!value || typeof value !== "object" || Array.isArray(value)) return { problem: `\`${key}\` must be a JSON object ({…}).` };
+	if (text.includes(REDACTED)) return { problem: `\`${key}\` holds ${REDACTED}, a masked secret: write a $VAR reference in its place.` };
+	return { value: value as Record<string, unknown> };
+}
+
+/** An object as JSON: checked as it is typed (the problem under the field), sent when left or on Ctrl+Enter. */
+function JsonEditor(props: SettingEditorProps & { id: string; described: string }) {
+	const { view, shown, id, described, disabled } = props;
+	const initial = shown.set && shown.value !== undefined ? JSON.stringify(shown.value, null, 2) : "";
+	const [text, setText] = useState(initial);
+	const [problem, setProblem] = useState<string>();
+	const commit = () => {
+		if (text === initial) return;
+		if (!text.trim()) return shown.set ? props.onReset() : undefined;
+		const read = readObject(text, view.key);
+		if ("problem" in read) return setProblem(read.problem);
+		props.onSet(read.value);
+	};
+	return (
+		<>
+			<textarea
+				id={id}
+				class="setting-json"
+				value={text}
+				rows={Math.min(16, Math.max(4, text.split("\n").length))}
+				disabled={disabled}
+				spellcheck={false}
+				placeholder={shown.set ? undefined : formatValue(shown.value)}
+				aria-describedby={`${described}${problem ? ` ${id}-json` : ""}`}
+				aria-invalid={problem || props.error ? "true" : undefined}
+				onInput={(e) => {
+					const value = (e.target as HTMLTextAreaElement).value;
+					setText(value);
+					const read = value.trim() ? readObject(value, view.key) : undefined;
+					setProblem(read && "problem" in read ? read.problem : undefined);
+				}}
+				onKeyDown={(e) => {
+					if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+						e.preventDefault();
+						commit();
+					}
+				}}
+				onBlur={commit}
+			/>
+			{problem && !props.error && (
+				<p class="error-text" id={`${id}-json`}>
+					{problem}
+				</p>
 			)}
 		</>
 	);
