@@ -240,6 +240,21 @@ test("job children get the MCP tools their definition allows: all without a tool
 	assert.equal(result?.content[0].text, "echo: from a child");
 });
 
+test("a side chat gets no MCP tools: its model is offered none, while its session's is", async () => {
+	const session = await client.newSession();
+	await client.turn(session, "REPLY MAIN-MCP-TOOLS");
+	const mainRequest = [...model.requests].reverse().find((r) => JSON.stringify(r.body.messages).includes("MAIN-MCP-TOOLS"))!;
+	const mcpTools = (r: { body: any }) => (r.body.tools ?? []).map((t: any) => t.function.name).filter((n: string) => n.startsWith("mcp__"));
+	assert.ok(mcpTools(mainRequest).includes("mcp__test__echo"), "the session itself has them");
+	await client.ok({ type: "side_chat_new", sessionId: session, name: "aside" });
+	const from = client.events.length;
+	await client.ok({ type: "side_chat_prompt", sessionId: session, name: "aside", message: "SIDE-MCP-TOOLS\nREPLY no tools here" });
+	await client.waitForEvent((e) => e.type === "side_chat_event" && e.sessionId === session && e.event.type === "agent_end", 20_000, from);
+	const sideRequest = [...model.requests].reverse().find((r) => JSON.stringify(r.body.messages).includes("SIDE-MCP-TOOLS"))!;
+	assert.deepEqual(mcpTools(sideRequest), []);
+	assert.ok((sideRequest.body.tools ?? []).some((t: any) => t.function.name === "peek_main"), "its own tools are there");
+});
+
 test("the independently written filesystem server works end to end", async () => {
 	const servers = await list();
 	const read = servers.get("fs")!.tools.find((t: any) => t.name === "mcp__fs__read_text_file" || t.name === "mcp__fs__read_file").name;
