@@ -5,7 +5,7 @@ import { Markdown } from "../render/markdown";
 import { redact } from "../render/redact";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
-import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
+import { contentText, type LiveToolCall, type LiveToolOutput, mcpToolOf } from "../state/transcript";
 import { DELEGATION_TOOL, DelegationCard } from "./delegation-card";
 import { Icon } from "./icons";
 
@@ -69,17 +69,6 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 			{(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />}
 		</div>
 	);
-}
-
-/**
- * An MCP tool's server and own name: from its result's details (exact), else from `mcp__<server>__<tool>`
- * while it runs (a server name holding `__` then splits at its first).
- */
-export function mcpToolOf(name: string, details: unknown): [string, string] | undefined {
-	const d = details as { mcpServer?: unknown; mcpTool?: unknown } | undefined;
-	if (typeof d?.mcpServer === "string" && typeof d.mcpTool === "string") return [d.mcpServer, d.mcpTool];
-	const parts = /^mcp__(.+?)__(.+)$/.exec(name);
-	return parts ? [parts[1]!, parts[2]!] : undefined;
 }
 
 /** Thinking as it streams: only what is safe so far. */

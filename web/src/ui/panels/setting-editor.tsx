@@ -7,7 +7,7 @@
 import { useState } from "preact/hooks";
 import type { SettingScope, SettingView } from "../../../../src/client/index.js";
 import { REDACTED, redact } from "../../render/redact";
-import type { ScopedValue } from "../../state/settings-state";
+import { readObject, type ScopedValue } from "../../state/settings-state";
 
 const APPLIES: Record<SettingView["applies"], string> = { live: "applies at once", newSessions: "applies to new sessions", restart: "applies after a restart" };
 const SOURCES: Record<SettingView["source"], string> = { default: "default", global: "global file", project: "project file", runtime: "this session" };
@@ -246,22 +246,6 @@ function TextEditor(props: SettingEditorProps & { id: string; described: string;
 	);
 }
 
-/**
- * Reads the JSON typed for an object key: an object, or why not. A value holding the mask of a secret is refused
- * here as the service would: written back, the mask would replace the file's secret.
- */
-export function readObject(text: string, key: string): { value: Record<string, unknown> } | { problem: string } {
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch (error) {
-		return { problem: `\`${key}\` is not valid JSON: ${(error as Error).message}.` };
-	}
-	if (!value || typeof value !== "object" || Array.isArray(value)) return { problem: `\`${key}\` must be a JSON object ({…}).` };
-	if (text.includes(REDACTED)) return { problem: `\`${key}\` holds ${REDACTED}, a masked secret: write a $VAR reference in its place.` };
-	return { value: value as Record<string, unknown> };
-}
-
 /** An object as JSON: checked as it is typed (the problem under the field), sent when left or on Ctrl+Enter. */
 function JsonEditor(props: SettingEditorProps & { id: string; described: string }) {
 	const { view, shown, id, described, disabled } = props;
@@ -301,6 +285,7 @@ function JsonEditor(props: SettingEditorProps & { id: string; described: string 
 				}}
 				onBlur={commit}
 			/>
+			<p class="setting-about">Sent when you leave the field or press Ctrl+Enter. A masked secret needs a $VAR reference in its place.</p>
 			{problem && !props.error && (
 				<p class="error-text" id={`${id}-json`}>
 					{problem}
