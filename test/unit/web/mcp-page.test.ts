@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { readObject } from "../../../web/src/state/settings-state.js";
+import { readObject } from "../../../web/src/state/setting-json.js";
 import { mcpToolOf } from "../../../web/src/state/transcript.js";
 
 test("the JSON editor takes an object and says what is wrong with anything else", () => {

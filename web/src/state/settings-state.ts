@@ -7,7 +7,6 @@
  * a draft before its last change has reached it.
  */
 import type { ProjectTrustResult, SettingScope, SettingsApplyResult, SettingsDraft, SettingsInspection, SettingView } from "../../../src/client/index.js";
-import { REDACTED } from "../../../src/shared/redact.js";
 import { failureText, type PanelContext } from "./panel-context";
 
 /** A change waiting in a draft: the value in the file now, and the value the draft writes (undefined: unset). */
@@ -235,20 +234,4 @@ export function appliedSentence(result: SettingsApplyResult): string {
 		result.restartRequired.length ? `after a restart: ${result.restartRequired.join(", ")}` : "",
 	].filter(Boolean);
 	return `Settings saved; ${parts.join("; ")}.`;
-}
-
-/**
- * Reads the JSON typed for an object key: an object, or why not. A value holding the mask of a secret is refused
- * here as the service would: written back, the mask would replace the file's secret.
- */
-export function readObject(text: string, key: string): { value: Record<string, unknown> } | { problem: string } {
-	let value: unknown;
-	try {
-		value = JSON.parse(text);
-	} catch (error) {
-		return { problem: `\`${key}\` is not valid JSON: ${(error as Error).message}.` };
-	}
-	if (!value || typeof value !== "object" || Array.isArray(value)) return { problem: `\`${key}\` must be a JSON object ({…}).` };
-	if (text.includes(REDACTED)) return { problem: `\`${key}\` holds ${REDACTED}, a masked secret: write a $VAR reference in its place.` };
-	return { value: value as Record<string, unknown> };
 }

@@ -7,7 +7,8 @@
 import { useState } from "preact/hooks";
 import type { SettingScope, SettingView } from "../../../../src/client/index.js";
 import { REDACTED, redact } from "../../render/redact";
-import { readObject, type ScopedValue } from "../../state/settings-state";
+import { readObject } from "../../state/setting-json";
+import type { ScopedValue } from "../../state/settings-state";
 
 const APPLIES: Record<SettingView["applies"], string> = { live: "applies at once", newSessions: "applies to new sessions", restart: "applies after a restart" };
 const SOURCES: Record<SettingView["source"], string> = { default: "default", global: "global file", project: "project file", runtime: "this session" };
