@@ -163,15 +163,7 @@ export function readInteger(text: string, view: Pick<SettingView, "key" | "minim
 function NumberEditor(props: SettingEditorProps & { id: string; described: string }) {
 	const { view, shown, id, described, disabled } = props;
 	const initial = shown.set && typeof shown.value === "number" ? String(shown.value) : "";
-	const [text, setText] = useState(initial);
-	const [problem, setProblem] = useState<string>();
-	const commit = () => {
-		if (text === initial) return;
-		if (!text.trim()) return shown.set ? props.onReset() : setText(initial);
-		const read = readInteger(text, view);
-		if ("problem" in read) return setProblem(read.problem);
-		if (read.value !== shown.value) props.onSet(read.value);
-	};
+	const { text, problem, commit, onInput } = useCheckedText(props, initial, (value) => readInteger(value, view), (value) => value !== shown.value && props.onSet(value));
 	return (
 		<>
 			<div class="setting-number">
@@ -184,12 +176,7 @@ function NumberEditor(props: SettingEditorProps & { id: string; described: strin
 					placeholder={shown.set ? undefined : formatValue(shown.value)}
 					aria-describedby={`${described}${problem ? ` ${id}-range` : ""}`}
 					aria-invalid={problem || props.error ? "true" : undefined}
-					onInput={(e) => {
-						const value = (e.target as HTMLInputElement).value;
-						setText(value);
-						const read = value.trim() ? readInteger(value, view) : undefined;
-						setProblem(read && "problem" in read ? read.problem : undefined);
-					}}
+					onInput={onInput}
 					{...sendOnEnterOrLeave(commit)}
 				/>
 				<span class="hint">{view.minimum !== undefined && view.maximum !== undefined ? `${view.minimum.toLocaleString("en-US")}–${view.maximum.toLocaleString("en-US")}` : view.allowed}</span>
@@ -251,15 +238,7 @@ function TextEditor(props: SettingEditorProps & { id: string; described: string;
 function JsonEditor(props: SettingEditorProps & { id: string; described: string }) {
 	const { view, shown, id, described, disabled } = props;
 	const initial = shown.set && shown.value !== undefined ? JSON.stringify(shown.value, null, 2) : "";
-	const [text, setText] = useState(initial);
-	const [problem, setProblem] = useState<string>();
-	const commit = () => {
-		if (text === initial) return;
-		if (!text.trim()) return shown.set ? props.onReset() : undefined;
-		const read = readObject(text, view.key);
-		if ("problem" in read) return setProblem(read.problem);
-		props.onSet(read.value);
-	};
+	const { text, problem, commit, onInput } = useCheckedText(props, initial, (value) => readObject(value, view.key), props.onSet);
 	return (
 		<>
 			<textarea
@@ -272,12 +251,7 @@ function JsonEditor(props: SettingEditorProps & { id: string; described: string 
 				placeholder={shown.set ? undefined : formatValue(shown.value)}
 				aria-describedby={`${described}${problem ? ` ${id}-json` : ""}`}
 				aria-invalid={problem || props.error ? "true" : undefined}
-				onInput={(e) => {
-					const value = (e.target as HTMLTextAreaElement).value;
-					setText(value);
-					const read = value.trim() ? readObject(value, view.key) : undefined;
-					setProblem(read && "problem" in read ? read.problem : undefined);
-				}}
+				onInput={onInput}
 				onKeyDown={(e) => {
 					if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
 						e.preventDefault();
@@ -294,6 +268,29 @@ function JsonEditor(props: SettingEditorProps & { id: string; described: string 
 			)}
 		</>
 	);
+}
+
+/**
+ * A field checked as it is typed (`read` says the problem, shown under it) and sent once left: unchanged, it
+ * sends nothing; emptied, it resets the key (when the file sets it); else what `read` made of it, if good.
+ */
+function useCheckedText<T>(props: SettingEditorProps, initial: string, read: (text: string) => { value: T } | { problem: string }, send: (value: T) => void) {
+	const [text, setText] = useState(initial);
+	const [problem, setProblem] = useState<string>();
+	const commit = () => {
+		if (text === initial) return;
+		if (!text.trim()) return props.shown.set ? props.onReset() : setText(initial);
+		const checked = read(text);
+		if ("problem" in checked) return setProblem(checked.problem);
+		send(checked.value);
+	};
+	const onInput = (e: Event) => {
+		const value = (e.target as HTMLInputElement).value;
+		setText(value);
+		const checked = value.trim() ? read(value) : undefined;
+		setProblem(checked && "problem" in checked ? checked.problem : undefined);
+	};
+	return { text, problem, commit, onInput };
 }
 
 /** The editors' fields send their value when Enter is pressed or the field is left. */
