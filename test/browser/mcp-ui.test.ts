@@ -1,12 +1,12 @@
 /**
  * MCP servers on the page, in Chromium against a real skiff that starts the test suite's own stdio MCP server
  * (test/support/mcp/stdio-server.mjs) from its settings, at desktop and phone sizes: the servers view in
- * Settings (state, transport, tools, a failed server's error, a disabled one), the switch (mcp_set_enabled,
+ * Settings (state, transport, tools, a failed server's error, a disabled one, an untrusted project's skipped), the switch (mcp_set_enabled,
  * written to settings.json) and Restart (mcp_restart), updated live; the JSON editor of `mcpServers` with its
  * checks under the field and the secrets masked (a literal never reaches the page); a tool card naming the server.
  */
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
@@ -27,7 +27,11 @@ writeFileSync(
 		},
 	}),
 );
-const chat = useChatService(() => ({ agentDir, env: { MCP_UI_KEY: SECRET } }));
+// The service's folder is a project (not trusted) whose own settings configure a server: listed, never started.
+const cwd = tempDir();
+mkdirSync(join(cwd, ".skiff"));
+writeFileSync(join(cwd, ".skiff", "settings.json"), JSON.stringify({ mcpServers: { local: { command: process.execPath, args: [SERVER] } } }));
+const chat = useChatService(() => ({ agentDir, cwd, env: { MCP_UI_KEY: SECRET } }));
 
 const server = (name: string) => `.mcp-server[data-server="${name}"]`;
 const servers = (page: Page) => page.evaluate(() => Object.fromEntries([...document.querySelectorAll(".mcp-server")].map((el) => [el.getAttribute("data-server"), el.getAttribute("data-state")])));
@@ -42,13 +46,15 @@ for (const viewport of VIEWPORTS) {
 		});
 		after(() => page?.context().close());
 
-		test("the servers view: state, transport, tools, a failed server's error and a disabled one", async () => {
+		test("the servers view: state, transport, tools, a failed server's error, a disabled one and an untrusted project's skipped", async () => {
 			await page.waitForSelector(`${server("test")}[data-state="ready"]`);
 			await page.waitForSelector(`${server("gone")}[data-state="failed"] .error-text:has-text('command not found')`);
 			assert.equal(await page.getAttribute(`${server("off")}`, "data-state"), "disabled");
 			assert.equal(await page.isChecked(`${server("off")} input[role=switch]`), false);
 			assert.equal(await page.isDisabled(`${server("off")} button:has-text('Restart')`), true);
 			assert.match(await page.textContent(`${server("test")} .setting-meta`) ?? "", /stdio · skiff-test-server[^·]*· global · pid \d+/);
+			await page.waitForSelector(`${server("local")}[data-state="skipped"]:has-text('the project is not trusted')`);
+			assert.equal(await page.locator(`${server("local")} input, ${server("local")} button`).count(), 0, "nothing to switch or restart");
 			await page.click(`${server("test")} summary:has-text('tools')`);
 			await page.waitForSelector(`${server("test")} .mcp-list li:has(code:text-is("echo")):has-text('Echoes its text.')`);
 			// Named for a screen reader: the switch and the button say which server.
@@ -125,11 +131,13 @@ for (const viewport of VIEWPORTS) {
 }
 
 describe("with no MCP server", () => {
-	test("emptying the mcpServers field removes them all; the empty state says how to configure one", async () => {
+	test("emptying the mcpServers field (and the project's file) removes them all; the empty state says how to configure one", async () => {
 		const page = await openPage(chat.browser, chat.service.skiff.url, VIEWPORTS[0]);
 		try {
 			await showPanel(page, VIEWPORTS[0], "settings");
 			await page.waitForSelector(server("test"));
+			// The project's file edited by hand: the list reads it again once the settings change.
+			writeFileSync(join(cwd, ".skiff", "settings.json"), JSON.stringify({ mcpServers: {} }));
 			await page.fill("#setting-mcpServers", "");
 			await page.locator("#setting-mcpServers").blur();
 			await page.waitForSelector(`.setting[data-key="mcpServers"].pending`);

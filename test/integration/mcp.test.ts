@@ -301,12 +301,22 @@ test("a project's servers start only once the project is trusted, and it is said
 	writeFileSync(join(project, ".skiff", "settings.json"), JSON.stringify({ mcpServers: { proj: node() } }));
 	const { sessionId: inProject } = await client.ok({ type: "new_session", cwd: project });
 	await until(() => /configures MCP server proj; not started: the project is not trusted/.test(skiff.stderr()), "the warning");
-	assert.ok(![...(await list()).values()].some((s) => s.name === "proj"));
+	// Listed, as skipped, saying why; not started, and not restartable until the project is trusted.
+	const skipped = (await client.ok({ type: "mcp_list" })).servers.find((s: any) => s.name === "proj");
+	assert.equal(skipped?.state, "skipped", JSON.stringify(skipped));
+	assert.equal(skipped.scope, "project");
+	assert.match(skipped.lastError, /not started: the project is not trusted/);
+	assert.deepEqual(skipped.config.args, [SERVER]);
+	assert.ok(client.events.some((e) => e.type === "mcp_updated" && e.server.name === "proj" && e.server.state === "skipped"), "pages heard of it");
+	const refused = await client.request({ type: "mcp_restart", name: "proj", project: skipped.project });
+	assert.equal(refused.code, "invalid_command");
+	assert.match(refused.error!, /MCP server proj: not started: the project is not trusted/);
 	await client.ok({ type: "project_trust", trusted: true, sessionId: inProject });
 	await client.turn(inProject, "hello"); // the session needs its tools again: the project's server starts
 	for (const deadline = Date.now() + 15_000; ; ) {
 		const proj = [...(await list()).values()].find((s) => s.name === "proj");
 		if (proj?.state === "ready") {
+			assert.ok(!(await client.ok({ type: "mcp_list" })).servers.some((s: any) => s.name === "proj" && s.state === "skipped"), "no longer skipped");
 			assert.equal(proj.scope, "project");
 			break;
 		}

@@ -1,8 +1,8 @@
 /**
  * Settings' "MCP servers" section: each configured server with its state, transport, tools and last error,
  * a switch (mcp_set_enabled, written to the file that configures it) and Restart (mcp_restart), kept live by
- * mcp_updated. An untrusted project's servers are listed as skipped (the service never starts them, so only
- * the settings file knows them). Everything a server said goes through the page's redaction.
+ * mcp_updated. An untrusted project's servers are listed as skipped, with how to trust it. Everything a server
+ * said goes through the page's redaction.
  */
 import { useEffect } from "preact/hooks";
 import type { McpServerView } from "../../../../src/client/index.js";
@@ -20,16 +20,13 @@ export function McpServers({ controller }: { controller: Controller }) {
 	useEffect(() => {
 		if (ready) void mcp.load();
 	}, [ready, mcp]);
-	const inspection = controller.settings.inspection;
-	const project = inspection?.values.find((v) => v.key === "mcpServers")?.projectValue;
-	const skipped = inspection && !inspection.projectTrusted && project && typeof project === "object" ? Object.keys(project) : [];
 	const servers = mcp.servers;
 	return (
 		<PanelSection title="MCP servers">
 			{mcp.error && <p class="error-text">{redact(mcp.error)}</p>}
 			{!servers ? (
 				!mcp.error && <p class="hint">Reading the servers…</p>
-			) : servers.length === 0 && skipped.length === 0 ? (
+			) : servers.length === 0 ? (
 				<EmptyState title="No MCP server configured">
 					<span>
 						Add one in <code>mcpServers</code> (Saved settings, Mcp), e.g. <code>{'{"files": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me"]}}'}</code>;
@@ -41,15 +38,6 @@ export function McpServers({ controller }: { controller: Controller }) {
 					{servers.map((server) => (
 						<Server key={`${server.project ?? ""}/${server.name}`} server={server} busy={mcp.isBusy(server)} ready={ready} controller={controller} />
 					))}
-					{skipped.map((name) => (
-						<li key={`skipped/${name}`} class="mcp-server" data-server={name} data-state="skipped">
-							<div class="setting-head">
-								<span class="setting-key">{name}</span>
-								<span class="tag mcp-state">skipped</span>
-							</div>
-							<p class="hint">This project's settings configure it; it does not start while the project is not trusted (Saved settings, This project).</p>
-						</li>
-					))}
 				</ul>
 			)}
 		</PanelSection>
@@ -59,6 +47,7 @@ export function McpServers({ controller }: { controller: Controller }) {
 function Server({ server, busy, ready, controller }: { server: McpServerView; busy: boolean; ready: boolean; controller: Controller }) {
 	const { name, state, tools } = server;
 	const id = `mcp-${name.replace(/[^A-Za-z0-9]/g, "-")}${server.project ? "-p" : ""}`;
+	const skipped = state === "skipped";
 	const stateText =
 		state === "restarting" ? `restarting: crash ${server.restarts} of at most ${MAX_RESTARTS}, after ${backoff(server.restarts)} s` : state === "stopped" ? "not started yet" : state;
 	const facts = [server.transport, server.serverInfo, server.scope === "project" ? `project ${server.project}` : "global", server.pid && `pid ${server.pid}`].filter(Boolean);
@@ -69,18 +58,24 @@ function Server({ server, busy, ready, controller }: { server: McpServerView; bu
 					{name}
 				</span>
 				<span class="tag mcp-state">{stateText}</span>
-				<input
-					class="switch"
-					type="checkbox"
-					role="switch"
-					checked={server.enabled}
-					disabled={!ready || busy}
-					aria-label={`${name} enabled`}
-					onChange={(e) => void controller.mcp.setEnabled(server, (e.target as HTMLInputElement).checked)}
-				/>
+				{!skipped && (
+					<input
+						class="switch"
+						type="checkbox"
+						role="switch"
+						checked={server.enabled}
+						disabled={!ready || busy}
+						aria-label={`${name} enabled`}
+						onChange={(e) => void controller.mcp.setEnabled(server, (e.target as HTMLInputElement).checked)}
+					/>
+				)}
 			</div>
 			<p class="setting-meta">{facts.join(" · ")}</p>
-			{server.lastError && state !== "ready" && <p class="error-text">{redact(server.lastError)}</p>}
+			{skipped ? (
+				<p class="hint">Not started: the project is not trusted. Trust it under Saved settings, This project.</p>
+			) : (
+				server.lastError && state !== "ready" && <p class="error-text">{redact(server.lastError)}</p>
+			)}
 			{server.warnings.length > 0 && (
 				<details>
 					<summary class="hint">{server.warnings.length === 1 ? "1 warning" : `${server.warnings.length} warnings`}</summary>
@@ -103,11 +98,13 @@ function Server({ server, busy, ready, controller }: { server: McpServerView; bu
 					</ul>
 				</details>
 			)}
-			<div>
-				<button type="button" class="small" disabled={!ready || busy || !server.enabled} onClick={() => void controller.mcp.restart(server)} aria-label={`Restart ${name}`}>
-					{busy ? "Working…" : "Restart"}
-				</button>
-			</div>
+			{!skipped && (
+				<div>
+					<button type="button" class="small" disabled={!ready || busy || !server.enabled} onClick={() => void controller.mcp.restart(server)} aria-label={`Restart ${name}`}>
+						{busy ? "Working…" : "Restart"}
+					</button>
+				</div>
+			)}
 		</li>
 	);
 }
