@@ -8,8 +8,9 @@
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards (and the jobs' results), the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher (and panels found by name in it), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
- * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), and the
- * Files panel with the composer's completions and attachments (screenshot-files.ts). Usage: npm run screenshots [-- --only chat]
+ * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), the
+ * Files panel with the composer's completions and attachments (screenshot-files.ts), and MCP servers (Settings'
+ * servers view, the mcpServers JSON editor, a tool card naming its server). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -95,6 +96,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	writeScreenshotPersonas(agentDir);
 	appendScreenshotPlan(agentDir, main);
 	writeScreenshotProject(cwd, agentDir);
+	writeScreenshotMcpServers(agentDir);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -124,6 +126,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "settings", size, scheme);
 		await page.locator("h3:has-text('When a run ends')").scrollIntoViewIfNeeded();
 		await shot(page, "settings-alerts", size, scheme);
+		await mcpViews(page, size, scheme);
 		await projectViews(page, size, scheme);
 		await todoViews(page, size, scheme);
 		await goalViews(page, size, scheme);
@@ -276,6 +279,13 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector(".composer-note");
 		await shot(page, "returned", size, scheme);
 
+		// A tool card of an MCP tool: the server's name, then the tool's own.
+		await page.fill("#composer", `Which issues about flaky tests are open?\nCALL mcp__tracker__echo {"text":"3 open: #41 scrolling, #57 timers, #63 ports"}\nAFTER_TOOL Three are open: #41, #57 and #63.`);
+		await page.keyboard.press("Enter");
+		await page.waitForSelector(".tool[data-state='done'] .tag:has-text('tracker')");
+		await page.waitForSelector("[data-run='idle']");
+		await shot(page, "mcp-tool", size, scheme);
+
 		// A session without a plan or a goal: their empty panels, with the forms to start them.
 		await openDrawer(page, size, "todo");
 		await page.waitForSelector(".todo .empty-state");
@@ -298,6 +308,29 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await skiff.stop();
 		rmSync(agentDir, { recursive: true, force: true });
 	}
+}
+
+/** Settings' MCP servers: one ready with its tools opened, one that failed to start, one disabled. */
+async function mcpViews(page: Page, size: Size, scheme: string): Promise<void> {
+	await page.waitForSelector(".mcp-server[data-server='tracker'][data-state='ready']");
+	await page.waitForSelector(".mcp-server[data-server='db'][data-state='failed']");
+	await page.click(".mcp-server[data-server='tracker'] summary:has-text('tools')");
+	await page.locator("h3:has-text('MCP servers')").evaluate((el) => el.scrollIntoView({ block: "start" }));
+	await shot(page, "settings-mcp", size, scheme);
+	await page.locator("#setting-mcpServers").scrollIntoViewIfNeeded();
+	await shot(page, "settings-mcp-json", size, scheme);
+	await page.click(".mcp-server[data-server='tracker'] summary:has-text('tools')");
+}
+
+/** MCP servers for the settings: the suite's own stdio server (ready), a program that is not there, and one turned off. */
+function writeScreenshotMcpServers(agentDir: string): void {
+	const server = { command: process.execPath, args: [join(REPO_ROOT, "test", "support", "mcp", "stdio-server.mjs")] };
+	const mcpServers = {
+		tracker: { ...server, env: { LOG_LEVEL: "warn", API_KEY: "tracker-literal-key-0000" } },
+		db: { command: "/usr/local/bin/db-mcp", args: ["--read-only"] },
+		browser: { ...server, enabled: false },
+	};
+	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ mcpServers }, null, 2));
 }
 
 /** The project picker (the Sessions panel's New in…): the projects with sessions, then a folder it refuses. */

@@ -615,12 +615,12 @@ export interface McpToolView {
 export interface McpServerView {
 	/** The server's name in the settings. */
 	name: string;
-	/** Configured in the global settings or a trusted project's. */
+	/** Configured in the global settings or a project's (trusted, else skipped). */
 	scope: "global" | "project";
 	/** The project folder of a project's server. */
 	project?: string;
-	/** stopped (not needed yet), starting, ready, failed (see lastError), restarting (after a crash, with backoff), disabled. */
-	state: "stopped" | "starting" | "ready" | "failed" | "restarting" | "disabled";
+	/** stopped (not needed yet), starting, ready, failed (see lastError), restarting (after a crash, with backoff), disabled, skipped (a project's that does not start: the project is not trusted). */
+	state: "stopped" | "starting" | "ready" | "failed" | "restarting" | "disabled" | "skipped";
 	enabled: boolean;
 	/** stdio, streamable-http or sse, once connected. */
 	transport?: string;
@@ -2079,7 +2079,7 @@ export interface Commands {
 			seq: number;
 		};
 	};
-	/** The MCP servers: every global one (started or not) and the trusted projects' that sessions started, with state, tools, warnings and last error; configurations with secrets masked. */
+	/** The MCP servers: every global one (started or not), the trusted projects' that sessions started, and those of untrusted projects that sessions opened (state skipped), with state, tools, warnings and last error; configurations with secrets masked. */
 	mcp_list: {
 		params: {};
 		result: {

@@ -63,6 +63,8 @@ before(async () => {
 		legacy: { url: http.url("/legacy") },
 		off: { ...node(), enabled: false },
 		tree: { ...node("--grandchild"), env: { MCP_TEST_LOG: log } },
+		// The 100 MB output, with the default deadline: under `test`'s 1.5 s one it was a race against the machine's load.
+		bulk: node(),
 	};
 	writeFileSync(join(agentDir, "settings.json"), JSON.stringify({ mcpServers }, null, 2));
 	skiff = await startSkiff({
@@ -82,7 +84,7 @@ before(async () => {
 	// Servers start in the background as the session opens: some fail before it is loaded to hear of it.
 	for (const deadline = Date.now() + 20_000; ; ) {
 		const states = new Map([...(await list())].map(([name, server]) => [name, server.state]));
-		const ready = ["test", "web", "fs", "garbage", "tree", "legacy"].every((name) => states.get(name) === "ready");
+		const ready = ["test", "web", "fs", "garbage", "tree", "legacy", "bulk"].every((name) => states.get(name) === "ready");
 		if (ready && ["gone", "quick", "mute", "denied", "moved"].every((n) => states.get(n) === "failed")) break;
 		if (Date.now() > deadline) assert.fail(`every server started or failed: ${JSON.stringify([...states])}\n${skiff.stderr()}`);
 		await new Promise((resolve) => setTimeout(resolve, 50));
@@ -203,12 +205,12 @@ test("a failing tool is a tool error with the server's message; a slow one is ca
 
 test("100 MB of tool output is cut to the tool-output cap with a note, and skiff's memory stays bounded", async () => {
 	const peakBefore = peakRss(skiff.child.pid!);
-	const end = await callTool("mcp__test__big", { mb: 100 });
+	const end = await callTool("mcp__bulk__big", { mb: 100 });
 	assert.equal(end.isError, false);
 	const text = textOf(end);
 	assert.ok(Buffer.byteLength(text) <= 32 * 1024, `cut to the cap: ${Buffer.byteLength(text)}`);
 	assert.match(text, /output truncated/);
-	assert.match(skiff.stderr(), /mcp: server test answered with a message of 100\.0 MB/);
+	assert.match(skiff.stderr(), /mcp: server bulk answered with a message of 100\.0 MB/);
 	// At most one message is held whole (16 MiB) before a longer one is cut: the peak grows by about that, plus
 	// the pipe's chunks not yet collected, however long the output (here 95 MiB).
 	const grown = peakRss(skiff.child.pid!) - peakBefore;
@@ -238,6 +240,21 @@ test("job children get the MCP tools their definition allows: all without a tool
 	const transcript = await client.ok({ type: "job_transcript", jobId: done.id });
 	const result = transcript.messages.find((m: any) => m.role === "toolResult" && m.toolName === "mcp__web__echo");
 	assert.equal(result?.content[0].text, "echo: from a child");
+});
+
+test("a side chat gets no MCP tools: its model is offered none, while its session's is", async () => {
+	const session = await client.newSession();
+	await client.turn(session, "REPLY MAIN-MCP-TOOLS");
+	const mainRequest = [...model.requests].reverse().find((r) => JSON.stringify(r.body.messages).includes("MAIN-MCP-TOOLS"))!;
+	const mcpTools = (r: { body: any }) => (r.body.tools ?? []).map((t: any) => t.function.name).filter((n: string) => n.startsWith("mcp__"));
+	assert.ok(mcpTools(mainRequest).includes("mcp__test__echo"), "the session itself has them");
+	await client.ok({ type: "side_chat_new", sessionId: session, name: "aside" });
+	const from = client.events.length;
+	await client.ok({ type: "side_chat_prompt", sessionId: session, name: "aside", message: "SIDE-MCP-TOOLS\nREPLY no tools here" });
+	await client.waitForEvent((e) => e.type === "side_chat_event" && e.sessionId === session && e.event.type === "agent_end", 20_000, from);
+	const sideRequest = [...model.requests].reverse().find((r) => JSON.stringify(r.body.messages).includes("SIDE-MCP-TOOLS"))!;
+	assert.deepEqual(mcpTools(sideRequest), []);
+	assert.ok((sideRequest.body.tools ?? []).some((t: any) => t.function.name === "peek_main"), "its own tools are there");
 });
 
 test("the independently written filesystem server works end to end", async () => {
@@ -284,12 +301,22 @@ test("a project's servers start only once the project is trusted, and it is said
 	writeFileSync(join(project, ".skiff", "settings.json"), JSON.stringify({ mcpServers: { proj: node() } }));
 	const { sessionId: inProject } = await client.ok({ type: "new_session", cwd: project });
 	await until(() => /configures MCP server proj; not started: the project is not trusted/.test(skiff.stderr()), "the warning");
-	assert.ok(![...(await list()).values()].some((s) => s.name === "proj"));
+	// Listed, as skipped, saying why; not started, and not restartable until the project is trusted.
+	const skipped = (await client.ok({ type: "mcp_list" })).servers.find((s: any) => s.name === "proj");
+	assert.equal(skipped?.state, "skipped", JSON.stringify(skipped));
+	assert.equal(skipped.scope, "project");
+	assert.match(skipped.lastError, /not started: the project is not trusted/);
+	assert.deepEqual(skipped.config.args, [SERVER]);
+	assert.ok(client.events.some((e) => e.type === "mcp_updated" && e.server.name === "proj" && e.server.state === "skipped"), "pages heard of it");
+	const refused = await client.request({ type: "mcp_restart", name: "proj", project: skipped.project });
+	assert.equal(refused.code, "invalid_command");
+	assert.match(refused.error!, /MCP server proj: not started: the project is not trusted/);
 	await client.ok({ type: "project_trust", trusted: true, sessionId: inProject });
 	await client.turn(inProject, "hello"); // the session needs its tools again: the project's server starts
 	for (const deadline = Date.now() + 15_000; ; ) {
 		const proj = [...(await list()).values()].find((s) => s.name === "proj");
 		if (proj?.state === "ready") {
+			assert.ok(!(await client.ok({ type: "mcp_list" })).servers.some((s: any) => s.name === "proj" && s.state === "skipped"), "no longer skipped");
 			assert.equal(proj.scope, "project");
 			break;
 		}

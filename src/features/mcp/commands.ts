@@ -15,8 +15,8 @@ export function mcpCommands(key: ServiceKey<McpService>) {
 		defineCommand({
 			name: "mcp_list",
 			summary:
-				"The MCP servers: every global one (started or not) and the trusted projects' that sessions started, with state, tools, warnings " +
-				"and last error; configurations with secrets masked.",
+				"The MCP servers: every global one (started or not), the trusted projects' that sessions started, and those of untrusted projects " +
+				"that sessions opened (state skipped), with state, tools, warnings and last error; configurations with secrets masked.",
 			params: NoFields,
 			result: Type.Object({ servers: Type.Array(McpServerViewSchema) }),
 			handler: async (_params, context) => ({ servers: context.service(key).list() }),

@@ -22,13 +22,16 @@ export const SETTING_KEY = "mcpServers";
 export const SPECS_TTL_MS = 2_000;
 /** Folders whose servers are remembered at once. */
 const MAX_CACHED_FOLDERS = 256;
+/** Why a server of an untrusted project is not started (mcp_list's `lastError` of a skipped one). */
+const UNTRUSTED = "not started: the project is not trusted (project_trust trusts it)";
 
 /** One server as mcp_list and mcp_updated show it. */
 export interface McpServerView {
 	name: string;
 	scope: "global" | "project";
 	project?: string;
-	state: ServerState;
+	/** A runtime's state, or skipped: a server of an untrusted project (never started). */
+	state: ServerState | "skipped";
 	enabled: boolean;
 	transport?: string;
 	serverInfo?: string;
@@ -55,6 +58,8 @@ export class McpService {
 	/** Running (or known) servers by id: the name for a global one, `<project>\0<name>` for a project's. */
 	private readonly servers = new Map<string, McpServerRuntime>();
 	private readonly warnedUntrusted = new Set<string>();
+	/** The servers untrusted projects' files configure, by folder (mcp_list shows them as skipped), as read. */
+	private readonly skipped = new Map<string, Record<string, McpServerView["config"]>>();
 	private readonly specCache = new Map<string, { at: number; specs: ServerSpec[] }>();
 	private stopped = false;
 
@@ -88,27 +93,38 @@ export class McpService {
 		const fits = (value: unknown) => value !== undefined && this.options.settings.catalog.problem(resolved!.definition, value) === undefined;
 		if (fits(globalValue)) for (const [name, config] of Object.entries(globalValue!)) byName.set(name, serverSpec(name, "global", config, this.options.cwd));
 		if (effective.trusted) {
+			this.skipped.delete(projectFolder(cwd));
 			const projectValue = resolved?.projectValue as McpServersConfig | undefined;
 			if (fits(projectValue)) {
 				for (const [name, config] of Object.entries(projectValue!)) byName.set(name, serverSpec(name, "project", config, effective.folder, effective.folder));
 			}
-		} else this.warnUntrusted(cwd);
+		} else this.noteUntrusted(cwd, fits);
 		return [...byName.values()];
 	}
 
-	/** An untrusted project that configures servers is told once: they do not start. */
-	private warnUntrusted(cwd: string): void {
+	/**
+	 * An untrusted project that configures servers: they do not start. Its servers are kept for mcp_list (their
+	 * configuration shown only when it fits the schema, masked like any), and the log is told once.
+	 */
+	private noteUntrusted(cwd: string, fits: (value: unknown) => boolean): void {
 		const folder = projectFolder(cwd);
-		if (this.warnedUntrusted.has(folder)) return;
-		this.warnedUntrusted.add(folder);
-		let names: string[] = [];
+		let value: unknown;
 		try {
-			const value = valueAt(readSettingsFile(projectSettingsPath(folder)).data, SETTING_KEY);
-			if (typeof value === "object" && value !== null && !Array.isArray(value)) names = Object.keys(value);
+			value = valueAt(readSettingsFile(projectSettingsPath(folder)).data, SETTING_KEY);
 		} catch {
 			return;
 		}
-		if (names.length === 0) return;
+		const names = typeof value === "object" && value !== null && !Array.isArray(value) ? Object.keys(value) : [];
+		if (names.length === 0) return void this.skipped.delete(folder);
+		const shown = fits(value) ? (value as McpServersConfig) : undefined;
+		if (this.skipped.size >= MAX_CACHED_FOLDERS && !this.skipped.has(folder)) this.skipped.clear();
+		const servers = Object.fromEntries(names.map((name) => [name, shown ? (shownConfig(shown[name]!) as Record<string, unknown>) : {}]));
+		const before = this.skipped.get(folder);
+		this.skipped.set(folder, servers);
+		// Pages showing the list hear of them (they were not there, or changed), as of any server's change.
+		if (JSON.stringify(before) !== JSON.stringify(servers)) for (const view of this.skippedViews(folder)) this.options.changed(view);
+		if (this.warnedUntrusted.has(folder)) return;
+		this.warnedUntrusted.add(folder);
 		this.options.log(
 			`mcp: ${projectSettingsPath(folder)} configures MCP server${names.length === 1 ? "" : "s"} ${names.slice(0, 8).join(", ")}; not started: the project is not trusted (project_trust trusts it)`,
 		);
@@ -173,10 +189,30 @@ export class McpService {
 		};
 	}
 
-	/** Every known server: the global ones (started or not) and the projects' that sessions started. */
+	/**
+	 * Every known server: the global ones (started or not), the trusted projects' that sessions started, and
+	 * those of untrusted projects that sessions opened, as `skipped`.
+	 */
 	list(): McpServerView[] {
 		for (const spec of this.globalSpecs()) this.runtimeFor(spec);
-		return [...this.servers.values()].map((runtime) => this.view(runtime));
+		// Read again (at most every SPECS_TTL_MS, at once after a settings change): trusted since, or edited.
+		for (const folder of [...this.skipped.keys()]) this.specsFor(folder);
+		return [...[...this.servers.values()].map((runtime) => this.view(runtime)), ...[...this.skipped.keys()].flatMap((folder) => this.skippedViews(folder))];
+	}
+
+	private skippedViews(project: string): McpServerView[] {
+		return Object.entries(this.skipped.get(project) ?? {}).map(([name, config]) => ({
+			name,
+			scope: "project",
+			project,
+			state: "skipped",
+			enabled: config.enabled !== false,
+			tools: [],
+			warnings: [],
+			lastError: UNTRUSTED,
+			restarts: 0,
+			config,
+		}));
 	}
 
 	/** Restarts a server by name (a project's with `project`). */
@@ -184,6 +220,7 @@ export class McpService {
 		this.list();
 		const id = project === undefined ? name : `${projectFolder(project)}\u0000${name}`;
 		const runtime = this.servers.get(id);
+		if (!runtime && project !== undefined && this.skipped.get(projectFolder(project))?.[name]) throw new CodedError("invalid_command", `MCP server ${name}: ${UNTRUSTED}`);
 		if (!runtime) throw new CodedError("not_found", `No MCP server named ${JSON.stringify(name.slice(0, 64))}${project === undefined ? "" : ` in ${project}`} (mcp_list lists them)`);
 		if (!isEnabled(runtime.spec.config)) throw new CodedError("invalid_command", `MCP server ${name} is disabled (set its enabled to true)`);
 		await runtime.restart();

@@ -14,10 +14,11 @@ export const McpToolViewSchema = Type.Object(
 export const McpServerViewSchema = Type.Object(
 	{
 		name: Type.String({ description: "The server's name in the settings." }),
-		scope: Type.Union([Type.Literal("global"), Type.Literal("project")], { description: "Configured in the global settings or a trusted project's." }),
+		scope: Type.Union([Type.Literal("global"), Type.Literal("project")], { description: "Configured in the global settings or a project's (trusted, else skipped)." }),
 		project: Type.Optional(Type.String({ description: "The project folder of a project's server." })),
-		state: Type.Enum(SERVER_STATES, {
-			description: "stopped (not needed yet), starting, ready, failed (see lastError), restarting (after a crash, with backoff), disabled.",
+		state: Type.Enum([...SERVER_STATES, "skipped"] as const, {
+			description:
+				"stopped (not needed yet), starting, ready, failed (see lastError), restarting (after a crash, with backoff), disabled, skipped (a project's that does not start: the project is not trusted).",
 		}),
 		enabled: Type.Boolean(),
 		transport: Type.Optional(Type.String({ description: "stdio, streamable-http or sse, once connected." })),

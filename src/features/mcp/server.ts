@@ -44,6 +44,8 @@ export interface ServerHooks {
 	log(line: string): void;
 	/** Its state, tools or warnings changed. */
 	changed(): void;
+	/** For tests: the first wait of the restart backoff (default FIRST_BACKOFF_MS), so 5 crashes take no 31 s. */
+	firstBackoffMs?: number;
 	/** For tests and restarts: a connection (default: the SDK's, loaded on first use). */
 	connect?: typeof import("./connect.js").connect;
 }
@@ -273,7 +275,7 @@ export class McpServerRuntime {
 		if (this.crashes > MAX_RESTARTS) {
 			return this.fail(`stopped (${why}) after ${MAX_RESTARTS} restarts in a row; not restarted again (mcp_restart starts it)`);
 		}
-		const wait = Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (this.crashes - 1));
+		const wait = Math.min(MAX_BACKOFF_MS, (this.hooks.firstBackoffMs ?? FIRST_BACKOFF_MS) * 2 ** (this.crashes - 1));
 		this.lastErrorNow = this.mask(`stopped: ${why}`);
 		this.stateNow = "restarting";
 		this.hooks.log(`mcp: server ${this.spec.name} stopped (${this.lastErrorNow.replace(/^stopped: /, "")}); restarting in ${wait} ms (restart ${this.crashes} of at most ${MAX_RESTARTS})`);

@@ -33,6 +33,7 @@ import { failureText, type PanelContext } from "./panel-context";
 import { PanelNews } from "./panel-news";
 import { RunWatch } from "./run-watch";
 import { MaintenanceState } from "./maintenance-state";
+import { McpState } from "./mcp-state";
 import { WorkflowsState } from "./workflows-state";
 import { SessionLive } from "./session-live";
 import { SessionSearch } from "./session-search";
@@ -109,6 +110,7 @@ export class Controller extends PageStore<ViewState> {
 	readonly tree: TreeState;
 	readonly settings: SettingsState;
 	readonly maintenance: MaintenanceState;
+	readonly mcp: McpState;
 	readonly sideChat: SideChatState;
 	readonly todo: TodoState;
 	readonly changes: ChangesState;
@@ -175,6 +177,7 @@ export class Controller extends PageStore<ViewState> {
 		};
 		this.tree = new TreeState(context);
 		this.settings = new SettingsState(context);
+		this.mcp = new McpState(context);
 		this.maintenance = new MaintenanceState(context, () => sessionStorage.getItem(TOKEN_KEY) ?? undefined);
 		this.sideChat = new SideChatState(context);
 		this.todo = new TodoState(context);

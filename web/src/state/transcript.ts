@@ -272,3 +272,14 @@ function emptyAssistant(): AssistantMessage {
 	const usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, cost: { total: 0 } };
 	return { role: "assistant", content: [], provider: "", model: "", usage, stopReason: "stop", timestamp: 0 };
 }
+
+/**
+ * An MCP tool's server and own name: from its result's details (exact), else from `mcp__<server>__<tool>`
+ * while it runs (a server name holding `__` then splits at its first).
+ */
+export function mcpToolOf(name: string, details: unknown): [string, string] | undefined {
+	const d = details as { mcpServer?: unknown; mcpTool?: unknown } | undefined;
+	if (typeof d?.mcpServer === "string" && typeof d.mcpTool === "string") return [d.mcpServer, d.mcpTool];
+	const parts = /^mcp__(.+?)__(.+)$/.exec(name);
+	return parts ? [parts[1]!, parts[2]!] : undefined;
+}

@@ -5,7 +5,7 @@ import { redact } from "../render/redact";
 import { terminalText } from "../render/terminal-text";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
-import { contentText, type LiveToolCall, type LiveToolOutput } from "../state/transcript";
+import { contentText, type LiveToolCall, type LiveToolOutput, mcpToolOf } from "../state/transcript";
 import { DiffView } from "./diff-view";
 
 /** A card's diff shows this many rows before it folds. */
@@ -59,12 +59,14 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 	const text = useShown(result ? contentText(result.content) : (live?.text ?? ""), running);
 	const isError = result ? result.isError : live?.isError;
 	const state = running ? "running" : isError ? "failed" : "done";
+	const mcp = mcpToolOf(block.name, result?.details);
 	const change = result && !isError ? fileChange(block, result.details) : undefined;
 	const omitted = (result?.details as { diffOmitted?: unknown } | undefined)?.diffOmitted;
 	return (
 		<div class={`tool ${bash ? "bash" : ""}`} data-state={state} id={`tool-${block.id}`} tabIndex={-1}>
 			<div class="tool-head">
-				<span class="tool-name">{block.name || "tool"}</span>
+				{mcp && <span class="tag" title={`MCP server ${mcp[0]}`}>{mcp[0]}</span>}
+				<span class="tool-name">{mcp ? mcp[1] : block.name || "tool"}</span>
 				<code class="tool-args">{argsSummary(block)}</code>
 				<span class={`tool-state ${state}`}>{state}</span>
 			</div>

@@ -7,6 +7,7 @@
 import { useState } from "preact/hooks";
 import type { SettingScope, SettingView } from "../../../../src/client/index.js";
 import { REDACTED, redact } from "../../render/redact";
+import { readObject } from "../../state/setting-json";
 import type { ScopedValue } from "../../state/settings-state";
 import { settingLabel } from "./setting-label";
 
@@ -33,6 +34,8 @@ export function formatValue(value: unknown): string {
 	if (typeof value === "boolean") return value ? "on" : "off";
 	if (typeof value === "number") return value.toLocaleString("en-US");
 	if (Array.isArray(value)) return value.length ? value.map(String).join(", ") : "none";
+	// An object (mcpServers) by its keys: its whole JSON is in the editor, and would flood a one-line summary.
+	if (typeof value === "object") return `{${Object.keys(value).join(", ")}}`;
 	return typeof value === "string" ? value : JSON.stringify(value);
 }
 
@@ -109,6 +112,8 @@ function Editor(props: SettingEditorProps & { id: string; described: string }) {
 			);
 		case "integer":
 			return <NumberEditor {...props} />;
+		case "object":
+			return <JsonEditor {...props} />;
 		case "list":
 			return view.enum ? (
 				<fieldset class="setting-choices" id={id} aria-describedby={described} disabled={disabled}>
@@ -159,15 +164,7 @@ export function readInteger(text: string, view: Pick<SettingView, "key" | "minim
 function NumberEditor(props: SettingEditorProps & { id: string; described: string }) {
 	const { view, shown, id, described, disabled } = props;
 	const initial = shown.set && typeof shown.value === "number" ? String(shown.value) : "";
-	const [text, setText] = useState(initial);
-	const [problem, setProblem] = useState<string>();
-	const commit = () => {
-		if (text === initial) return;
-		if (!text.trim()) return shown.set ? props.onReset() : setText(initial);
-		const read = readInteger(text, view);
-		if ("problem" in read) return setProblem(read.problem);
-		if (read.value !== shown.value) props.onSet(read.value);
-	};
+	const { text, problem, commit, onInput } = useCheckedText(props, initial, (value) => readInteger(value, view), (value) => value !== shown.value && props.onSet(value));
 	return (
 		<>
 			<div class="setting-number">
@@ -180,12 +177,7 @@ function NumberEditor(props: SettingEditorProps & { id: string; described: strin
 					placeholder={shown.set ? undefined : formatValue(shown.value)}
 					aria-describedby={`${described}${problem ? ` ${id}-range` : ""}`}
 					aria-invalid={problem || props.error ? "true" : undefined}
-					onInput={(e) => {
-						const value = (e.target as HTMLInputElement).value;
-						setText(value);
-						const read = value.trim() ? readInteger(value, view) : undefined;
-						setProblem(read && "problem" in read ? read.problem : undefined);
-					}}
+					onInput={onInput}
 					{...sendOnEnterOrLeave(commit)}
 				/>
 				<span class="hint">{view.minimum !== undefined && view.maximum !== undefined ? `${view.minimum.toLocaleString("en-US")}–${view.maximum.toLocaleString("en-US")}` : view.allowed}</span>
@@ -241,6 +233,65 @@ function TextEditor(props: SettingEditorProps & { id: string; described: string;
 			)}
 		</>
 	);
+}
+
+/** An object as JSON: checked as it is typed (the problem under the field), sent when left or on Ctrl+Enter. */
+function JsonEditor(props: SettingEditorProps & { id: string; described: string }) {
+	const { view, shown, id, described, disabled } = props;
+	const initial = shown.set && shown.value !== undefined ? JSON.stringify(shown.value, null, 2) : "";
+	const { text, problem, commit, onInput } = useCheckedText(props, initial, (value) => readObject(value, view.key), props.onSet);
+	return (
+		<>
+			<textarea
+				id={id}
+				class="setting-json"
+				value={text}
+				rows={Math.min(16, Math.max(4, text.split("\n").length))}
+				disabled={disabled}
+				spellcheck={false}
+				placeholder={shown.set ? undefined : formatValue(shown.value)}
+				aria-describedby={`${described}${problem ? ` ${id}-json` : ""}`}
+				aria-invalid={problem || props.error ? "true" : undefined}
+				onInput={onInput}
+				onKeyDown={(e) => {
+					if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) {
+						e.preventDefault();
+						commit();
+					}
+				}}
+				onBlur={commit}
+			/>
+			<p class="setting-about">Sent when you leave the field or press Ctrl+Enter. A masked secret needs a $VAR reference in its place.</p>
+			{problem && !props.error && (
+				<p class="error-text" id={`${id}-json`}>
+					{problem}
+				</p>
+			)}
+		</>
+	);
+}
+
+/**
+ * A field checked as it is typed (`read` says the problem, shown under it) and sent once left: unchanged, it
+ * sends nothing; emptied, it resets the key (when the file sets it); else what `read` made of it, if good.
+ */
+function useCheckedText<T>(props: SettingEditorProps, initial: string, read: (text: string) => { value: T } | { problem: string }, send: (value: T) => void) {
+	const [text, setText] = useState(initial);
+	const [problem, setProblem] = useState<string>();
+	const commit = () => {
+		if (text === initial) return;
+		if (!text.trim()) return props.shown.set ? props.onReset() : setText(initial);
+		const checked = read(text);
+		if ("problem" in checked) return setProblem(checked.problem);
+		send(checked.value);
+	};
+	const onInput = (e: Event) => {
+		const value = (e.target as HTMLInputElement).value;
+		setText(value);
+		const checked = value.trim() ? read(value) : undefined;
+		setProblem(checked && "problem" in checked ? checked.problem : undefined);
+	};
+	return { text, problem, commit, onInput };
 }
 
 /** The editors' fields send their value when Enter is pressed or the field is left. */

@@ -13,6 +13,7 @@ import type { SettingsState } from "../../state/settings-state";
 import type { PanelProps } from "./panel";
 import { AlertSettings } from "./alert-settings";
 import { EmptyState, PanelLayout, PanelSection } from "./panel-layout";
+import { McpServers } from "./mcp-servers";
 import { formatValue, SettingEditor } from "./setting-editor";
 
 export function SettingsPanel({ controller }: PanelProps) {
@@ -25,6 +26,7 @@ export function SettingsPanel({ controller }: PanelProps) {
 		<PanelLayout title="Settings">
 			<SessionSection controller={controller} />
 			<AlertSettings />
+			<McpServers controller={controller} />
 			<SavedSettings controller={controller} settings={settings} />
 			{hasToken && (
 				<PanelSection title="Access">
