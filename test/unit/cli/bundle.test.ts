@@ -36,6 +36,14 @@ function startUpInputs(metafile: Metafile): Set<string> {
 	return seen;
 }
 
+/** A copy of the package in `copy` (the bundle without its cache), so the repository's own cache is left alone. */
+function copyPackageWithoutCache(copy: string): void {
+	cpSync(join(REPO_ROOT, "bin"), join(copy, "bin"), { recursive: true });
+	cpSync(join(REPO_ROOT, "dist"), join(copy, "dist"), { recursive: true, filter: (path) => path !== CACHE });
+	cpSync(join(REPO_ROOT, "package.json"), join(copy, "package.json"));
+	symlinkSync(join(REPO_ROOT, "node_modules"), join(copy, "node_modules"));
+}
+
 const firstLine = (buffer: Buffer) => buffer.subarray(0, buffer.indexOf(10) + 1).toString("latin1");
 
 test("bin/skiff runs the bundle from a code cache made from this build", async () => {
@@ -49,13 +57,9 @@ test("bin/skiff runs the bundle from a code cache made from this build", async (
 });
 
 test("a start without a cache that fits its build writes one, which the next start uses", async () => {
-	// A copy of the package (the bundle without its cache), so the repository's own cache is left alone.
 	const copy = tempDir("skiff-bundle-copy-");
 	try {
-		cpSync(join(REPO_ROOT, "bin"), join(copy, "bin"), { recursive: true });
-		cpSync(join(REPO_ROOT, "dist"), join(copy, "dist"), { recursive: true, filter: (path) => path !== CACHE });
-		cpSync(join(REPO_ROOT, "package.json"), join(copy, "package.json"));
-		symlinkSync(join(REPO_ROOT, "node_modules"), join(copy, "node_modules"));
+		copyPackageWithoutCache(copy);
 		const cache = join(copy, "dist", "bundle", "skiff.cjs.cache");
 		writeFileSync(cache, "//skiff-build 00000000000000000000000000000000\nnot V8's");
 		const agentDir = join(copy, "agent");
@@ -82,10 +86,7 @@ test("a cache written after the first run started (the young generation let grow
 	let first: SkiffProcess | undefined;
 	let client: TestClient | undefined;
 	try {
-		cpSync(join(REPO_ROOT, "bin"), join(copy, "bin"), { recursive: true });
-		cpSync(join(REPO_ROOT, "dist"), join(copy, "dist"), { recursive: true, filter: (path) => path !== CACHE });
-		cpSync(join(REPO_ROOT, "package.json"), join(copy, "package.json"));
-		symlinkSync(join(REPO_ROOT, "node_modules"), join(copy, "node_modules"));
+		copyPackageWithoutCache(copy);
 		const cache = join(copy, "dist", "bundle", "skiff.cjs.cache");
 		const agentDir = join(copy, "agent");
 		mkdirSync(agentDir);
