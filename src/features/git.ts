@@ -8,7 +8,8 @@
  * stops and answers what came so far, marked truncated (`gitBounded`).
  */
 import { spawn } from "node:child_process";
-import { resolve } from "node:path";
+import { access } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { CodedError } from "../shared/errors.js";
 
 /** How long one git command may run before it is stopped (SKIFF_GIT_TIMEOUT_MS overrides it, e.g. for tests). */
@@ -253,11 +254,33 @@ export function rethrowTimeout(error: unknown): void {
 
 /** The repository's top level containing `dir`, or undefined when `dir` is not in a git work tree. */
 export async function repositoryRoot(dir: string): Promise<string | undefined> {
+	if (!(await mayBeInRepository(dir))) return undefined;
 	try {
 		return (await git(dir, ["rev-parse", "--show-toplevel"])).trim() || undefined;
 	} catch (error) {
 		rethrowTimeout(error);
 		return undefined;
+	}
+}
+
+/** What git looks for when it finds the repository of a directory: a `.git` (folder or file), or a git folder itself. */
+const REPOSITORY_MARKS = [".git", "HEAD"];
+/** With one of these set, git finds its repository from the environment, not from the directory. */
+const REPOSITORY_VARIABLES = ["GIT_DIR", "GIT_WORK_TREE"];
+
+/**
+ * Whether git could find a repository for `dir`: some folder from `dir` up holds a `.git` or is a git folder
+ * (holds `HEAD`), or the environment names one. When none does, git would only say "not a git repository";
+ * asking it costs a process (the changes feature asks at every prompt of a session outside git: the fork
+ * alone is milliseconds of a large service's CPU). A few `access` calls on the thread pool answer instead.
+ */
+async function mayBeInRepository(dir: string): Promise<boolean> {
+	if (REPOSITORY_VARIABLES.some((name) => process.env[name])) return true;
+	for (let folder = resolve(dir); ; folder = dirname(folder)) {
+		for (const mark of REPOSITORY_MARKS) {
+			if (await access(join(folder, mark)).then(() => true, () => false)) return true;
+		}
+		if (dirname(folder) === folder) return false;
 	}
 }
 

@@ -1,11 +1,12 @@
 /**
  * What every AgentSession Skiff makes goes through, a chat's (open-session.ts) and a side chat's
  * (side-chat.ts) alike: its resources loaded without pi's extensions and themes, the session created on the
- * environment's credentials and models, and pi's per-call copy of the conversation kept for `context`
- * handlers only. The caller binds the extensions once it has decided which tools are active.
+ * environment's credentials and models, pi's per-call copy of the conversation kept for `context`
+ * handlers only, and its streaming updates handed to extensions only when one has a handler for them. The caller binds the extensions once it has decided which tools are active.
  */
 import { type AgentSession, type CreateAgentSessionOptions, createAgentSession, DefaultResourceLoader, type SessionManager, type SettingsManager } from "@mariozechner/pi-coding-agent";
 import { copyContextOnlyForHandlers } from "./context-copy.js";
+import { emitStreamingEventsOnlyToHandlers } from "./extension-events.js";
 import type { PiEnvironment } from "./environment.js";
 import { toPiTool } from "./extensions.js";
 
@@ -51,5 +52,6 @@ export async function createPiSession(env: PiEnvironment, parts: PiSessionParts)
 		customTools: parts.customTools.map(toPiTool),
 	});
 	copyContextOnlyForHandlers(session);
+	emitStreamingEventsOnlyToHandlers(session);
 	return session;
 }

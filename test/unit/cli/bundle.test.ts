@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { REPO_ROOT, runSkiff, startSkiff, tempDir } from "../../support/skiff-process.js";
+import { REPO_ROOT, runSkiff, type SkiffProcess, startSkiff, tempDir } from "../../support/skiff-process.js";
+import { startFakeOpenAi, writeFakeModelsJson } from "../../support/fake-openai.js";
 import { until } from "../../support/until.js";
+import { TestClient } from "../../support/ws-client.js";
 
 const BUNDLE = join(REPO_ROOT, "dist", "bundle");
 const SCRIPT = join(BUNDLE, "skiff.cjs");
@@ -34,6 +36,14 @@ function startUpInputs(metafile: Metafile): Set<string> {
 	return seen;
 }
 
+/** A copy of the package in `copy` (the bundle without its cache), so the repository's own cache is left alone. */
+function copyPackageWithoutCache(copy: string): void {
+	cpSync(join(REPO_ROOT, "bin"), join(copy, "bin"), { recursive: true });
+	cpSync(join(REPO_ROOT, "dist"), join(copy, "dist"), { recursive: true, filter: (path) => path !== CACHE });
+	cpSync(join(REPO_ROOT, "package.json"), join(copy, "package.json"));
+	symlinkSync(join(REPO_ROOT, "node_modules"), join(copy, "node_modules"));
+}
+
 const firstLine = (buffer: Buffer) => buffer.subarray(0, buffer.indexOf(10) + 1).toString("latin1");
 
 test("bin/skiff runs the bundle from a code cache made from this build", async () => {
@@ -47,13 +57,9 @@ test("bin/skiff runs the bundle from a code cache made from this build", async (
 });
 
 test("a start without a cache that fits its build writes one, which the next start uses", async () => {
-	// A copy of the package (the bundle without its cache), so the repository's own cache is left alone.
 	const copy = tempDir("skiff-bundle-copy-");
 	try {
-		cpSync(join(REPO_ROOT, "bin"), join(copy, "bin"), { recursive: true });
-		cpSync(join(REPO_ROOT, "dist"), join(copy, "dist"), { recursive: true, filter: (path) => path !== CACHE });
-		cpSync(join(REPO_ROOT, "package.json"), join(copy, "package.json"));
-		symlinkSync(join(REPO_ROOT, "node_modules"), join(copy, "node_modules"));
+		copyPackageWithoutCache(copy);
 		const cache = join(copy, "dist", "bundle", "skiff.cjs.cache");
 		writeFileSync(cache, "//skiff-build 00000000000000000000000000000000\nnot V8's");
 		const agentDir = join(copy, "agent");
@@ -70,6 +76,37 @@ test("a start without a cache that fits its build writes one, which the next sta
 		assert.equal(second.code, 0, second.stderr);
 		assert.match(second.stderr, /^code cache: used$/m);
 	} finally {
+		rmSync(copy, { recursive: true, force: true });
+	}
+});
+
+test("a cache written after the first run started (the young generation let grow) still fits the next start", async () => {
+	const copy = tempDir("skiff-bundle-copy-");
+	const model = await startFakeOpenAi();
+	let first: SkiffProcess | undefined;
+	let client: TestClient | undefined;
+	try {
+		copyPackageWithoutCache(copy);
+		const cache = join(copy, "dist", "bundle", "skiff.cjs.cache");
+		const agentDir = join(copy, "agent");
+		mkdirSync(agentDir);
+		writeFakeModelsJson(agentDir, model.url);
+		const bin = join(copy, "bin", "skiff");
+		// The cache is written 6 s after the start (2 s by default), so that the run below has started before.
+		first = await startSkiff({ bin, agentDir, cwd: copy, env: { SKIFF_CODE_CACHE_DEBUG: "1", SKIFF_CODE_CACHE_WRITE_MS: "6000" }, args: ["--model", "fake/fake-model"] });
+		client = await TestClient.connect(first.wsUrl);
+		await client.ok({ type: "prompt", message: "REPLY done" });
+		await client.waitForEvent((e) => e.type === "agent_end");
+		assert.doesNotMatch(first.stderr(), /^code cache: written$/m, "the run started before the cache was written");
+		await until(() => /^code cache: written$/m.test(first!.stderr()), () => `the cache to be written; stderr: ${first!.stderr()}`);
+		assert.equal(firstLine(readFileSync(cache)), firstLine(readFileSync(SCRIPT)));
+		const second = await runSkiff(["--version"], { SKIFF_CODE_CACHE_DEBUG: "1" }, bin);
+		assert.equal(second.code, 0, second.stderr);
+		assert.match(second.stderr, /^code cache: used$/m);
+	} finally {
+		client?.close();
+		await first?.stop();
+		await model.close();
 		rmSync(copy, { recursive: true, force: true });
 	}
 });
