@@ -6,6 +6,8 @@
  * the reason during a run; an answer's footer names its model and tokens, and each message says when it was written.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { newSession, openPage, runPrompt, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
@@ -110,6 +112,19 @@ for (const viewport of VIEWPORTS) {
 			await shows(page, [`REPLY one ${tag}`, `one ${tag}`, `REPLY edited ${tag}`, `edited ${tag}`]);
 			await versions(page, `REPLY edited ${tag}`, "2 / 3");
 			assert.equal(await page.locator(".branches").count(), 1, "the first prompt has one version");
+		});
+
+		test("an edited message's @ mention goes with it as the file's content, as a sent message's does", async () => {
+			await newSession(page, viewport);
+			writeFileSync(join(chat.service.cwd, `notes-${tag}.md`), `the notes of ${tag}\n`);
+			await runPrompt(page, `REPLY first ${tag}`);
+			await prompt(page, `REPLY first ${tag}`).locator("button.edit").click();
+			await page.locator(".msg-editor textarea").fill(`REPLY read ${tag}\nsee @notes-${tag}.md`);
+			const before = chat.service.model.requests.length;
+			await page.locator(".msg-editor button[type='submit']").click();
+			await page.waitForSelector(`.msg.assistant:has-text('read ${tag}')`);
+			const sent = JSON.stringify(chat.service.model.requests.slice(before).at(-1)?.body.messages.at(-1));
+			assert.match(sent, new RegExp(`<file name=\\\\"notes-${tag}.md\\\\">\\\\nthe notes of ${tag}`), "the file's content went with it");
 		});
 
 		test("during a run, edit and resend, regenerate and switching branches are refused with the reason", async () => {

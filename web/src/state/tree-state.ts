@@ -4,6 +4,7 @@
  * resend). Loaded when the panel or the transcript first shows a session; kept current by events from then on.
  */
 import type { CommandResult, TreeChangedEvent, TreeNode } from "../../../src/client/index.js";
+import { withMentions } from "./mentions";
 import { branchTip } from "./message-places";
 import { failureText, type PanelContext, runCommand } from "./panel-context";
 
@@ -93,9 +94,23 @@ export class TreeState {
 		}
 	}
 
-	/** Sends a prompt again on a new branch (`resend`: with `text`, edited); resolves false when refused, the reason toasted. */
+	/**
+	 * Sends a prompt again on a new branch (`resend`: with `text`, edited, its `@` mentions expanded as a sent
+	 * message's are); resolves false when refused, the reason toasted.
+	 */
 	async resend(sessionId: string, entryId: string, text?: string): Promise<boolean> {
-		return (await runCommand(this.context, "Sending again", "resend", text === undefined ? { entryId } : { entryId, message: text }, sessionId)) !== undefined;
+		let message = text;
+		if (text !== undefined) {
+			try {
+				const mentioned = await withMentions(text.trim(), (path) => this.context.client.call("files_read", { path }, { sessionId }));
+				if (mentioned.images.length > 0) throw new Error("An edited message goes as text: send an image mentioned with @ in a new message");
+				message = mentioned.text;
+			} catch (error) {
+				this.refuse(failureText(error));
+				return false;
+			}
+		}
+		return (await runCommand(this.context, "Sending again", "resend", message === undefined ? { entryId } : { entryId, message }, sessionId)) !== undefined;
 	}
 
 	/** Shows the branch starting at `entryId` (its newest entry becomes the leaf); the text to edit if it ends at a prompt. */
