@@ -5,6 +5,7 @@
  */
 export {
 	type ConnectionStatus,
+	COMMANDS_IN_FLIGHT,
 	DEFAULT_TIMEOUT_MS,
 	type ReconnectOptions,
 	type ResyncNotice,

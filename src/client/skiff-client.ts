@@ -66,6 +66,12 @@ export interface SkiffClientOptions {
 export const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 /** Resubscribes in flight at once after a reconnect (the service takes 16 commands in flight per socket). */
 const RESUBSCRIBES_IN_FLIGHT = 8;
+/**
+ * Commands the client has in flight on its socket at most: the service's own bound, which answers any more with
+ * an error at once. More wait their turn here, so parts of a program that call at the same time (a page's panels
+ * as it opens) never see a command refused for the others'.
+ */
+export const COMMANDS_IN_FLIGHT = 16;
 /** What a subprotocol can carry (an HTTP token): anything else could never be offered, so it is refused here. */
 const TOKEN_SYNTAX = /^[A-Za-z0-9!#$%&'*+\-.^_`|~]+$/;
 /** Close code of a normal close, sent when the client drops a socket itself. */
@@ -88,6 +94,8 @@ export class SkiffClient {
 	private socket: WebSocketLike | undefined;
 	private nextId = 1;
 	private readonly pending = new Map<string, Pending>();
+	/** Commands waiting for a place in flight, oldest first. */
+	private readonly waiting: Array<() => void> = [];
 	/** Calls made while the resubscribes of a new connection are under way: sent right after them. */
 	private queued: Array<() => void> = [];
 	private resubscribing = false;
@@ -296,11 +304,15 @@ export class SkiffClient {
 		if (socket !== this.socket || socket.readyState !== SOCKET_OPEN) {
 			return Promise.reject(new SkiffCommandError(type, "connection_lost", "the connection closed"));
 		}
+		if (this.pending.size >= COMMANDS_IN_FLIGHT) {
+			return new Promise((resolve, reject) => this.waiting.push(() => void this.send(socket, type, params, sessionId, timeoutMs, track).then(resolve, reject)));
+		}
 		const id = `c${this.nextId++}`;
 		const frame = JSON.stringify({ ...params, type, id, ...(sessionId === undefined ? {} : { sessionId }) });
 		return new Promise((resolve, reject) => {
 			const timer = setTimeout(() => {
 				this.pending.delete(id);
+				this.sendWaiting();
 				reject(new SkiffCommandError(type, "timeout", "no answer from the service"));
 			}, timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
 			this.pending.set(id, {
@@ -343,6 +355,7 @@ export class SkiffClient {
 		if (!waiter) return;
 		this.pending.delete(id as string);
 		clearTimeout(waiter.timer);
+		this.sendWaiting();
 		if (response.success === true) return waiter.resolve(response.data);
 		const code = typeof response.code === "string" ? (response.code as ErrorCode) : "failed";
 		const message = typeof response.error === "string" ? response.error : "command failed";
@@ -428,6 +441,12 @@ export class SkiffClient {
 			waiter.reject(new SkiffCommandError(waiter.command, "connection_lost", reason));
 		}
 		for (const send of this.queued.splice(0)) send(); // each fails at once: its socket is gone
+		this.sendWaiting(); // likewise
+	}
+
+	/** Sends the commands that wait for a place in flight, as places free (see COMMANDS_IN_FLIGHT). */
+	private sendWaiting(): void {
+		while (this.waiting.length > 0 && this.pending.size < COMMANDS_IN_FLIGHT) this.waiting.shift()!();
 	}
 
 	private setStatus(change: StatusChange): void {

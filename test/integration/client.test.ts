@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import WebSocket from "ws";
 import {
+	COMMANDS_IN_FLIGHT,
 	type EventOf,
 	type EventType,
 	PROTOCOL_VERSION,
@@ -95,6 +96,22 @@ test("connects, calls typed commands, and streams a prompt's typed events to age
 		assert.equal(failure.command, "switch_session");
 		assert.equal(typeof failure.code, "string");
 		assert.ok(failure.message.length > 0);
+	} finally {
+		client.close();
+	}
+});
+
+test("more commands at once than the service takes in flight wait their turn in the client: none is refused", { timeout: 60_000 }, async () => {
+	const client = new SkiffClient({ url: skiff.wsUrl });
+	try {
+		await client.connect();
+		const calls = Array.from({ length: COMMANDS_IN_FLIGHT * 3 }, (_, n) => (n % 2 ? client.call("ping", {}) : client.commands.get_state()));
+		const outcomes = await Promise.allSettled(calls);
+		assert.deepEqual(
+			outcomes.filter((o) => o.status === "rejected").map((o) => String((o as PromiseRejectedResult).reason)),
+			[],
+			"every command answered",
+		);
 	} finally {
 		client.close();
 	}

@@ -115,7 +115,7 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 	const tree = branches?.tree.tree?.sessionId === transcript.sessionId ? branches.tree.tree : undefined;
 	useEffect(() => {
 		if (!transcript.partial) branches?.tree.ensure(transcript.sessionId);
-	}, [branches?.tree, !tree, transcript.partial]);
+	}, [branches?.tree, !tree, transcript.partial, transcript.sessionId]);
 	// A message keeps its place while the transcript and the tree disagree for a moment (during a run, a message's
 	// end and its entry arrive apart): every message's actions would otherwise render twice per message.
 	const known = useRef(new WeakMap<Message, MessagePlace>());
