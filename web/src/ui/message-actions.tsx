@@ -5,7 +5,7 @@
  * hover, always read out), and an answer's model, tokens and cost. Refusals (during a run) are the actions' own.
  */
 import type { ComponentChildren } from "preact";
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { AssistantMessage } from "../../../src/client/index.js";
 import { useCopy } from "../render/copy";
 import { redact } from "../render/redact";
@@ -70,7 +70,8 @@ function BranchSwitcher({ place, actions }: { place: MessagePlace; actions: Mess
 function PromptEditor({ text, onSend, onCancel }: { text: string; onSend(text: string): Promise<unknown>; onCancel(): void }) {
 	const { text: value, change, box } = useDraftBox(text, () => undefined);
 	const [sending, setSending] = useState(false);
-	useEffect(() => box.current?.focus(), []);
+	// At mount, not after the paint: a key pressed as the editor appears (Esc) must reach it, not the page.
+	useLayoutEffect(() => box.current?.focus(), []);
 	const send = () => {
 		if (!value.trim() || sending) return;
 		setSending(true);
