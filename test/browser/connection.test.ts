@@ -196,7 +196,7 @@ test("the first bind sends subscribe, the snapshot and the model lists in one fl
 		}
 		await writer.waitForSelector(".app[data-run='idle']");
 		await page.waitForSelector(".app[data-run='idle']");
-		const reply = await page.locator(".msg.assistant").last().innerText();
+		const reply = await page.locator(".msg.assistant .md").last().innerText(); // the text, not the footer under it
 		assert.equal(reply.trim(), words.join(" "), "every word once, in order");
 		await context.close();
 	} finally {
