@@ -142,8 +142,12 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForSelector(".toast:has-text('Cannot send an edited message while a run is active: wait for it to end, or stop it.')");
 			assert.equal(await page.locator(".msg-editor textarea").inputValue(), `REPLY second try ${tag}`, "the edit is kept");
 			await page.keyboard.press("Escape");
+			// Each toast is dismissed once read: on a phone it lies over the first messages' buttons.
+			const dismiss = () => page.locator(".toast button[aria-label='Dismiss']").first().click();
+			await dismiss();
 			await page.locator(".msg.assistant").first().locator("button[aria-label='Regenerate']").click();
 			await page.waitForSelector(".toast:has-text('Cannot regenerate while a run is active')");
+			await dismiss();
 			await page.locator("button[aria-label='Previous version']").click();
 			await page.waitForSelector(".toast:has-text('Cannot switch branches while a run is active')");
 			await page.click("button.abort");

@@ -220,7 +220,7 @@ for (const viewport of VIEWPORTS) {
 				const body = page.locator(`#panel-${id} .panel-body`).first();
 				const box = (await body.boundingBox())!;
 				await page.mouse.move(box.x + box.width / 2, box.y + Math.min(box.height / 2, 200));
-				for (let i = 0; i < 8; i++) await page.mouse.wheel(0, 2000);
+				for (let i = 0; i < 3; i++) await page.mouse.wheel(0, 6000);
 				await settled(page);
 				const state = await page.evaluate(() => ({ top: document.scrollingElement!.scrollTop, height: document.scrollingElement!.scrollHeight, window: innerHeight }));
 				assert.equal(state.top, 0, `the document scrolled in ${id}`);
@@ -249,6 +249,7 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await inView(page, "header .badge.streaming"), true);
 			const animation = await badge.evaluate((el) => el.getAnimations().map((a) => (a as CSSAnimation).animationName));
 			assert.deepEqual(animation, ["pulse"], "it pulses");
+			await page.click("button.abort"); // seen: the rest of the reply is not needed
 			await page.waitForSelector(".app[data-run='idle']");
 
 			const long = "A much longer session title that no phone header can ever hold in one line of text";
@@ -269,6 +270,7 @@ for (const viewport of VIEWPORTS) {
 				await badge.waitFor();
 				assert.equal(await badge.isVisible(), true);
 				assert.equal(await badge.evaluate((el) => getComputedStyle(el).animationDuration), "0s");
+				await still.click("button.abort");
 				await still.waitForSelector(".app[data-run='idle']");
 			} finally {
 				await still.context().close();
