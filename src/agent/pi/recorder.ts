@@ -231,14 +231,7 @@ export class SessionRecorder {
 	 * may be acknowledged. Rejects with a RecordingError when its write failed.
 	 */
 	async waitForUserMessage(before: number): Promise<void> {
-		const entry = () => this.messageEntries().filter((e) => (e.message as StampedMessage).role === "user")[before];
-		await this.waitFor(
-			() => {
-				const found = entry();
-				return found !== undefined && this.isWritten(found);
-			},
-			() => entry() !== undefined,
-		);
+		await this.waitFor(() => this.messageEntries().filter((e) => (e.message as StampedMessage).role === "user")[before]);
 		await this.sync();
 	}
 
@@ -247,17 +240,11 @@ export class SessionRecorder {
 	 * identity is role plus timestamp) is on disk; rejects when its write failed.
 	 */
 	waitUntilRecorded(message: StampedMessage): Promise<void> {
-		const entry = () =>
+		return this.waitFor(() =>
 			this.messageEntries().find((e) => {
 				const m = e.message as StampedMessage;
 				return m.role === message.role && m.timestamp === message.timestamp;
-			});
-		return this.waitFor(
-			() => {
-				const found = entry();
-				return found !== undefined && this.isWritten(found);
-			},
-			() => entry() !== undefined,
+			}),
 		);
 	}
 
@@ -391,14 +378,15 @@ export class SessionRecorder {
 	}
 
 	/**
-	 * Resolves once `done()` holds; re-checked after every entry; rejects on a write failure or after a bound.
-	 * `handed()` says whether the entry waited for was handed over already: if so and the recording is failing,
-	 * its write was tried and failed, and nothing retries it until another entry comes, so the wait fails at once
-	 * (a prompt on a full disk is refused in a moment, not after the bound).
+	 * Resolves once the entry `find()` finds is written; re-checked after every entry; rejects on a write failure
+	 * or after a bound. An entry handed over already while the recording is failing had its write tried and
+	 * failed, and nothing retries it until another entry comes, so the wait fails at once (a prompt on a full disk
+	 * is refused in a moment, not after the bound).
 	 */
-	private waitFor(done: () => boolean, handed: () => boolean): Promise<void> {
+	private waitFor(find: () => object | undefined): Promise<void> {
 		const failuresBefore = this.failures;
-		if (!this.internals.persist || done()) return Promise.resolve();
+		const written = (entry: object | undefined) => entry !== undefined && this.isWritten(entry);
+		if (!this.internals.persist || written(find())) return Promise.resolve();
 		return new Promise((resolve, reject) => {
 			const finish = (error?: Error) => {
 				this.checks.delete(check);
@@ -407,8 +395,9 @@ export class SessionRecorder {
 				else resolve();
 			};
 			const check = () => {
-				if (done()) finish();
-				else if (this.failure && (this.failures > failuresBefore || handed())) finish(this.failure);
+				const entry = find();
+				if (written(entry)) finish();
+				else if (this.failure && (this.failures > failuresBefore || entry !== undefined)) finish(this.failure);
 			};
 			const timer = setTimeout(
 				() => finish(new CodedError("io_error", `The prompt was not handed to the session recorder within ${RECORD_WAIT_LIMIT_MS / 1000} s`)),
