@@ -2372,7 +2372,7 @@ export interface Commands {
 		params: {};
 		result: QueuedMessages;
 	};
-	/** Sends one of the session's user messages again on a new branch, in one step: the leaf moves to the message's parent (as `navigate_tree` to it does) and a run starts there with `message` (edit and resend), or without it with the message's own text and images (regenerate the answer). The branch left stays in the tree. Acknowledged once the prompt is recorded, as `prompt` is; the run streams as events, after `tree_changed` with `reload: true`. Refused during a run, a compaction, a navigation or a shell command (`busy`: it is never queued), for an entry that is not a user message (`invalid_command`) and an unknown one (`not_found`); a refusal moves nothing. */
+	/** Sends one of the session's user messages again on a new branch, in one step: the leaf moves to the message's parent (as `navigate_tree` to it does) and a run starts there with `message` (edit and resend), or without it with the message's own text and images (regenerate the answer). The branch left stays in the tree. Acknowledged once the prompt is recorded, as `prompt` is; the run streams as events, after `tree_changed` with `reload: true`. Refused during a run, a compaction, a navigation or a shell command (`busy`: it is never queued), for an entry that is not a user message (`invalid_command`) and an unknown one (`not_found`); a refusal moves nothing. A prompt refused after the move but before anything is recorded (a text-only model given the message's images) moves the leaf back where it was, with another `tree_changed` (`reload: true`). */
 	resend: {
 		params: {
 			/** A user message's entry id from get_tree. */

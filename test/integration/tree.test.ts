@@ -358,3 +358,28 @@ test("resend refuses an entry that is not a prompt, a blank or extra field, writ
 	assert.equal((await tree(client, sessionId)).leafId, leafId, "the leaf did not move");
 	client.close();
 });
+
+test("a resend the prompt refuses after the move (a text-only model given the message's images) leaves the session where it was", async () => {
+	const client = await TestClient.connect(skiff.wsUrl);
+	const watcher = await TestClient.connect(skiff.wsUrl);
+	const sessionId = await client.newSession(watcher);
+	const from = client.events.length;
+	await client.ok({ type: "prompt", sessionId, message: "REPLY seen", images: [{ type: "image", data: PNG_1X1, mimeType: "image/png" }] });
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 15_000, from);
+	await client.ok({ type: "set_model", sessionId, provider: "fake", modelId: "fake-reasoner" });
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	const { nodes, leafId } = await tree(client, sessionId);
+	const onDisk = readFileSync(sessionFile, "utf8");
+	const moves = watcher.events.length;
+	const response = await client.request({ type: "resend", sessionId, entryId: nodes.find((n) => n.kind === "user")!.id });
+	assert.equal(response.success, false);
+	assert.match(response.error!, /does not take images/);
+	assert.equal((await tree(client, sessionId)).leafId, leafId, "the leaf is back where it was");
+	const { messages } = await client.ok({ type: "get_messages", sessionId });
+	assert.equal(messages.length, 2, "the transcript is the conversation as it was");
+	assert.equal(readFileSync(sessionFile, "utf8"), onDisk, "nothing was written");
+	const back = await watcher.waitForEvent((e) => e.type === "tree_changed" && e.leafId === leafId, 5_000, moves);
+	assert.equal(back.reload, true, "followers reload the conversation they left");
+	client.close();
+	watcher.close();
+});

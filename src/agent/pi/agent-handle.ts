@@ -478,7 +478,8 @@ export class PiAgentHandle implements AgentHandle {
 	/**
 	 * Sends a user message again on a new branch: the leaf moves to the message's parent (as navigate_tree does)
 	 * and a run starts there with `text`, or with the message's own text and images (regenerate). Checked before
-	 * anything moves, so a refusal leaves the tree as it was.
+	 * anything moves, so a refusal leaves the tree as it was; a prompt refused once the leaf has moved, before it
+	 * recorded anything (a text-only model given the message's images, an extension's refusal), moves it back.
 	 */
 	async resend(entryId: string, text?: string): Promise<void> {
 		const entry = this.manager.getEntry(entryId);
@@ -493,8 +494,26 @@ export class PiAgentHandle implements AgentHandle {
 		const original = content.map((block) => (block.type === "text" ? block.text : "")).join("");
 		const sent = text ?? original;
 		if (!sent.trim() && images.length === 0) throw new CodedError("invalid_command", `Entry ${entryId} has no text to send again: send \`message\``);
+		const previous = this.manager.getLeafId();
 		await this.navigateTree(entryId);
-		await this.prompt(sent, images.length > 0 ? images : undefined);
+		const branchPoint = this.manager.getLeafId();
+		try {
+			await this.prompt(sent, images.length > 0 ? images : undefined);
+		} catch (error) {
+			// Once the prompt's own entry is in (a disk that refuses to write it keeps it to retry), the new branch
+			// holds it, as a plain prompt's would; before that the session goes back to where it was.
+			if (previous !== branchPoint && this.manager.getLeafId() === branchPoint) this.moveLeafBack(previous);
+			throw error;
+		}
+	}
+
+	/** Puts the leaf back on an entry (no entry is written: pi keeps the leaf in memory), and followers reload. */
+	private moveLeafBack(leafId: string | null): void {
+		if (leafId === null) this.manager.resetLeaf();
+		else this.manager.branch(leafId);
+		this.session.agent.state.messages = this.manager.buildSessionContext().messages;
+		this.emit({ type: "tree_changed", reason: "navigated", leafId, nodes: [], reload: true });
+		this.pushStats();
 	}
 
 	setLabel(entryId: string, label: string | undefined): void {

@@ -87,7 +87,8 @@ export const resend = defineCommand({
 		"Acknowledged once the prompt is recorded, as `prompt` is; the run streams as events, after `tree_changed` " +
 		"with `reload: true`. Refused during a run, a compaction, a navigation or a shell command (`busy`: it is never " +
 		"queued), for an entry that is not a user message (`invalid_command`) and an unknown one (`not_found`); a " +
-		"refusal moves nothing.",
+		"refusal moves nothing. A prompt refused after the move but before anything is recorded (a text-only model " +
+		"given the message's images) moves the leaf back where it was, with another `tree_changed` (`reload: true`).",
 	params: Type.Object(
 		{
 			entryId: Type.String({ minLength: 1, maxLength: 128, description: "A user message's entry id from get_tree." }),
