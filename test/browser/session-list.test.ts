@@ -226,5 +226,18 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await row.locator(".job-status").count(), 0, "seen: no longer flagged");
 			await closeDrawer();
 		});
+
+		test("a goal paused before the page loads is flagged once the page is loaded again", async () => {
+			const { sessionId } = await client.ok({ type: "new_session" });
+			await client.ok({ type: "goal_create", sessionId, objective: `Paused before ${tag}` });
+			await client.ok({ type: "goal_pause", sessionId });
+			await page.reload();
+			await page.waitForSelector('.pill[data-status="connected"]');
+			await showPanel(page, viewport, "sessions");
+			const flag = page.locator(`.session-list li[data-session-id="${sessionId}"] .job-status:has-text('needs attention')`);
+			await flag.waitFor();
+			assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
+			await closeDrawer();
+		});
 	});
 }

@@ -191,7 +191,7 @@ export class Controller extends PageStore<ViewState> {
 		this.runs = new RunWatch(context);
 		this.files = new FilesState(context);
 		this.completions = new Completions(this.client, context.sessionId);
-		this.live = new SessionLive(context);
+		this.live = new SessionLive(context, this.runs);
 		this.search = new SessionSearch(context);
 		this.trash = new SessionTrash(context, { refresh: () => void this.refreshSessions(), leave: (sessionId) => this.leave(sessionId) });
 		this.client.onStatus((change) => this.onStatus(change));

@@ -1,11 +1,42 @@
 /**
- * Which followed sessions ended a run, failed, or need the user (a paused goal, a failed job) since they last
- * looked, from pushed events alone: what the tab's title and icon show and what notifications announce. It
- * watches every session the page follows, not only the one shown. (Kept apart from the controller so that other
- * views, such as a session list's live state, can read the same marks.)
+ * The one place that reads a session's run from pushed events (`runFacts`): what each event says of which session.
+ * From those facts, which followed sessions ended a run, failed, or need the user (a paused goal, a failed job)
+ * since they last looked: what the tab's title and icon show and what notifications announce. It watches every
+ * session the page follows, not only the one shown. The session list's live state reads the same facts
+ * (`onFact`, session-live.ts).
  */
 import type { SkiffEvent } from "../../../src/client/index.js";
 import type { PanelContext } from "./panel-context.js";
+
+type Job = Extract<SkiffEvent, { type: "job_updated" }>["job"];
+
+/**
+ * What an event says of a session's run: it started, a reply failed, it ended; its goal paused (why) or moved on
+ * otherwise (resumed, completed, dropped); a job of it changed (the job's own session with it); it left memory.
+ */
+export type RunFact =
+	| { type: "start" | "end" }
+	| { type: "failed"; error: string }
+	| { type: "goal"; paused?: string }
+	| { type: "job"; job: Job }
+	| { type: "unloaded"; deleted: boolean };
+
+function runFact(event: SkiffEvent): RunFact | undefined {
+	switch (event.type) {
+		case "agent_start":
+			return { type: "start" };
+		case "agent_end":
+			return { type: "end" };
+		case "message_end":
+			return event.message.role === "assistant" && event.message.stopReason === "error" ? { type: "failed", error: event.message.errorMessage ?? "unknown error" } : undefined;
+		case "goal_updated":
+			return { type: "goal", paused: event.operation === "paused" ? (event.state.goal?.pauseReason ?? "manual") : undefined };
+		case "job_updated":
+			return { type: "job", job: event.job };
+		case "session_unloaded":
+			return { type: "unloaded", deleted: event.reason === "deleted" };
+	}
+}
 
 /** What happened that the user has not acknowledged: `attention` is a failure or a pause. */
 export type RunMark = "done" | "attention";
@@ -29,9 +60,20 @@ export class RunWatch {
 	private readonly failures = new Map<string, string>();
 	private readonly reportedJobs = new Set<string>();
 	private readonly listeners = new Set<(news?: RunNews) => void>();
+	private readonly factListeners = new Set<(sessionId: string, fact: RunFact) => void>();
 
 	constructor(private readonly context: PanelContext) {
-		context.client.onEvent((event) => this.onEvent(event));
+		context.client.onEvent((event) => {
+			const fact = runFact(event);
+			if (!fact) return;
+			this.news(event.sessionId, fact);
+			for (const listener of this.factListeners) listener(event.sessionId, fact);
+		});
+	}
+
+	/** Calls `listener` with what each event says of a session's run, after this watch's own news. */
+	onFact(listener: (sessionId: string, fact: RunFact) => void): void {
+		this.factListeners.add(listener);
 	}
 
 	/** The unacknowledged news of a session. */
@@ -59,24 +101,24 @@ export class RunWatch {
 		return () => this.listeners.delete(listener);
 	}
 
-	private onEvent(event: SkiffEvent): void {
-		const id = event.sessionId;
-		if (event.type === "agent_start") {
+	/** The news a fact makes. */
+	private news(id: string, fact: RunFact): void {
+		if (fact.type === "start") {
 			this.failures.delete(id);
 			this.marks.delete(id);
 			this.changed();
-		} else if (event.type === "message_end" && event.message.role === "assistant" && event.message.stopReason === "error") {
-			this.failures.set(id, event.message.errorMessage ?? "unknown error");
-		} else if (event.type === "agent_end") {
+		} else if (fact.type === "failed") {
+			this.failures.set(id, fact.error);
+		} else if (fact.type === "end") {
 			const failure = this.failures.get(id);
 			this.failures.delete(id);
 			this.report(failure === undefined ? { sessionId: id, mark: "done", what: "The run is done." } : { sessionId: id, mark: "attention", what: `The run failed: ${failure}` });
-		} else if (event.type === "goal_updated" && event.operation === "paused") {
-			this.report({ sessionId: id, mark: "attention", what: PAUSES[event.state.goal?.pauseReason ?? "manual"] ?? PAUSES.manual });
-		} else if (event.type === "job_updated" && event.job.status === "failed" && !this.reportedJobs.has(`${id} ${event.job.id}`)) {
+		} else if (fact.type === "goal" && fact.paused) {
+			this.report({ sessionId: id, mark: "attention", what: PAUSES[fact.paused] ?? PAUSES.manual });
+		} else if (fact.type === "job" && fact.job.status === "failed" && !this.reportedJobs.has(`${id} ${fact.job.id}`)) {
 			// Published on every session above the job: each of them is told once.
-			this.reportedJobs.add(`${id} ${event.job.id}`);
-			this.report({ sessionId: id, mark: "attention", what: `A job failed (${event.job.agent}): ${event.job.error ?? "no reason given"}` });
+			this.reportedJobs.add(`${id} ${fact.job.id}`);
+			this.report({ sessionId: id, mark: "attention", what: `A job failed (${fact.job.agent}): ${fact.job.error ?? "no reason given"}` });
 		}
 	}
 

@@ -1,11 +1,13 @@
 /**
  * Each session's live state as the session list shows it: running, or needing attention (its run failed, its
- * goal paused, a job of it failed), else idle. Only from pushed events, never polled: the page follows every
- * loaded session of the list (a `get_state` makes the connection follow it, and says whether it runs now), and
- * a job's session is known from `job_updated`, which its parent's followers get.
+ * goal paused, a job of it failed), else idle. From the run facts of pushed events (run-watch.ts reads them, for
+ * the tab's news too), never polled: the page follows every loaded session of the list (a `get_state` makes the
+ * connection follow it, and says whether it runs now; `goal_get` whether its goal was paused before the page
+ * looked), and a job's session is known from `job_updated`, which its parent's followers get.
  */
-import type { SessionSummary, SkiffEvent } from "../../../src/client/index.js";
+import type { SessionSummary } from "../../../src/client/index.js";
 import type { PanelContext } from "./panel-context";
+import type { RunFact, RunWatch } from "./run-watch";
 
 export type LiveState = { state: "running" } | { state: "attention"; why: string };
 
@@ -15,8 +17,11 @@ export class SessionLive {
 	private readonly asked = new Set<string>();
 	private queue: Promise<unknown> = Promise.resolve();
 
-	constructor(private readonly context: PanelContext) {
-		context.client.onEvent((event) => this.onEvent(event));
+	constructor(
+		private readonly context: PanelContext,
+		runs: RunWatch,
+	) {
+		runs.onFact((sessionId, fact) => this.onFact(sessionId, fact));
 		// Runs may have ended unseen while disconnected (a restart ends them all): what runs is asked again.
 		context.client.onStatus(({ status }) => {
 			if (status === "connected") return;
@@ -32,18 +37,21 @@ export class SessionLive {
 		return live;
 	}
 
-	/** Follows the loaded sessions of a list (once per connection), and notes which of them run now. */
+	/** Follows the loaded sessions of a list (once per connection), and notes which of them run now or have a paused goal. */
 	watch(rows: readonly SessionSummary[]): void {
 		const { client } = this.context;
-		for (const { sessionId, loaded } of rows) {
+		for (const { sessionId, loaded, kind } of rows) {
 			if (!loaded || this.asked.has(sessionId)) continue;
 			this.asked.add(sessionId);
-			// One at a time: a socket has few commands in flight (16), and the page's own must not be refused.
+			// One session at a time: a socket has few commands in flight (16), and the page's own must not be refused.
+			// Only a user's sessions have a goal (a job's or a workflow's refuse goal_get).
+			const goal = kind === "user" || kind === "fork";
 			this.queue = this.queue.then(() =>
-				client.call("get_state", {}, { sessionId }).then(
-					({ isStreaming }) => {
+				Promise.all([client.call("get_state", {}, { sessionId }), goal ? client.call("goal_get", {}, { sessionId }) : undefined]).then(
+					([{ isStreaming }, view]) => {
 						const live = this.live.get(sessionId);
 						if (isStreaming ? !live : live?.state === "running") this.set(sessionId, isStreaming ? { state: "running" } : undefined);
+						if (view?.goal?.lifecycle === "paused") this.onFact(sessionId, { type: "goal", paused: view.goal.pauseReason });
 					},
 					() => this.asked.delete(sessionId),
 				),
@@ -61,31 +69,29 @@ export class SessionLive {
 		if (sessionId !== this.context.sessionId()) this.set(sessionId, { state: "attention", why });
 	}
 
-	private onEvent(event: SkiffEvent): void {
-		const { sessionId } = event;
+	private onFact(sessionId: string, fact: RunFact): void {
 		const live = this.live.get(sessionId);
-		switch (event.type) {
-			case "agent_start":
+		switch (fact.type) {
+			case "start":
 				return this.set(sessionId, { state: "running" });
-			case "agent_end":
+			case "end":
 				return live?.state === "running" ? this.set(sessionId, undefined) : undefined;
-			case "message_end":
-				if (event.message.role === "assistant" && event.message.stopReason === "error") this.attention(sessionId, "its run failed");
-				return;
-			case "goal_updated":
-				if (event.operation === "paused") this.attention(sessionId, "its goal is paused");
+			case "failed":
+				return this.attention(sessionId, "its run failed");
+			case "goal":
+				if (fact.paused) this.attention(sessionId, "its goal is paused");
 				else if (live?.state === "attention" && live.why.includes("goal")) this.set(sessionId, undefined);
 				return;
-			case "job_updated": {
-				const { job } = event;
+			case "job": {
+				const { job } = fact;
 				const failed = job.status === "failed" || job.status === "interrupted";
 				if (job.sessionId) this.set(job.sessionId, job.status === "running" ? { state: "running" } : failed ? { state: "attention", why: "it failed" } : undefined);
 				if (failed) this.attention(sessionId, "a job failed");
 				return;
 			}
-			case "session_unloaded":
+			case "unloaded":
 				this.asked.delete(sessionId);
-				if (live?.state === "running" || event.reason === "deleted") this.set(sessionId, undefined);
+				if (live?.state === "running" || fact.deleted) this.set(sessionId, undefined);
 				return;
 		}
 	}
