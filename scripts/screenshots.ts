@@ -7,7 +7,7 @@
  * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards (and the jobs' results), the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
- * list, session switcher (and panels found by name in it), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
+ * list, session switcher (and panels found by name in it, and sessions by their messages: switcher-text), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), the
  * Files panel with the composer's completions and attachments (screenshot-files.ts), and MCP servers (Settings'
  * servers view, the mcpServers JSON editor, a tool card naming its server). Usage: npm run screenshots [-- --only chat]
@@ -223,6 +223,14 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.keyboard.type("se");
 		await page.waitForSelector("dialog.switcher .panel-option");
 		await shot(page, "switcher-panels", size, scheme);
+		await page.keyboard.press("Escape");
+		// And sessions by their messages, each with the snippet where the text is.
+		await page.waitForSelector("dialog.switcher", { state: "detached" });
+		await page.keyboard.press("Control+k");
+		await page.waitForSelector("dialog.switcher[open]");
+		await page.keyboard.type("chromium");
+		await page.waitForSelector("dialog.switcher .snippet mark");
+		await shot(page, "switcher-text", size, scheme);
 		await page.keyboard.press("Escape");
 
 		// Delegation cards in a new session: a batch of two jobs, finished, and the reply to their results.

@@ -239,5 +239,32 @@ for (const viewport of VIEWPORTS) {
 			assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
 			await closeDrawer();
 		});
+
+		test("Ctrl+K finds sessions by their messages too, showing where, and never holds typing up", async () => {
+			const box = page.locator("dialog.switcher input[role='combobox']");
+			await page.keyboard.press("Control+k");
+			await box.pressSequentially("works like");
+			const hit = page.locator("dialog.switcher [role='option']", { hasText: "Question number 0" });
+			await hit.waitFor();
+			assert.equal(await hit.locator(".snippet mark").textContent(), "works like", "the snippet marks the match");
+			const fits = await hit.evaluate((li) => {
+				const mark = li.querySelector("mark")!.getBoundingClientRect();
+				const dialog = li.closest("dialog")!;
+				return dialog.scrollWidth <= dialog.clientWidth && mark.right <= li.getBoundingClientRect().right;
+			});
+			assert.ok(fits, "the match is in view, nothing overflows the dialog");
+			// Typing on drops hits of the text typed before.
+			await box.pressSequentially(" zzqq");
+			await page.locator("dialog.switcher .none:has-text('No session or panel matches')").waitFor();
+			assert.equal(await box.inputValue(), "works like zzqq");
+			for (let n = 0; n < 5; n++) await box.press("Backspace");
+			await hit.waitFor();
+			const at = Number((await hit.getAttribute("id"))!.replace("switch-option-", ""));
+			for (let n = 0; n < at; n++) await box.press("ArrowDown");
+			assert.equal(await hit.getAttribute("aria-selected"), "true");
+			await box.press("Enter");
+			await page.waitForSelector(".top .title:has-text('Question number 0')");
+			await page.locator("dialog.switcher").waitFor({ state: "hidden" });
+		});
 	});
 }

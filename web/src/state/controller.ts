@@ -130,6 +130,8 @@ export class Controller extends PageStore<ViewState> {
 	/** The session list's live states, its search and the trash. */
 	readonly live: SessionLive;
 	readonly search: SessionSearch;
+	/** The Ctrl+K switcher's search of message text (a few hits: it lists them under the titles that match). */
+	readonly findText: SessionSearch;
 	readonly trash: SessionTrash;
 	private readonly transcripts = new Map<string, Transcript>();
 	/** Sessions whose transcript must be reloaded at the next bind: their missed events could not be replayed. */
@@ -193,6 +195,7 @@ export class Controller extends PageStore<ViewState> {
 		this.completions = new Completions(this.client, context.sessionId);
 		this.live = new SessionLive(context, this.runs);
 		this.search = new SessionSearch(context);
+		this.findText = new SessionSearch(context, 20);
 		this.trash = new SessionTrash(context, { refresh: () => void this.refreshSessions(), leave: (sessionId) => this.leave(sessionId) });
 		this.client.onStatus((change) => this.onStatus(change));
 		this.client.onEvent((event) => this.onEvent(event));

@@ -1,6 +1,7 @@
 /**
- * The Sessions panel's search: titles and message text of every project's sessions (`session_search`), asked
- * once typing pauses; an answer overtaken by newer typing is dropped, so what shows always fits the box.
+ * A search of titles and message text of every project's sessions (`session_search`), for the Sessions panel's
+ * box and the Ctrl+K switcher's: asked once typing pauses; an answer overtaken by newer typing is dropped, so
+ * what shows always fits the box.
  */
 import type { CommandResult } from "../../../src/client/index.js";
 import { failureText, type PanelContext } from "./panel-context";
@@ -18,7 +19,11 @@ export class SessionSearch {
 	/** Bumped with every change of the query: only the latest search's answer is shown. */
 	private asked = 0;
 
-	constructor(private readonly context: PanelContext) {}
+	/** `limit`: the most hits asked for (the service's default, 50, without it). */
+	constructor(
+		private readonly context: PanelContext,
+		private readonly limit?: number,
+	) {}
 
 	/** The box's text: searches once typing pauses; an empty box shows the list again. */
 	set(query: string): void {
@@ -38,7 +43,7 @@ export class SessionSearch {
 	private async run(query: string, asked: number): Promise<void> {
 		let result: SearchResult;
 		try {
-			const found = await this.context.client.call("session_search", { query, scope: "all" });
+			const found = await this.context.client.call("session_search", { query, scope: "all", limit: this.limit });
 			result = { state: "done", hits: found.hits, truncated: found.truncated };
 		} catch (error) {
 			result = { state: "failed", error: failureText(error) };

@@ -70,7 +70,7 @@ export function SearchResults({ controller, onOpen, box }: { controller: Control
 }
 
 /** The snippet with each place the query occurs marked (plain text, any case: as the service matched it). */
-function Marked({ text, query }: { text: string; query: string }) {
+export function Marked({ text, query }: { text: string; query: string }) {
 	const parts = [];
 	const lower = text.toLowerCase();
 	// Lower case can change a text's length (İ): then its places would not be the text's, and nothing is marked.
