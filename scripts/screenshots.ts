@@ -209,29 +209,23 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "shortcuts", size, scheme);
 		await page.keyboard.press("Escape");
 
-		await page.keyboard.press("Control+k");
-		await page.waitForSelector("dialog.switcher[open]");
-		await page.keyboard.type("dark");
-		await shot(page, "switcher", size, scheme);
-		await page.keyboard.press("Escape");
-		// Gone first: a Ctrl+K while it is still closing was sometimes lost. Not only closed: the dialog loses `open`
-		// at once, but the page forgets it only at its close event, a task later, which undid a Ctrl+K in between.
-		await page.waitForSelector("dialog.switcher", { state: "detached" });
-		// The same dialog opens panels by name (or group).
-		await page.keyboard.press("Control+k");
-		await page.waitForSelector("dialog.switcher[open]");
-		await page.keyboard.type("se");
-		await page.waitForSelector("dialog.switcher .panel-option");
-		await shot(page, "switcher-panels", size, scheme);
-		await page.keyboard.press("Escape");
-		// And sessions by their messages, each with the snippet where the text is.
-		await page.waitForSelector("dialog.switcher", { state: "detached" });
-		await page.keyboard.press("Control+k");
-		await page.waitForSelector("dialog.switcher[open]");
-		await page.keyboard.type("chromium");
-		await page.waitForSelector("dialog.switcher .snippet mark");
-		await shot(page, "switcher-text", size, scheme);
-		await page.keyboard.press("Escape");
+		// The switcher: sessions by title, panels by name (or group), and sessions by their messages, each with the
+		// snippet where the text is.
+		for (const [typed, shown, view] of [
+			["dark", "dialog.switcher [role='option']", "switcher"],
+			["se", "dialog.switcher .panel-option", "switcher-panels"],
+			["chromium", "dialog.switcher .snippet mark", "switcher-text"],
+		]) {
+			await page.keyboard.press("Control+k");
+			await page.waitForSelector("dialog.switcher[open]");
+			await page.keyboard.type(typed);
+			await page.waitForSelector(shown);
+			await shot(page, view, size, scheme);
+			await page.keyboard.press("Escape");
+			// Gone first: a Ctrl+K while it is still closing was sometimes lost. Not only closed: the dialog loses `open`
+			// at once, but the page forgets it only at its close event, a task later, which undid a Ctrl+K in between.
+			await page.waitForSelector("dialog.switcher", { state: "detached" });
+		}
 
 		// Delegation cards in a new session: a batch of two jobs, finished, and the reply to their results.
 		await openDrawer(page, size, "sessions");

@@ -6,8 +6,8 @@
  * looked), and a job's session is known from `job_updated`, which its parent's followers get.
  */
 import type { SessionSummary } from "../../../src/client/index.js";
-import type { PanelContext } from "./panel-context";
-import type { RunFact, RunWatch } from "./run-watch";
+import type { PanelContext } from "./panel-context.js";
+import type { RunFact, RunWatch } from "./run-watch.js";
 
 export type LiveState = { state: "running" } | { state: "attention"; why: string };
 
