@@ -18,7 +18,7 @@ export async function serveUpload(request: IncomingMessage, response: ServerResp
 		sendJson(response, 201, JSON.stringify(stored));
 	} catch (error) {
 		// A client gone mid-body has no one to read an answer: the connection is cut (routes.ts's `failed`).
-		if (request.readableAborted || request.destroyed) throw error;
+		if (request.readableAborted || request.socket.destroyed) throw error;
 		if (error instanceof UploadRefused) return sendText(response, error.status, error.message);
 		sendText(response, 500, `The upload could not be kept: ${redactSecrets(error instanceof Error ? error.message : String(error))}`);
 	}
