@@ -18,7 +18,7 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index.js";
-import { type Attachment, tooMuch } from "./attachments";
+import { type Attachment, tooMuch, wireImage } from "./attachments";
 import { coalesce } from "./coalesce";
 import { CollabState } from "./collab-state";
 import { Completions } from "./completions";
@@ -303,7 +303,7 @@ export class Controller extends PageStore<ViewState> {
 		// Sending is an explicit wish to follow, wherever the reader had scrolled to (transcript-view.tsx).
 		transcript.followRequests++;
 		this.schedule();
-		const params = images.length ? { message, images } : { message };
+		const params = images.length ? { message, images: images.map(wireImage) } : { message };
 		const call = (type: SendType) => this.client.call(type, params, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
 		let failure = await call(first);
 		if (failure && crossedRunEdge(failure)) {
@@ -321,6 +321,14 @@ export class Controller extends PageStore<ViewState> {
 			this.refuse(sessionId, error.message); // the model reads text only: said where the images are
 		} else this.toast(`${type} failed: ${failureText(error)}`);
 		return false;
+	}
+
+	/** Uploads an attached image (POST /attachments with the tab's token); resolves its id, rejects with the sentence to show. */
+	upload(image: Attachment): Promise<string> {
+		return this.client.upload(image.blob!, image.mimeType).then(
+			(kept) => kept.id,
+			(error: unknown) => Promise.reject(new Error(failureText(error))),
+		);
 	}
 
 	/** Says at the composer (and aloud) why a message was not sent; it stays in the box. */
