@@ -25,22 +25,17 @@ export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
 			return fallback(failure ?? errorMessage(error));
 		}
 	};
-	/** Waits for the real dispatcher; a failure to start is thrown as `refused` says. */
-	const once = async <T>(use: (d: Dispatcher) => Promise<T>, refused: (reason: string) => Error): Promise<T> => {
-		try {
-			return await use(dispatcher ?? (await ready));
-		} catch (error) {
-			if (dispatcher) throw error;
-			throw refused(failure ?? errorMessage(error));
-		}
+	/** A failure to start, thrown as `refused` makes it. */
+	const thrown = (refused: (reason: string) => Error) => (reason: string): never => {
+		throw refused(reason);
 	};
 	return {
 		dispatchText: (text, client) => whenReady((d) => d.dispatchText(text, client), (reason) => refusal(text, reason, "unavailable")),
 		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), (reason) => refusalOf(value, reason, "unavailable")),
 		eventClient: (deliver: (published: PublishedEvent) => void) => lazyEventClient(() => dispatcher?.eventClient(deliver)),
 		refuse: refusal,
-		download: (sessionId, format) => once((d) => d.download(sessionId, format), (reason) => new CodedError("unavailable", reason)),
-		upload: (body, mimeType, length) => once((d) => d.upload(body, mimeType, length), (reason) => new UploadRefused(503, reason)),
+		download: (sessionId, format) => whenReady((d) => d.download(sessionId, format), thrown((reason) => new CodedError("unavailable", reason))),
+		upload: (body, mimeType, length) => whenReady((d) => d.upload(body, mimeType, length), thrown((reason) => new UploadRefused(503, reason))),
 	};
 }
 
