@@ -33,8 +33,8 @@ export function UserBubble({ content }: { content: Extract<Message, { role: "use
 							{image.omittedBytes === undefined ? (
 								<img src={dataUri(image)} alt={`Image ${n + 1}`} />
 							) : (
-								<span class="omitted" role="img" aria-label={`Image ${n + 1}, ${byteSize(image.omittedBytes)}, too large to show here`}>
-									{byteSize(image.omittedBytes)}
+								<span class="omitted" role="img" title="Too large to show here; the model got it" aria-label={`Image ${n + 1}, ${byteSize(image.omittedBytes)}, too large to show here`}>
+									Image {byteSize(image.omittedBytes)}
 								</span>
 							)}
 						</li>
