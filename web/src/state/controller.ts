@@ -317,8 +317,9 @@ export class Controller extends PageStore<ViewState> {
 			// The setup card says what to do, and stays; the composer says plainly that nothing was sent.
 			this.update({ setup: setupPathsFrom(error.message), notes: { ...this.state.notes, [sessionId]: NO_MODEL_NOTE } });
 			this.announce(NO_MODEL_NOTE);
-		} else if (images.length && error instanceof SkiffCommandError && error.code === "conflict" && /take images/.test(error.message)) {
-			this.refuse(sessionId, error.message); // the model reads text only: said where the images are
+		} else if (images.length && error instanceof SkiffCommandError && /take images|^Attachment /.test(error.message)) {
+			// The model reads text only, or an upload expired (remove it, attach it again): said where the images are.
+			this.refuse(sessionId, error.message);
 		} else this.toast(`${type} failed: ${failureText(error)}`);
 		return false;
 	}
