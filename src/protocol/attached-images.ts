@@ -41,18 +41,28 @@ export const ImagesSchema = Type.Optional(
 
 export type ImageParams = Array<{ type: "image"; data: string; mimeType: string } | { type: "image"; attachmentId: string }>;
 
-/** The images as pi image content, and the uploads they used (to release once the message is accepted). */
-export async function attachedImages(
+/**
+ * Sends a message with its images as pi image content: `send` gets them once every upload is read. The uploads
+ * of a message `send` accepted are removed; those of a refused one may go with another message.
+ */
+export async function sendWithImages(
 	images: ImageParams | undefined,
 	store: AttachmentStore | undefined,
-): Promise<{ images: ImageAttachment[] | undefined; uploads: string[] }> {
-	if (!images?.length) return { images: undefined, uploads: [] };
+	send: (images: ImageAttachment[] | undefined) => Promise<void>,
+): Promise<void> {
+	if (!images?.length) return send(undefined);
 	const inline = images.filter((image) => "data" in image);
 	checkImages(inline);
 	const uploads = images.flatMap((image) => ("attachmentId" in image ? [image.attachmentId] : []));
 	const read = uploads.length ? await readUploads(store, uploads) : [];
 	let next = 0;
-	return { images: images.map((image) => ("data" in image ? image : read[next++]!)), uploads };
+	try {
+		await send(images.map((image) => ("data" in image ? image : read[next++]!)));
+	} catch (error) {
+		store?.unclaim(uploads);
+		throw error;
+	}
+	await store?.release(uploads);
 }
 
 function readUploads(store: AttachmentStore | undefined, ids: string[]) {

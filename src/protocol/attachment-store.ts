@@ -72,6 +72,8 @@ export class AttachmentStore {
 	private readonly limits: AttachmentLimits;
 	/** Unused uploads (and those under way, at the most they may hold) by id. */
 	private readonly kept = new Map<string, { bytes: number; at: number; mimeType?: ImageType }>();
+	/** Uploads read for a message in flight (see read). */
+	private readonly claimed = new Set<string>();
 	private sweeper: NodeJS.Timeout | undefined;
 
 	constructor(
@@ -135,7 +137,12 @@ export class AttachmentStore {
 		}
 	}
 
-	/** Reads the named uploads, in order, as base64 image content; `not_found` names the first unknown or expired id. */
+	/**
+	 * Reads the named uploads, in order, as base64 image content, and claims them for one message until it is
+	 * accepted (`release`) or refused (`unclaim`): an upload is in memory for one message at a time, so what
+	 * commands in flight hold of uploads is bounded by what the store keeps. `not_found` names the first unknown
+	 * or expired id, `conflict` one going with another message now.
+	 */
 	async read(ids: readonly string[]): Promise<Array<{ type: "image"; data: string; mimeType: ImageType }>> {
 		await this.sweep();
 		const missing = ids.find((id) => !this.kept.get(id)?.mimeType);
@@ -145,13 +152,28 @@ export class AttachmentStore {
 				`Attachment ${missing} is unknown or expired (unused uploads are kept ${Math.round(this.limits.ttlMs / 60_000)} min, and not across restarts): upload the image again`,
 			);
 		}
-		return Promise.all(
-			ids.map(async (id) => ({ type: "image" as const, data: (await readFile(join(this.dir, id))).toString("base64"), mimeType: this.kept.get(id)!.mimeType! })),
-		);
+		const taken = ids.find((id) => this.claimed.has(id));
+		if (taken !== undefined) throw new CodedError("conflict", `Attachment ${taken} is going with another message now: upload the image again to send it twice`);
+		const unique = [...new Set(ids)];
+		for (const id of unique) this.claimed.add(id);
+		try {
+			return await Promise.all(
+				ids.map(async (id) => ({ type: "image" as const, data: (await readFile(join(this.dir, id))).toString("base64"), mimeType: this.kept.get(id)!.mimeType! })),
+			);
+		} catch (error) {
+			this.unclaim(unique);
+			throw error;
+		}
+	}
+
+	/** Gives back uploads a refused message had claimed: another message may name them. */
+	unclaim(ids: readonly string[]): void {
+		for (const id of ids) this.claimed.delete(id);
 	}
 
 	/** Removes uploads that went with an accepted message (they are in its session now). */
 	async release(ids: readonly string[]): Promise<void> {
+		this.unclaim(ids);
 		await Promise.all(ids.map((id) => this.drop(id)));
 	}
 
@@ -194,10 +216,10 @@ export class AttachmentStore {
 		await rm(join(this.dir, id), { force: true });
 	}
 
-	/** Removes the unused uploads older than the TTL (not those under way: they are not yet in `kept` as files). */
+	/** Removes the unused uploads older than the TTL (not those under way, nor those going with a message now). */
 	private async sweep(): Promise<void> {
 		const oldest = this.now() - this.limits.ttlMs;
-		const expired = [...this.kept].filter(([, entry]) => entry.mimeType && entry.at < oldest).map(([id]) => id);
+		const expired = [...this.kept].filter(([id, entry]) => entry.mimeType && entry.at < oldest && !this.claimed.has(id)).map(([id]) => id);
 		await this.release(expired);
 	}
 }

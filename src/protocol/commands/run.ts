@@ -2,7 +2,7 @@
 import { Type } from "typebox";
 import { CodedError } from "../../shared/errors.js";
 import { defineCommand, NoFields, NoResult } from "../command.js";
-import { attachedImages, ImagesSchema } from "../attached-images.js";
+import { ImagesSchema, sendWithImages } from "../attached-images.js";
 import { QueuedMessagesSchema } from "../schemas/session.js";
 
 const Message = Type.String({ minLength: 1, description: "The user's text." });
@@ -24,26 +24,19 @@ export const prompt = defineCommand({
 		{ additionalProperties: false },
 	),
 	result: NoResult,
-	handler: async ({ message, images: named, streamingBehavior }, context) => {
-		const { images, uploads } = await attachedImages(named, context.attachments);
-		const session = await context.session();
-		const { isStreaming } = session.handle.state();
-		if (session.handle.isBashRunning && !isStreaming) {
-			throw new CodedError("busy", "A shell command is running in this session: wait for it to end, or send abort_bash");
-		}
-		// A compaction under way (pi compacts on its own when a reply fills the context) is waited for by the
-		// prompt itself; only a run makes a new prompt wrong.
-		if (isStreaming) {
-			if (!streamingBehavior) {
-				throw new CodedError(
-					"busy",
-					"A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it",
-				);
+	handler: ({ message, images: named, streamingBehavior }, context) =>
+		sendWithImages(named, context.attachments, async (images) => {
+			const session = await context.session();
+			const { isStreaming } = session.handle.state();
+			if (session.handle.isBashRunning && !isStreaming) {
+				throw new CodedError("busy", "A shell command is running in this session: wait for it to end, or send abort_bash");
 			}
-			await session.handle[streamingBehavior](message, images);
-		} else await session.handle.prompt(message, images);
-		await context.attachments?.release(uploads);
-	},
+			// A compaction under way (pi compacts on its own when a reply fills the context) is waited for by the
+			// prompt itself; only a run makes a new prompt wrong.
+			if (!isStreaming) return session.handle.prompt(message, images);
+			if (streamingBehavior) return session.handle[streamingBehavior](message, images);
+			throw new CodedError("busy", "A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it");
+		}),
 });
 
 /** A command that adds a message to the active run, and is refused while idle. */
@@ -53,13 +46,12 @@ function queueingCommand(name: string, summary: string, queue: "steer" | "follow
 		summary,
 		params: Type.Object({ message: Message, images: ImagesSchema }, { additionalProperties: false }),
 		result: NoResult,
-		handler: async ({ message, images: named }, context) => {
-			const { images, uploads } = await attachedImages(named, context.attachments);
-			const session = await context.session();
-			if (!session.handle.isBusy) throw new CodedError("conflict", "No run is active in this session: send `prompt` instead");
-			await session.handle[queue](message, images);
-			await context.attachments?.release(uploads);
-		},
+		handler: ({ message, images: named }, context) =>
+			sendWithImages(named, context.attachments, async (images) => {
+				const session = await context.session();
+				if (!session.handle.isBusy) throw new CodedError("conflict", "No run is active in this session: send `prompt` instead");
+				await session.handle[queue](message, images);
+			}),
 	});
 }
 

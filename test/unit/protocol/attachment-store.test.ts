@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { test } from "node:test";
 import { AttachmentStore, UploadRefused } from "../../../src/protocol/attachment-store.js";
-import { attachedImages } from "../../../src/protocol/attached-images.js";
+import { sendWithImages } from "../../../src/protocol/attached-images.js";
 import { eventMessage, MAX_SNAPSHOT_IMAGE_CHARS, transcriptMessages } from "../../../src/protocol/wire-images.js";
 import { tempDir } from "../../support/skiff-process.js";
 
@@ -78,15 +78,26 @@ test("opening removes what a previous process left", async () => {
 	store.close();
 });
 
-test("inline and uploaded images resolve in order; without a store an id is refused as unavailable", async () => {
+test("a message gets its inline and uploaded images in order; its uploads are claimed while it is sent, removed once accepted, given back when refused", async () => {
 	const store = await opened();
 	const { id } = await store.save(body(GIF), "image/gif");
 	const inline = { type: "image" as const, data: GIF.toString("base64"), mimeType: "image/gif" };
-	const { images, uploads } = await attachedImages([{ type: "image", attachmentId: id }, inline], store);
-	assert.deepEqual(images, [{ ...inline }, inline]);
-	assert.deepEqual(uploads, [id]);
-	await assert.rejects(attachedImages([{ type: "image", attachmentId: id }], undefined), (error: any) => error.code === "unavailable");
-	await assert.rejects(attachedImages([{ type: "image", data: "aGVsbG8=", mimeType: "image/png" }], store), /does not start like one/);
+	const named = [{ type: "image" as const, attachmentId: id }, inline];
+	await assert.rejects(
+		sendWithImages(named, store, async (images) => {
+			assert.deepEqual(images, [inline, inline]);
+			await assert.rejects(store.read([id]), (error: any) => error.code === "conflict" && /going with another message/.test(error.message));
+			throw new Error("busy");
+		}),
+		/busy/,
+	);
+	let sent: unknown;
+	await sendWithImages(named, store, async (images) => void (sent = images));
+	assert.deepEqual(sent, [inline, inline], "a refused message's upload goes with the next one");
+	assert.deepEqual(readdirSync(store.dir), []);
+	await assert.rejects(store.read([id]), (error: any) => error.code === "not_found");
+	await assert.rejects(sendWithImages([{ type: "image", attachmentId: id }], undefined, async () => {}), (error: any) => error.code === "unavailable");
+	await assert.rejects(sendWithImages([{ type: "image", data: "aGVsbG8=", mimeType: "image/png" }], store, async () => {}), /does not start like one/);
 	store.close();
 });
 
