@@ -254,10 +254,20 @@ for (const viewport of VIEWPORTS) {
 
 		test("several large images upload as they are attached and go by id: the model gets them all, the bubble shows them", async () => {
 			await newSession(page, viewport);
-			await paste(page, Array.from({ length: 4 }, (_, i) => ({ name: `photo${i}.png`, type: "image/png", width: 3000, height: 2000, noise: 900 })));
+			// An upload the service refuses marks its chip and says why; the message waits until it is removed.
+			await page.route("**/attachments", (route) => route.fulfill({ status: 429, contentType: "text/plain", body: "Too many unused uploads" }));
+			await paste(page, [{ name: "refused.png", type: "image/png", width: 30 }]);
+			await page.waitForSelector(".attachments li.failed img[alt='Image 1, not uploaded']");
+			await page.waitForSelector(".composer-note:has-text('Too many unused uploads')");
+			await page.unroute("**/attachments");
+			await page.fill("#composer", "REPLY no\nnot yet");
+			await page.press("#composer", "Enter");
+			await page.waitForSelector(".composer-note:has-text('An image could not be uploaded: remove it')");
+			assert.equal(await page.locator(".msg.user").count(), 0, "nothing sent");
+			await page.click("button[aria-label='Remove image 1']");
+			await paste(page, Array.from({ length: 4 }, (_, i) => ({ name: `photo${i}.png`, type: "image/png", width: 2400, height: 1600, noise: 700 })));
 			await page.waitForFunction(() => document.querySelectorAll(".attachments li").length === 4 && !document.querySelector(".attachments .busy"), undefined, { timeout: 60_000 });
 			assert.equal(await page.locator(".attachments .failed").count(), 0, "every upload was kept");
-			assert.equal(await page.locator(".composer-note").count(), 0);
 			await page.fill("#composer", "REPLY four photos\nwhat are these?");
 			await page.press("#composer", "Enter");
 			await page.waitForFunction(() => document.querySelectorAll(".msg.user .user-images li").length === 4);
