@@ -25,8 +25,10 @@ export function createEventShaper(): EventShaper {
 				// The turn's messages were each sent in message_end already.
 				return { type: event.type };
 			case "message_start":
-			case "message_end":
-				return { ...event, message: eventMessage(event.message, event.type === "message_start") };
+			case "message_end": {
+				const message = eventMessage(event.message, event.type === "message_start");
+				return message === event.message ? event : { ...event, message };
+			}
 			case "agent_end":
 				return { type: event.type, messageCount: Array.isArray(event.messages) ? event.messages.length : 0 };
 			default:
