@@ -72,7 +72,31 @@ export async function filesViews(page: Page, openPanel: (id: string) => Promise<
 	await page.waitForSelector("#composer-choices [role='option']");
 	await shot("composer-commands");
 	await box.fill("What does this screenshot show?");
-	await page.evaluate(async () => {
+	await pasteScreen(page, "screen.png");
+	await page.waitForSelector(".attachments li:not(.busy) img");
+	await shot("composer-image");
+	await box.press("Enter");
+	await page.waitForSelector(".composer-note:has-text('does not take images')");
+	await shot("composer-image-refused");
+	// An upload the service refuses: the chip is marked and the note says why.
+	await page.route("**/attachments", (route) => route.fulfill({ status: 413, contentType: "text/plain", body: "The image is 6291456 bytes: an upload may be at most 5 MiB (5242880 bytes)" }));
+	await page.click("button[aria-label='Dismiss note']");
+	await pasteScreen(page, "photo.png");
+	await page.waitForSelector(".attachments li.failed");
+	await shot("composer-image-failed");
+	await page.unroute("**/attachments");
+	await page.click("button[aria-label='Remove image 2']");
+	await page.click("button[aria-label='Remove image 1']");
+	await box.fill("Explain how @src/listener/routes.ts decides what is allowed."); // its reply is scripted (screenshots.ts)
+	await box.press("Enter");
+	await page.waitForSelector(".msg.user .chips li");
+	await page.waitForSelector("[data-run='idle']");
+	await shot("mention-sent");
+}
+
+/** Pastes a picture of a screen (made in the page) into the composer. */
+function pasteScreen(page: Page, name: string): Promise<void> {
+	return page.evaluate(async (name) => {
 		const canvas = document.createElement("canvas");
 		canvas.width = 640;
 		canvas.height = 400;
@@ -87,18 +111,7 @@ export async function filesViews(page: Page, openPanel: (id: string) => Promise<
 		context.fillRect(60, 160, 300, 30);
 		const blob = await new Promise<Blob>((done) => canvas.toBlob((b) => done(b!), "image/png"));
 		const transfer = new DataTransfer();
-		transfer.items.add(new File([blob], "screen.png", { type: "image/png" }));
+		transfer.items.add(new File([blob], name, { type: "image/png" }));
 		document.getElementById("composer")!.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
-	});
-	await page.waitForSelector(".attachments img");
-	await shot("composer-image");
-	await box.press("Enter");
-	await page.waitForSelector(".composer-note:has-text('does not take images')");
-	await shot("composer-image-refused");
-	await page.click("button[aria-label='Remove image 1']");
-	await box.fill("Explain how @src/listener/routes.ts decides what is allowed."); // its reply is scripted (screenshots.ts)
-	await box.press("Enter");
-	await page.waitForSelector(".msg.user .chips li");
-	await page.waitForSelector("[data-run='idle']");
-	await shot("mention-sent");
+	}, name);
 }

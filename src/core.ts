@@ -3,6 +3,7 @@
  * subsystem, the runtime manager, the event streams, every command and the dispatcher. Loading pi takes about a second;
  * nothing here is imported before the start-up banner.
  */
+import { join } from "node:path";
 import { createPiRuntime } from "./agent/pi/index.js";
 import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js";
 import type { SessionContribution, SessionOrigin, ThinkingLevel } from "./agent/types.js";
@@ -13,6 +14,7 @@ import type { FeatureModule } from "./features/module.js";
 import { sessionFeaturesFor } from "./features/session-policy.js";
 import { startFeatures } from "./features/start.js";
 import type { ServiceReach } from "./protocol/commands/doctor.js";
+import { AttachmentStore } from "./protocol/attachment-store.js";
 import { createDispatcher, type Dispatcher } from "./protocol/dispatch.js";
 import { EventStreams } from "./protocol/event-streams.js";
 import { sessionSettingsConsumer } from "./settings/session-consumer.js";
@@ -81,8 +83,12 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 	await runtime.start(config.session);
 	const service = { agentDir: config.agentDir, sessionsDir: pi.sessionsDir, tools: pi.tools, reach: config.reach ?? { transport: "stdio" as const } };
 	const registry = createCommandRegistry(features, { service, checks: doctorChecks });
-	const dispatcher = createDispatcher(registry, { runtime, streams }, services);
+	// Uploads (POST /attachments) live in the agent directory, which one process owns (agent-dir-owner.ts).
+	const attachments = new AttachmentStore(join(config.agentDir, "attachments"));
+	await attachments.open();
+	const dispatcher = createDispatcher(registry, { runtime, streams, attachments }, services);
 	const shutdown = async () => {
+		attachments.close();
 		await Promise.allSettled(started.map(({ module, service }) => (module.stop && service !== undefined ? module.stop(service) : undefined)));
 		await runtime.shutdown();
 	};

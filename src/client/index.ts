@@ -17,5 +17,6 @@ export type { CallOptions, CommandMethod, CommandMethods } from "./command-metho
 export { type ClientErrorCode, SkiffCommandError, SkiffConnectionError } from "./errors.js";
 export type { ConnectionRefusal, RefusalKind } from "./refusal.js";
 export type { WebSocketConstructor, WebSocketLike } from "./socket.js";
+export type { UploadedAttachment } from "./upload.js";
 export { BACKOFF_CAP_MS, BACKOFF_START_MS, backoffDelay } from "./backoff.js";
 export * from "./protocol.generated.js";

@@ -157,9 +157,11 @@ export interface TextBlock {
 
 export interface ImageBlock {
 	type: "image";
-	/** Base64. */
+	/** Base64; empty when `omittedBytes` is set. */
 	data: string;
 	mimeType: string;
+	/** Set on the wire when the image's data was left out of this event or transcript (its size in bytes): the session keeps it and the model got it (docs/protocol.md, "Images on the wire"). */
+	omittedBytes?: number;
 	[key: string]: unknown;
 }
 
@@ -388,6 +390,19 @@ export interface FileBinary {
 
 /** By `kind`: `text` (with its language), `image` (base64 data) or `binary` (its size only). */
 export type FilesReadResult = FileText | FileImage | FileBinary;
+
+export interface InlineImage {
+	type: "image";
+	/** Base64 image data (checked against mimeType). */
+	data: string;
+	mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+}
+
+export interface UploadedImage {
+	type: "image";
+	/** The id POST /attachments answered with (its type is the upload's). */
+	attachmentId: string;
+}
 
 export interface SessionStats {
 	sessionId: string;
@@ -1861,13 +1876,8 @@ export interface Commands {
 		params: {
 			/** The user's text. */
 			message: string;
-			/** Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images */
-			images?: {
-				type: "image";
-				/** Base64 image data (checked against mimeType). */
-				data: string;
-				mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-			}[];
+			/** Images attached to the message: inline base64 (the 4 MiB frame limit bounds them) or uploads by id (5 MiB each). Refused (`conflict`, before anything is recorded) when the session's model does not take images; an unknown or expired upload is `not_found`. Uploads are removed once the message is accepted */
+			images?: Array<InlineImage | UploadedImage>;
 		};
 		result: void;
 	};
@@ -2341,13 +2351,8 @@ export interface Commands {
 		params: {
 			/** The user's text. */
 			message: string;
-			/** Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images */
-			images?: {
-				type: "image";
-				/** Base64 image data (checked against mimeType). */
-				data: string;
-				mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-			}[];
+			/** Images attached to the message: inline base64 (the 4 MiB frame limit bounds them) or uploads by id (5 MiB each). Refused (`conflict`, before anything is recorded) when the session's model does not take images; an unknown or expired upload is `not_found`. Uploads are removed once the message is accepted */
+			images?: Array<InlineImage | UploadedImage>;
 			/** What to do with the message if a run is active: `steer` it, or `followUp` after it. */
 			streamingBehavior?: "steer" | "followUp";
 		};
@@ -2690,13 +2695,8 @@ export interface Commands {
 		params: {
 			/** The user's text. */
 			message: string;
-			/** Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images */
-			images?: {
-				type: "image";
-				/** Base64 image data (checked against mimeType). */
-				data: string;
-				mimeType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
-			}[];
+			/** Images attached to the message: inline base64 (the 4 MiB frame limit bounds them) or uploads by id (5 MiB each). Refused (`conflict`, before anything is recorded) when the session's model does not take images; an unknown or expired upload is `not_found`. Uploads are removed once the message is accepted */
+			images?: Array<InlineImage | UploadedImage>;
 		};
 		result: void;
 	};

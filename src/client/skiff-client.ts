@@ -13,6 +13,7 @@ import { SkiffCommandError, SkiffConnectionError } from "./errors.js";
 import { SessionPositions } from "./positions.js";
 import type { CommandName, CommandParams, CommandResult, ErrorCode, EventOf, EventType, SessionState, SkiffEvent } from "./protocol.generated.js";
 import { type ConnectionRefusal, REFUSED_OR_DOWN } from "./refusal.js";
+import { type UploadedAttachment, uploadImage } from "./upload.js";
 import { SOCKET_OPEN, type SocketCloseEvent, type SocketMessageEvent, type WebSocketConstructor, type WebSocketLike } from "./socket.js";
 
 /**
@@ -153,6 +154,14 @@ export class SkiffClient {
 		const send = () => this.send(socket, type, params, options.sessionId, options.timeoutMs, true) as Promise<CommandResult<K>>;
 		if (!this.resubscribing) return send();
 		return new Promise((resolve, reject) => this.queued.push(() => void send().then(resolve, reject)));
+	}
+
+	/**
+	 * Uploads an image for a later message (POST /attachments, with this client's token): name it in `images` as
+	 * `{type: "image", attachmentId: id}`. Unused uploads expire; rejects with a SkiffCommandError naming what was wrong.
+	 */
+	upload(data: Blob | Uint8Array<ArrayBuffer>, mimeType: string): Promise<UploadedAttachment> {
+		return uploadImage(this.options.url, this.token(), data, mimeType);
 	}
 
 	/**

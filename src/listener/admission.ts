@@ -1,9 +1,9 @@
 /**
- * Who may reach what acts: everything the listener checks before it serves /rpc or /export, or completes a
+ * Who may reach what acts: everything the listener checks before it serves /rpc, /export or /attachments, or completes a
  * WebSocket upgrade, in this order.
  *   1. An upgrade's shape: an HTTP/1.1 request with a Host (RFC 6455 §4.1). Malformed, not a wrong credential,
  *      so it is not counted against the address.
- *   2. The credentials: the token and browser rules of auth.ts (for /rpc, /ws and /export), or a room's
+ *   2. The credentials: the token and browser rules of auth.ts (for /rpc, /ws, /export and /attachments), or a room's
  *      capability (for a guest). A valid credential is admitted, whatever failed before it from its address.
  *   3. The throttle (auth-throttle.ts), for a failing attempt only: an address with too many failures of that
  *      kind of credential is answered 429 (Retry-After) instead of its failure, which is then neither logged
@@ -24,7 +24,7 @@ import type { ListenerLimits } from "./limits.js";
 import type { Refusal } from "./refusal.js";
 
 /** The HTTP routes that admit before they serve. */
-export type AdmittedRoute = "/rpc" | "/export";
+export type AdmittedRoute = "/rpc" | "/export" | "/attachments";
 
 /** A control socket's admission: the `skiff-auth.*` subprotocol to echo, if one was offered. */
 export type SocketAdmission = { ok: true; protocol?: string } | Refusal;
@@ -44,7 +44,7 @@ export interface AdmissionOptions {
 
 /** How the log names each kind's throttle, and the routes where its failing attempts then get 429. */
 const THROTTLED: Record<CredentialKind, { name: string; routes: string }> = {
-	control: { name: "control-plane", routes: "/ws, /rpc and /export" },
+	control: { name: "control-plane", routes: "/ws, /rpc, /export and /attachments" },
 	guest: { name: "collaboration", routes: "/collab/ws/<roomId>" },
 };
 
@@ -56,7 +56,7 @@ export class Admission {
 		this.throttle = new AuthThrottle({ maxFailures: limits.authFailuresPerWindow, windowMs: limits.authWindowMs }, options.now);
 	}
 
-	/** POST /rpc, or a download (which has rules of its own: see authorizeDownload). */
+	/** POST /rpc or /attachments (the same rules), or a download (which has rules of its own: see authorizeDownload). */
 	request(request: IncomingMessage, route: AdmittedRoute): { ok: true } | Refusal {
 		const { auth } = this.options;
 		const check = () => (route === "/export" ? authorizeDownload(auth, request) : authorizeRequest(auth, request, { websocket: false }));

@@ -1,4 +1,4 @@
-/** Plain-text HTTP replies for rejections: a status and a short reason, never a secret. */
+/** Plain-text HTTP replies for rejections (a status and a short reason, never a secret), and JSON answers. */
 import type { OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { STATUS_CODES } from "node:http";
@@ -6,6 +6,11 @@ import { STATUS_CODES } from "node:http";
 export function sendText(response: ServerResponse, status: number, reason: string, headers: OutgoingHttpHeaders = {}): void {
 	response.writeHead(status, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers });
 	response.end(`${reason}\n`);
+}
+
+export function sendJson(response: ServerResponse, status: number, json: string): void {
+	response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+	response.end(json);
 }
 
 /**

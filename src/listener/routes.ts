@@ -12,6 +12,7 @@ import { collabRoomIdOf } from "./collab-route.js";
 import { exportTarget, isExportPath, serveExport } from "./export-route.js";
 import { type Refusal, refuse } from "./refusal.js";
 import { serveRpc } from "./rpc-route.js";
+import { serveUpload } from "./upload-route.js";
 import { isWebAppPath, serveWebAppFile } from "./web-app.js";
 import { serveWebPage, type WebPageSource } from "./web-route.js";
 
@@ -110,6 +111,13 @@ export function listenerRoutes({ dispatcher, web, collab }: RouteContext): Route
 			path: "/rpc",
 			admit: "/rpc",
 			handle: (request, response) => void serveRpc(request, response, dispatcher).catch(failed(response, 400, "request could not be read")),
+		},
+		{
+			path: "/attachments",
+			methods: ["POST"],
+			wrongMethod: "method not allowed: POST an image (its bytes as the body, its type as Content-Type) to /attachments",
+			admit: "/attachments",
+			handle: (request, response) => void serveUpload(request, response, dispatcher).catch(failed(response, 400, "the upload could not be read")),
 		},
 		{ path: "/ws", handle: (_request, response) => refuse(response, UPGRADE_REQUIRED) },
 		// The page in guest mode, for any well-formed room id: whether a room exists is never told here.

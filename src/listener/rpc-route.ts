@@ -7,7 +7,7 @@ import type { Dispatcher } from "../protocol/dispatch.js";
 import { errorResponse, PARSE_COMMAND } from "../protocol/envelope.js";
 import { NO_EVENT_STREAM } from "../protocol/subscriptions.js";
 import { MAX_RPC_BODY_BYTES, MAX_RPC_LINES } from "./limits.js";
-import { sendText } from "./http-reply.js";
+import { sendJson, sendText } from "./http-reply.js";
 
 const JSON_TYPES = ["application/json", "application/x-ndjson", "application/jsonl", "application/x-jsonlines"];
 
@@ -42,11 +42,6 @@ export async function serveRpc(request: IncomingMessage, response: ServerRespons
 		response.write(`${JSON.stringify(reply)}\n`);
 	}
 	response.end();
-}
-
-function sendJson(response: ServerResponse, status: number, json: string): void {
-	response.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
-	response.end(json);
 }
 
 /** The body as text, or undefined once it exceeds `limit` (the rest is drained, not buffered). */

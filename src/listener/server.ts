@@ -1,5 +1,5 @@
 /**
- * The control-plane listener: node:http serving the routes of routes.ts (/web, /rpc, /export, the guests' page),
+ * The control-plane listener: node:http serving the routes of routes.ts (/web, /rpc, /export, /attachments, the guests' page),
  * WebSocket upgrades (upgrade.ts: /ws and /collab/ws/<roomId>), both behind admission.ts's authentication,
  * origin and throttle rules, and a clean shutdown. This file only composes them: the server, its limits and
  * deadlines, the heartbeat, listen and close. It knows the protocol's dispatcher and the collaboration rooms, not pi.

@@ -62,12 +62,13 @@ function pageOf(source: WebPageSource): PreparedPage {
 /**
  * The page's Content-Security-Policy: scripts and styles only inline (the page is one file), no remote anything.
  * `socketPath` is the one WebSocket path the page may open: /ws, or a collaboration guest's room. The host page
- * (on /ws) may also fetch its session downloads (/export/, with the token); a guest page may not.
+ * (on /ws) may also fetch its session downloads (/export/, with the token) and upload images (/attachments); a
+ * guest page may not.
  */
 function contentSecurityPolicy(host: string | undefined, socketPath: string): string {
-	// connect-src names this origin's socket path (and downloads) only, when Host is a well-formed authority (else
+	// connect-src names this origin's socket path (and downloads and uploads) only, when Host is a well-formed authority (else
 	// the same origin).
-	const downloads = socketPath === "/ws" ? ` http://${host}/export/ https://${host}/export/` : "";
+	const downloads = socketPath === "/ws" ? ` http://${host}/export/ https://${host}/export/ http://${host}/attachments https://${host}/attachments` : "";
 	const socket = host && isAuthority(host) ? `ws://${host}${socketPath} wss://${host}${socketPath}${downloads}` : "'self'";
 	// The host page (not a guest's) is an installable app: its manifest and service worker (web-app.ts; a service
 	// worker is same-origin by rule, and this origin serves no other script).

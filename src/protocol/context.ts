@@ -1,5 +1,6 @@
 /** What a command handler gets: the runtime, the event streams, the addressed session, and the client it answers. */
 import type { LoadedSession, RuntimeManager } from "../agent/runtime-manager.js";
+import type { AttachmentStore } from "./attachment-store.js";
 import type { EventStreams } from "./event-streams.js";
 import type { ServiceKey } from "./service-key.js";
 
@@ -43,6 +44,8 @@ export interface EventClient extends ClientLink {
 export interface ProtocolServices {
 	readonly runtime: RuntimeManager;
 	readonly streams: EventStreams;
+	/** Images uploaded ahead of their message (POST /attachments); absent where nothing takes uploads. */
+	readonly attachments?: AttachmentStore;
 }
 
 export interface CommandContext extends ProtocolServices {

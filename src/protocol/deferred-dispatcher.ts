@@ -4,6 +4,7 @@
  * reason start-up failed.
  */
 import { CodedError } from "../shared/errors.js";
+import { UploadRefused } from "./attachment-store.js";
 import type { ClientLink, EventClient, SubscribeResult } from "./context.js";
 import { type Dispatcher, refusal, refusalOf } from "./dispatch.js";
 import { errorMessage } from "./envelope.js";
@@ -24,19 +25,17 @@ export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
 			return fallback(failure ?? errorMessage(error));
 		}
 	};
+	/** A failure to start, thrown as `refused` makes it. */
+	const thrown = (refused: (reason: string) => Error) => (reason: string): never => {
+		throw refused(reason);
+	};
 	return {
 		dispatchText: (text, client) => whenReady((d) => d.dispatchText(text, client), (reason) => refusal(text, reason, "unavailable")),
 		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), (reason) => refusalOf(value, reason, "unavailable")),
 		eventClient: (deliver: (published: PublishedEvent) => void) => lazyEventClient(() => dispatcher?.eventClient(deliver)),
 		refuse: refusal,
-		download: async (sessionId, format) => {
-			try {
-				return await (dispatcher ?? (await ready)).download(sessionId, format);
-			} catch (error) {
-				if (dispatcher) throw error;
-				throw new CodedError("unavailable", failure ?? errorMessage(error));
-			}
-		},
+		download: (sessionId, format) => whenReady((d) => d.download(sessionId, format), thrown((reason) => new CodedError("unavailable", reason))),
+		upload: (body, mimeType, length) => whenReady((d) => d.upload(body, mimeType, length), thrown((reason) => new UploadRefused(503, reason))),
 	};
 }
 

@@ -3,7 +3,9 @@
  * command's schema, run the handler. Every failure becomes a response naming what was wrong; nothing
  * thrown here escapes to the transport.
  */
+import type { Readable } from "node:stream";
 import { codeOf, type ErrorCode } from "../shared/errors.js";
+import { type StoredAttachment, UploadRefused } from "./attachment-store.js";
 import { redactKept } from "../shared/redact-kept.js";
 import type { CommandRegistry } from "./command.js";
 import { echo } from "./echo.js";
@@ -67,6 +69,11 @@ export interface Dispatcher {
 	 * when nothing is recorded yet, ...).
 	 */
 	download(sessionId: string, format: DownloadFormat): Promise<SessionDownload>;
+	/**
+	 * Keeps an uploaded image for a later message (POST /attachments; attachment-store.ts); fails with an
+	 * UploadRefused naming the status and what was wrong.
+	 */
+	upload(body: Readable, mimeType: string | undefined, length: number | undefined): Promise<StoredAttachment>;
 }
 
 /**
@@ -138,6 +145,10 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		eventClient: (deliver) => new EventSubscriptions(services.streams, deliver),
 		refuse: refusal,
 		download: (sessionId, format) => sessionDownload(runtime, sessionId, format),
+		upload: async (body, mimeType, length) => {
+			if (!services.attachments) throw new UploadRefused(503, "This service keeps no uploads");
+			return services.attachments.save(body, mimeType, length);
+		},
 		dispatchText: async (text, client) => {
 			let value: unknown;
 			try {

@@ -1,9 +1,11 @@
 /**
  * Event shaping, done once per session before events are numbered and fanned out. pi's streaming events
  * carry the whole partial message again with every delta (quadratic bytes over a long reply); on the wire a
- * delta carries only what is new. Everything else passes through, `display: false` markers included.
+ * delta carries only what is new; a user message's images are bounded (wire-images.ts). Everything else passes
+ * through, `display: false` markers included.
  */
 import type { RuntimeEvent } from "../agent/types.js";
+import { eventMessage } from "./wire-images.js";
 
 export type EventShaper = (event: RuntimeEvent) => RuntimeEvent | undefined;
 
@@ -22,6 +24,11 @@ export function createEventShaper(): EventShaper {
 			case "turn_end":
 				// The turn's messages were each sent in message_end already.
 				return { type: event.type };
+			case "message_start":
+			case "message_end": {
+				const message = eventMessage(event.message, event.type === "message_start");
+				return message === event.message ? event : { ...event, message };
+			}
 			case "agent_end":
 				return { type: event.type, messageCount: Array.isArray(event.messages) ? event.messages.length : 0 };
 			default:

@@ -5,6 +5,7 @@ import type { CommandContext, ProtocolServices } from "./context.js";
 import type { MessageSchema } from "./schemas/messages.js";
 import type { SessionSnapshotSchema, SessionStateSchema } from "./schemas/session.js";
 import { PROTOCOL_VERSION } from "./version.js";
+import { transcriptMessages } from "./wire-images.js";
 
 export type WireSessionState = Static<typeof SessionStateSchema>;
 export type SessionSnapshot = Static<typeof SessionSnapshotSchema>;
@@ -12,10 +13,11 @@ export type Message = Static<typeof MessageSchema>;
 
 /**
  * The session's transcript as pi holds it. The adapter hands pi's message objects over as they are; the
- * contract test checks them against MessageSchema, which is why this one place may treat them as Messages.
+ * contract test checks them against MessageSchema, which is why this one place may treat them as Messages. Their
+ * images are bounded on the way out (wire-images.ts).
  */
 export function messagesOf(session: LoadedSession): Message[] {
-	return session.handle.messages() as unknown as Message[];
+	return transcriptMessages(session.handle.messages() as unknown as Message[]);
 }
 
 /** The assistant message being streamed right now (see messagesOf). */

@@ -64,8 +64,11 @@ function lastUserContent(): string {
 	return JSON.stringify(user.content);
 }
 
-/** Pastes (or drops) files made in the page into the box: a canvas image `width` px wide, or a file of `text`. */
-function paste(page: Page, files: Array<{ name: string; type: string; width?: number; text?: string }>, drop = false): Promise<void> {
+/**
+ * Pastes (or drops) files made in the page into the box: a canvas image `width` px wide (`height`, 40 by default;
+ * its first `noise` rows random, so it stays large as a PNG), or a file of `text`.
+ */
+function paste(page: Page, files: Array<{ name: string; type: string; width?: number; height?: number; noise?: number; text?: string }>, drop = false): Promise<void> {
 	return page.evaluate(async ([list, drop]) => {
 		const transfer = new DataTransfer();
 		for (const item of list) {
@@ -75,10 +78,15 @@ function paste(page: Page, files: Array<{ name: string; type: string; width?: nu
 			}
 			const canvas = document.createElement("canvas");
 			canvas.width = item.width!;
-			canvas.height = 40;
+			canvas.height = item.height ?? 40;
 			const context = canvas.getContext("2d")!;
 			context.fillStyle = "#c33";
 			context.fillRect(0, 0, canvas.width, canvas.height);
+			if (item.noise) {
+				const pixels = context.createImageData(canvas.width, item.noise);
+				for (let n = 0; n < pixels.data.length; n++) pixels.data[n] = n % 4 === 3 ? 255 : (Math.random() * 256) | 0;
+				context.putImageData(pixels, 0, 0);
+			}
 			const blob = await new Promise<Blob>((done) => canvas.toBlob((b) => done(b!), item.type));
 			transfer.items.add(new File([blob], item.name, { type: item.type }));
 		}
@@ -242,6 +250,39 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(pngWidth(image.image_url!.url.split(",")[1]!), 2048, "downsized to 2,048 px");
 			const bubble = await page.locator(".msg.user .user-images img").getAttribute("src");
 			assert.match(bubble!, /^data:image\/png;base64,iVBORw0KGgo/);
+		});
+
+		test("several large images upload as they are attached and go by id: the model gets them all, the bubble shows them", async () => {
+			await newSession(page, viewport);
+			// An upload the service refuses marks its chip and says why; the message waits until it is removed.
+			await page.route("**/attachments", (route) => route.fulfill({ status: 429, contentType: "text/plain", body: "Too many unused uploads" }));
+			await paste(page, [{ name: "refused.png", type: "image/png", width: 30 }]);
+			await page.waitForSelector(".attachments li.failed img[alt='Image 1, not uploaded']");
+			await page.waitForSelector(".composer-note:has-text('Too many unused uploads')");
+			await page.unroute("**/attachments");
+			await page.fill("#composer", "REPLY no\nnot yet");
+			await page.press("#composer", "Enter");
+			await page.waitForSelector(".composer-note:has-text('An image could not be uploaded: remove it')");
+			assert.equal(await page.locator(".msg.user").count(), 0, "nothing sent");
+			await page.click("button[aria-label='Remove image 1']");
+			await paste(page, Array.from({ length: 4 }, (_, i) => ({ name: `photo${i}.png`, type: "image/png", width: 2400, height: 1600, noise: 700 })));
+			await page.waitForFunction(() => document.querySelectorAll(".attachments li").length === 4 && !document.querySelector(".attachments .busy"), undefined, { timeout: 60_000 });
+			assert.equal(await page.locator(".attachments .failed").count(), 0, "every upload was kept");
+			await page.fill("#composer", "REPLY four photos\nwhat are these?");
+			await page.press("#composer", "Enter");
+			await page.waitForFunction(() => document.querySelectorAll(".msg.user .user-images li").length === 4);
+			await page.waitForSelector(".app[data-run='idle']");
+			const parts = (JSON.parse(lastUserContent()) as Array<{ type: string; image_url?: { url: string } }>).filter((part) => part.type === "image_url");
+			assert.equal(parts.length, 4, "the model got every image");
+			for (const part of parts) assert.equal(pngWidth(part.image_url!.url.split(",")[1]!), 2048, "downsized to 2,048 px");
+			const base64 = parts.reduce((sum, part) => sum + part.image_url!.url.length, 0);
+			assert.ok(base64 > 4 * 1024 * 1024, `more than one WebSocket message holds (${base64} characters of base64)`);
+			// The bubble shows each: a thumbnail, or past what one event carries, a tile with its size.
+			const shown = await page.locator(".msg.user .user-images img").count();
+			assert.ok(shown >= 1);
+			assert.equal(shown + (await page.locator(".msg.user .user-images .omitted").count()), 4);
+			const bubble = await page.locator(".msg.user .user-images").boundingBox();
+			assert.ok(bubble!.x >= 0 && bubble!.x + bubble!.width <= viewport.width, "no overflow");
 		});
 
 		test("@ completes paths folder by folder (a combobox), and the file goes with the message as a chip", async () => {

@@ -42,7 +42,11 @@ test("the embedded page is one self-contained file, served compressed with an ET
 		const host = new URL(skiff.url).host;
 		assert.match(csp, new RegExp(`connect-src ws://${host.replace(/\./g, "\\.")}/ws wss://`));
 		assert.match(csp, /default-src 'none'/);
-		assert.deepEqual(csp.match(/https?:[^\s;]*/g), [`http://${host}/export/`, `https://${host}/export/`], "no remote source: only this origin's session downloads");
+		assert.deepEqual(
+			csp.match(/https?:[^\s;]*/g),
+			[`http://${host}/export/`, `https://${host}/export/`, `http://${host}/attachments`, `https://${host}/attachments`],
+			"no remote source: only this origin's session downloads and uploads",
+		);
 		assert.equal(plain.headers["x-content-type-options"], "nosniff");
 		assert.equal(plain.headers["referrer-policy"], "no-referrer");
 		assert.equal(plain.headers["x-frame-options"], "DENY");

@@ -377,7 +377,9 @@ async function reply(record: RecordedRequest, response: ServerResponse): Promise
 	}
 	await out.send(chunk({}, toolUse ? "tool_calls" : "stop"));
 	if (record.body?.stream_options?.include_usage) {
-		const prompt_tokens = approximateTokens(JSON.stringify(messages));
+		// An image counts as a few tokens, as a provider counts its tiles, not as its base64 (which would fill the
+		// context with one photo and make pi compact after every message with images).
+		const prompt_tokens = approximateTokens(JSON.stringify(messages, (key, value) => (key === "url" && String(value).startsWith("data:") ? "[image]" : value)));
 		const completion_tokens = Math.max(deltas, approximateTokens(outputText));
 		await out.send({ ...base, choices: [], usage: { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens } });
 	}

@@ -2,29 +2,10 @@
 import { Type } from "typebox";
 import { CodedError } from "../../shared/errors.js";
 import { defineCommand, NoFields, NoResult } from "../command.js";
-import { checkImages, IMAGE_TYPES } from "../image-check.js";
+import { ImagesSchema, sendWithImages } from "../attached-images.js";
 import { QueuedMessagesSchema } from "../schemas/session.js";
 
 const Message = Type.String({ minLength: 1, description: "The user's text." });
-
-/** Images a message may carry: inline base64 of common raster types (the frame limit bounds their size). */
-export const MAX_IMAGES = 8;
-const Images = Type.Optional(
-	Type.Array(
-		Type.Object(
-			{
-				type: Type.Literal("image"),
-				data: Type.String({ minLength: 1, pattern: "^[A-Za-z0-9+/]+={0,2}$", description: "Base64 image data (checked against mimeType)." }),
-				mimeType: Type.Enum(IMAGE_TYPES),
-			},
-			{ additionalProperties: false },
-		),
-		{
-			maxItems: MAX_IMAGES,
-			description: "Images attached to the message; refused (`conflict`, before anything is recorded) when the session's model does not take images",
-		},
-	),
-);
 
 export const prompt = defineCommand({
 	name: "prompt",
@@ -35,7 +16,7 @@ export const prompt = defineCommand({
 	params: Type.Object(
 		{
 			message: Message,
-			images: Images,
+			images: ImagesSchema,
 			streamingBehavior: Type.Optional(
 				Type.Enum(["steer", "followUp"], { description: "What to do with the message if a run is active: `steer` it, or `followUp` after it." }),
 			),
@@ -43,25 +24,19 @@ export const prompt = defineCommand({
 		{ additionalProperties: false },
 	),
 	result: NoResult,
-	handler: async ({ message, images, streamingBehavior }, context) => {
-		checkImages(images);
-		const session = await context.session();
-		const { isStreaming } = session.handle.state();
-		if (session.handle.isBashRunning && !isStreaming) {
-			throw new CodedError("busy", "A shell command is running in this session: wait for it to end, or send abort_bash");
-		}
-		// A compaction under way (pi compacts on its own when a reply fills the context) is waited for by the
-		// prompt itself; only a run makes a new prompt wrong.
-		if (isStreaming) {
-			if (streamingBehavior === "steer") return session.handle.steer(message, images);
-			if (streamingBehavior === "followUp") return session.handle.followUp(message, images);
-			throw new CodedError(
-				"busy",
-				"A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it",
-			);
-		}
-		await session.handle.prompt(message, images);
-	},
+	handler: ({ message, images: named, streamingBehavior }, context) =>
+		sendWithImages(named, context.attachments, async (images) => {
+			const session = await context.session();
+			const { isStreaming } = session.handle.state();
+			if (session.handle.isBashRunning && !isStreaming) {
+				throw new CodedError("busy", "A shell command is running in this session: wait for it to end, or send abort_bash");
+			}
+			// A compaction under way (pi compacts on its own when a reply fills the context) is waited for by the
+			// prompt itself; only a run makes a new prompt wrong.
+			if (!isStreaming) return session.handle.prompt(message, images);
+			if (streamingBehavior) return session.handle[streamingBehavior](message, images);
+			throw new CodedError("busy", "A run is already active in this session: send `steer` to guide it, or `follow_up` to queue a message for after it");
+		}),
 });
 
 /** A command that adds a message to the active run, and is refused while idle. */
@@ -69,14 +44,14 @@ function queueingCommand(name: string, summary: string, queue: "steer" | "follow
 	return defineCommand({
 		name,
 		summary,
-		params: Type.Object({ message: Message, images: Images }, { additionalProperties: false }),
+		params: Type.Object({ message: Message, images: ImagesSchema }, { additionalProperties: false }),
 		result: NoResult,
-		handler: async ({ message, images }, context) => {
-			checkImages(images);
-			const session = await context.session();
-			if (!session.handle.isBusy) throw new CodedError("conflict", "No run is active in this session: send `prompt` instead");
-			await session.handle[queue](message, images);
-		},
+		handler: ({ message, images: named }, context) =>
+			sendWithImages(named, context.attachments, async (images) => {
+				const session = await context.session();
+				if (!session.handle.isBusy) throw new CodedError("conflict", "No run is active in this session: send `prompt` instead");
+				await session.handle[queue](message, images);
+			}),
 	});
 }
 

@@ -12,7 +12,14 @@ export const ThinkingBlockSchema = Type.Object(
 	{ ...open, title: "ThinkingBlock" },
 );
 export const ImageBlockSchema = Type.Object(
-	{ type: Type.Literal("image"), data: Type.String({ description: "Base64." }), mimeType: Type.String() },
+	{
+		type: Type.Literal("image"),
+		data: Type.String({ description: "Base64; empty when `omittedBytes` is set." }),
+		mimeType: Type.String(),
+		omittedBytes: Type.Optional(
+			Type.Integer({ minimum: 0, description: "Set on the wire when the image's data was left out of this event or transcript (its size in bytes): the session keeps it and the model got it (docs/protocol.md, \"Images on the wire\")." }),
+		),
+	},
 	{ ...open, title: "ImageBlock" },
 );
 export const ToolCallBlockSchema = Type.Object(

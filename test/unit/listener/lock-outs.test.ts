@@ -108,7 +108,7 @@ test("the throttle's engaging is logged once per kind, naming the kind, its rout
 	assert.equal(mine.filter((line) => /authentication failed/.test(line)).length, 2 * FAILURES, mine.join("\n"));
 	const engaged = mine.filter((line) => / 429 /.test(line));
 	assert.equal(engaged.length, 2, mine.join("\n"));
-	assert.match(engaged[0]!, /control-plane authentication .*\/ws, \/rpc and \/export/);
+	assert.match(engaged[0]!, /control-plane authentication .*\/ws, \/rpc, \/export and \/attachments/);
 	assert.match(engaged[1]!, /collaboration authentication .*\/collab\/ws\/<roomId>/);
 	for (const line of guarded.logs) assert.doesNotMatch(line, new RegExp(`${TOKEN}|${GUESS}|skiff-collab-v1|Bearer`), line);
 });

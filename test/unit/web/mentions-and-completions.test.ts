@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type FilesReadResult, SkiffCommandError } from "../../../src/client/index.js";
-import { MAX_IMAGES, MAX_MESSAGE_BYTES, tooMuch } from "../../../web/src/state/attachments.js";
+import { MAX_IMAGES, MAX_MESSAGE_BYTES, tooMuch, wireImage } from "../../../web/src/state/attachments.js";
 import { Completions, queryAt } from "../../../web/src/state/completions.js";
 import { MAX_MENTION_CHARS, MAX_MENTIONS, mentionedPaths, splitMentions, withMentions } from "../../../web/src/state/mentions.js";
 
@@ -125,4 +125,9 @@ test("one message: at most eight images, and text, files and images together wit
 	assert.equal(tooMuch([image(MAX_MESSAGE_BYTES / 2)], "x".repeat(MAX_MESSAGE_BYTES / 2)), undefined, "exactly at the limit");
 	// Text counts in UTF-8 bytes: "é" is two.
 	assert.match(tooMuch([image(MAX_MESSAGE_BYTES / 2)], "é".repeat(MAX_MESSAGE_BYTES / 4 + 1))!, refusal);
+	// Uploaded images go by id: eight of 5 MiB fit beside the text.
+	const uploaded = { ...image(7 * 1024 * 1024), id: "0".repeat(32) };
+	assert.equal(tooMuch(Array(MAX_IMAGES).fill(uploaded), "hello"), undefined);
+	assert.deepEqual(wireImage(uploaded), { type: "image", attachmentId: "0".repeat(32) });
+	assert.deepEqual(wireImage(image(4)), { type: "image", data: "AAAA", mimeType: "image/png" });
 });

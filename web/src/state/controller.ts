@@ -18,7 +18,7 @@ import {
 	type StatusChange,
 	type ThinkingLevel,
 } from "../../../src/client/index.js";
-import { type Attachment, tooMuch } from "./attachments";
+import { type Attachment, tooMuch, wireImage } from "./attachments";
 import { coalesce } from "./coalesce";
 import { CollabState } from "./collab-state";
 import { Completions } from "./completions";
@@ -306,7 +306,7 @@ export class Controller extends PageStore<ViewState> {
 		// Sending is an explicit wish to follow, wherever the reader had scrolled to (transcript-view.tsx).
 		transcript.followRequests++;
 		this.schedule();
-		const params = images.length ? { message, images } : { message };
+		const params = images.length ? { message, images: images.map(wireImage) } : { message };
 		const call = (type: SendType) => this.client.call(type, params, { sessionId }).then(() => undefined, (error: unknown) => ({ type, error }));
 		let failure = await call(first);
 		if (failure && crossedRunEdge(failure)) {
@@ -320,10 +320,19 @@ export class Controller extends PageStore<ViewState> {
 			// The setup card says what to do, and stays; the composer says plainly that nothing was sent.
 			this.update({ setup: setupPathsFrom(error.message), notes: { ...this.state.notes, [sessionId]: NO_MODEL_NOTE } });
 			this.announce(NO_MODEL_NOTE);
-		} else if (images.length && error instanceof SkiffCommandError && error.code === "conflict" && /take images/.test(error.message)) {
-			this.refuse(sessionId, error.message); // the model reads text only: said where the images are
+		} else if (images.length && error instanceof SkiffCommandError && /take images|^Attachment /.test(error.message)) {
+			// The model reads text only, or an upload expired (remove it, attach it again): said where the images are.
+			this.refuse(sessionId, error.message);
 		} else this.toast(`${type} failed: ${failureText(error)}`);
 		return false;
+	}
+
+	/** Uploads an attached image (POST /attachments with the tab's token); resolves its id, rejects with the sentence to show. */
+	upload(image: Attachment): Promise<string> {
+		return this.client.upload(image.blob!, image.mimeType).then(
+			(kept) => kept.id,
+			(error: unknown) => Promise.reject(new Error(failureText(error))),
+		);
 	}
 
 	/** Says at the composer (and aloud) why a message was not sent; it stays in the box. */

@@ -183,7 +183,7 @@ export function App() {
 					onDraft={(text) => controller.saveDraft(sessionId, text)}
 					onSend={(text, images) => controller.send(sessionId, text, images)}
 					completions={controller.completions}
-					attach
+					attach={(image) => controller.upload(image)}
 					onAbort={() => controller.abort()}
 					onDismissNote={() => controller.dismissNote(sessionId)}
 				/>

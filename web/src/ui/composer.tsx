@@ -4,7 +4,8 @@
  * newline. What is typed is the draft of this composer's session (see drafts.ts); a note above it says when
  * the page put text back (queued messages a stopped run did not take). With `completions`, `/` at the start
  * lists the slash commands and `@` the project's files (a combobox: arrows, Enter or Tab, Esc); with `attach`,
- * images pasted, dropped or chosen go with the message (attachments.ts), shown as thumbnails until it is sent.
+ * images pasted, dropped or chosen are uploaded at once and go with the message (attachments.ts), shown as
+ * thumbnails until it is sent: dimmed while uploading (Send waits), marked when the upload failed.
  */
 import type { ComponentChildren } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
@@ -25,8 +26,8 @@ export interface ComposerProps {
 	idleHint?: ComponentChildren;
 	/** Completes `/` commands and `@` paths (the host's composer; a guest's has none). */
 	completions?: Completions;
-	/** Takes images (paste, drop, the Attach button). */
-	attach?: boolean;
+	/** Takes images (paste, drop, the Attach button), each uploaded by this as it comes: resolves its id. */
+	attach?(image: Attachment): Promise<string>;
 	onDraft(text: string): void;
 	onSend(text: string, images: Attachment[]): Promise<boolean>;
 	onAbort(): void;
@@ -103,7 +104,13 @@ export function Composer(props: ComposerProps) {
 		for (const file of files.slice(0, MAX_IMAGES - held.current.length)) {
 			try {
 				const image = await attachImage(file);
-				if (held.current.length < MAX_IMAGES) hold([...held.current, image]);
+				if (held.current.length < MAX_IMAGES) {
+					hold([...held.current, image]);
+					void props.attach!(image).then(
+						(id) => ({ ...image, id }),
+						(error: Error) => (setProblem(error.message), { ...image, failed: error.message }),
+					).then((done) => hold(held.current.map((held) => (held === image ? done : held))));
+				}
 			} catch (error) {
 				refused = (error as Error).message;
 			}
@@ -111,8 +118,10 @@ export function Composer(props: ComposerProps) {
 		setProblem(refused);
 	};
 
+	const uploading = images.some((image) => !image.id && !image.failed);
 	const send = async () => {
-		if (!text.trim() || !props.ready) return;
+		if (!text.trim() || !props.ready || uploading) return;
+		if (images.some((image) => image.failed)) return setProblem("An image could not be uploaded: remove it (marked), or attach it again");
 		const sent = text;
 		const sentImages = images;
 		change("");
@@ -200,8 +209,8 @@ export function Composer(props: ComposerProps) {
 				{images.length > 0 && (
 					<ul class="attachments" aria-label="Attached images">
 						{images.map((image, n) => (
-							<li key={image.data.slice(-32) + n}>
-								<img src={dataUri(image)} alt={`Image ${n + 1}`} />
+							<li key={image.data.slice(-32) + n} class={image.failed ? "failed" : image.id ? undefined : "busy"} title={image.failed}>
+								<img src={dataUri(image)} alt={`Image ${n + 1}${image.failed ? ", not uploaded" : image.id ? "" : ", uploading"}`} />
 								<button type="button" class="ghost icon small" aria-label={`Remove image ${n + 1}`} onClick={() => hold(images.filter((_, i) => i !== n))}>
 									<Icon name="close" />
 								</button>
@@ -259,7 +268,7 @@ export function Composer(props: ComposerProps) {
 							<span class="label">Abort</span>
 						</button>
 					)}
-					<button type="submit" class="primary send" disabled={!props.ready || !text.trim()}>
+					<button type="submit" class="primary send" disabled={!props.ready || !text.trim() || uploading}>
 						<span class="label">{props.running ? "Steer" : "Send"}</span>
 						<Icon name="send" />
 					</button>

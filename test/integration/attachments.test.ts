@@ -1,0 +1,178 @@
+/**
+ * Images uploaded ahead of their message (POST /attachments) against the real listener, pi and the fake model:
+ * eight 5 MiB images fit one message, the model's request carries them, and every bad upload or id is refused
+ * with a status or error naming what was wrong, leaving nothing behind.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { connect } from "node:net";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { SkiffClient } from "../../src/client/node.js";
+import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
+import { httpRequest } from "../support/http.js";
+import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
+
+const TOKEN = "upload-token_for.tests";
+const MIB = 1024 * 1024;
+const PNG_HEAD = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+let model: FakeOpenAiServer;
+let skiff: SkiffProcess;
+let client: TestClient;
+let typed: SkiffClient;
+let uploadsDir: string;
+
+/** A PNG's signature, then `size` bytes in all, each image telling itself apart by its filler. */
+const png = (size: number, fill = 7) => Buffer.concat([PNG_HEAD, Buffer.alloc(size - PNG_HEAD.length, fill)]);
+
+function post(body: Buffer | string, headers: Record<string, string> = {}) {
+	return new Promise<{ status: number; body: string }>((resolve, reject) => {
+		const req = request(`${skiff.url}/attachments`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}`, "Content-Type": "image/png", ...headers } }, (res) => {
+			let text = "";
+			res.setEncoding("utf8");
+			res.on("data", (d) => (text += d));
+			res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+		});
+		req.on("error", reject);
+		req.end(body);
+	});
+}
+
+before(async () => {
+	model = await startFakeOpenAi();
+	const agentDir = tempDir();
+	writeFakeModelsJson(agentDir, model.url);
+	uploadsDir = join(agentDir, "attachments");
+	const tokenFile = join(tempDir(), "token");
+	writeFileSync(tokenFile, TOKEN, { mode: 0o600 });
+	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model", "--listen-token-file", tokenFile] });
+	client = await TestClient.connect(skiff.wsUrl, { protocols: [`skiff-auth.${TOKEN}`] });
+	typed = new SkiffClient({ url: skiff.wsUrl, token: TOKEN, reconnect: false });
+	await typed.connect();
+});
+
+after(async () => {
+	typed?.close();
+	client?.close();
+	await skiff?.stop();
+	await model?.close();
+});
+
+/** Resolves once `probe` holds, looking every 20 ms (the test's own timeout bounds it). */
+async function until(probe: () => boolean): Promise<void> {
+	while (!probe()) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+const runEnded = (from: number) => client.waitForEvent((e) => e.type === "agent_end", 20_000, from);
+const lastUserContent = (index: number) => [...model.requests[index]!.body.messages].reverse().find((m: any) => m.role === "user").content as any[];
+
+test("two uploads go with one prompt: the model gets both, and the uploads are removed once it is accepted", async () => {
+	const first = await typed.upload(new Uint8Array(png(1000, 1)), "image/png");
+	const second = await typed.upload(new Uint8Array(png(2000, 2)), "image/png");
+	assert.match(first.id, /^[0-9a-f]{32}$/);
+	assert.deepEqual({ mimeType: second.mimeType, bytes: second.bytes }, { mimeType: "image/png", bytes: 2000 });
+	assert.equal(readdirSync(uploadsDir).length, 2, "both on the disk once answered");
+	const from = client.events.length;
+	const asked = model.requests.length;
+	const images = [{ type: "image", attachmentId: first.id }, { type: "image", attachmentId: second.id }];
+	await client.ok({ type: "prompt", message: "REPLY two pictures\nwhat are these?", images });
+	await runEnded(from);
+	const parts = lastUserContent(asked).filter((part) => part.type === "image_url");
+	assert.deepEqual(
+		parts.map((part) => part.image_url.url),
+		[png(1000, 1), png(2000, 2)].map((data) => `data:image/png;base64,${data.toString("base64")}`),
+	);
+	assert.deepEqual(readdirSync(uploadsDir), [], "used uploads are removed");
+	const again = await client.request({ type: "prompt", message: "again", images: [images[0]] });
+	assert.equal(again.code, "not_found");
+	assert.match(again.error!, new RegExp(`Attachment ${first.id} is unknown or expired`));
+});
+
+test("eight images of 5 MiB each go with one message, and the model's request carries them all", async () => {
+	const ids: string[] = [];
+	for (let n = 0; n < 8; n++) ids.push((await typed.upload(new Uint8Array(png(5 * MIB, n)), "image/png")).id);
+	const from = client.events.length;
+	const asked = model.requests.length;
+	await client.ok({ type: "prompt", message: "REPLY eight\nlook", images: ids.map((attachmentId) => ({ type: "image", attachmentId })) }, 60_000);
+	await runEnded(from);
+	const parts = lastUserContent(asked).filter((part) => part.type === "image_url");
+	assert.equal(parts.length, 8);
+	assert.equal(parts[7].image_url.url, `data:image/png;base64,${png(5 * MIB, 7).toString("base64")}`);
+	// What the page gets of the message is bounded (docs/protocol.md, "Images on the wire"): no client is cut off.
+	const whole = png(5 * MIB, 0).toString("base64");
+	const ended = client.events.slice(from).find((e) => e.type === "message_end" && e.message.role === "user")!;
+	const started = client.events.slice(from).find((e) => e.type === "message_start" && e.message.role === "user")!;
+	assert.ok(started.message.content.filter((b: any) => b.type === "image").every((b: any) => b.data === "" && b.omittedBytes === 5 * MIB));
+	const sent = ended.message.content.filter((b: any) => b.type === "image");
+	assert.equal(sent.length, 8);
+	assert.equal(sent[0].data, whole);
+	assert.deepEqual(sent[1], { type: "image", mimeType: "image/png", data: "", omittedBytes: 5 * MIB });
+	const { messages } = await client.ok({ type: "get_messages" });
+	const kept = messages.findLast((m: any) => m.role === "user").content.filter((b: any) => b.type === "image");
+	assert.equal(kept[0].data, whole);
+	assert.equal(kept.filter((b: any) => b.omittedBytes === 5 * MIB).length, 7);
+});
+
+test("limits: a ninth image, 5 MiB and a byte, a text declared as PNG, an empty body, a wrong type header", async () => {
+	const id = (await typed.upload(new Uint8Array(png(100)), "image/png")).id;
+	const nine = await client.request({ type: "prompt", message: "x", images: Array(9).fill({ type: "image", attachmentId: id }) });
+	assert.equal(nine.code, "invalid_command");
+	assert.match(nine.error!, /images/);
+	const tooLarge = await post(png(5 * MIB + 1));
+	assert.equal(tooLarge.status, 413);
+	assert.match(tooLarge.body, /at most 5 MiB \(5242880 bytes\)/);
+	const text = await post("hello, I am not a picture at all", { "Content-Type": "image/png" });
+	assert.equal(text.status, 415);
+	assert.match(text.body, /declared image\/png but its data does not start like an image/);
+	const jpegAsPng = await post(Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100)]));
+	assert.equal(jpegAsPng.status, 415);
+	assert.match(jpegAsPng.body, /starts like image\/jpeg/);
+	assert.equal((await post(Buffer.alloc(0))).status, 400);
+	const svg = await post("<svg/>", { "Content-Type": "image/svg+xml" });
+	assert.equal(svg.status, 415);
+	assert.match(svg.body, /Content-Type must be an image type/);
+	assert.equal((await httpRequest(`${skiff.url}/attachments`, { headers: { Authorization: `Bearer ${TOKEN}` } })).status, 405);
+	assert.deepEqual(readdirSync(uploadsDir), [id], "nothing refused was kept");
+});
+
+test("a bad token, or a cross-site page, cannot upload", async () => {
+	const wrong = await post(png(100), { Authorization: "Bearer not-the-token" });
+	assert.equal(wrong.status, 401);
+	const crossSite = await post(png(100), { Origin: "http://evil.example" });
+	assert.equal(crossSite.status, 403);
+	const rejected = new SkiffClient({ url: skiff.wsUrl, token: "wrong", reconnect: false });
+	await assert.rejects(rejected.upload(new Uint8Array(png(100)), "image/png"), (error: any) => error.code === "forbidden" && /unauthorized/.test(error.message));
+});
+
+test("an upload cut off before its end is not kept, and the service goes on", async () => {
+	const before = new Set(readdirSync(uploadsDir));
+	const { port, hostname } = new URL(skiff.url);
+	const socket = connect(Number(port), hostname);
+	await new Promise((resolve) => socket.once("connect", resolve));
+	socket.write(`POST /attachments HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: image/png\r\nContent-Length: 100000\r\n\r\n`);
+	socket.write(png(5000));
+	await until(() => readdirSync(uploadsDir).some((name) => name.endsWith(".part")));
+	socket.destroy();
+	await until(() => readdirSync(uploadsDir).every((name) => before.has(name)));
+	assert.equal((await typed.upload(new Uint8Array(png(100)), "image/png")).bytes, 100);
+});
+
+test("an unknown id refuses the message before anything is recorded; inline images still work beside uploads", async () => {
+	const { messages } = await client.ok({ type: "get_messages" });
+	const unknown = await client.request({ type: "prompt", message: "look", images: [{ type: "image", attachmentId: "0".repeat(32) }] });
+	assert.equal(unknown.code, "not_found");
+	assert.equal((await client.ok({ type: "get_messages" })).messages.length, messages.length, "nothing recorded");
+	const malformed = await client.request({ type: "prompt", message: "look", images: [{ type: "image", attachmentId: "../../etc/passwd" }] });
+	assert.equal(malformed.code, "invalid_command");
+	const id = (await typed.upload(new Uint8Array(png(300, 3)), "image/png")).id;
+	const inline = png(50, 4).toString("base64");
+	const from = client.events.length;
+	const asked = model.requests.length;
+	await client.ok({ type: "prompt", message: "REPLY both\nboth kinds", images: [{ type: "image", data: inline, mimeType: "image/png" }, { type: "image", attachmentId: id }] });
+	await runEnded(from);
+	const urls = lastUserContent(asked).filter((part) => part.type === "image_url").map((part) => part.image_url.url);
+	assert.deepEqual(urls, [`data:image/png;base64,${inline}`, `data:image/png;base64,${png(300, 3).toString("base64")}`]);
+});
