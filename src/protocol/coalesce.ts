@@ -4,6 +4,7 @@
  * deltas and never loses text. The merged event keeps the `seq` of the last event merged, so seq stays
  * increasing for that client but may skip (docs/protocol.md, "Slow clients").
  */
+import type { RuntimeEvent } from "../agent/types.js";
 import type { PublishedEvent } from "./event-hub.js";
 
 /** An event as it goes on the wire: `{type, sessionId, seq, ...}`. */
@@ -19,7 +20,7 @@ export interface DeltaPart {
 }
 
 /** The delta sub-event of an event that may be merged with its neighbours, else undefined. */
-export function deltaPart(event: WireEvent): DeltaPart | undefined {
+export function deltaPart(event: RuntimeEvent): DeltaPart | undefined {
 	if (event.type !== "message_update") return undefined;
 	const part = event.assistantMessageEvent as Partial<DeltaPart> | undefined;
 	if (typeof part !== "object" || part === null) return undefined;
