@@ -12,7 +12,7 @@
  * gets the same events with consecutive seqs.
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import type { DeltaPart } from "./coalesce.js";
+import type { DeltaPart } from "./delta-part.js";
 
 /**
  * A run is published at once when its text reaches this many characters (UTF-16 units), so a burst within one

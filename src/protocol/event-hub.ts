@@ -4,7 +4,7 @@
  * deltas `offer`ed within one turn of the event loop are merged before they are numbered (delta-run.ts).
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import { deltaPart } from "./coalesce.js";
+import { deltaPart } from "./delta-part.js";
 import { DeltaRun } from "./delta-run.js";
 
 /** Replay window per session: whichever bound is hit first drops the oldest events. */
