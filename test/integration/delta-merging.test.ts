@@ -7,26 +7,20 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { type ChatService, startChatService } from "../support/browser.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
+let service: ChatService;
 let client: TestClient;
 
 before(async () => {
-	model = await startFakeOpenAi();
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
-	client = await TestClient.connect(skiff.wsUrl);
+	service = await startChatService();
+	client = await TestClient.connect(service.skiff.wsUrl);
 });
 
 after(async () => {
 	client?.close();
-	await skiff?.stop();
-	await model?.close();
+	await service?.close();
 });
 
 /** Runs `message` to its end; returns the events the service published for it, read back by a replay. */
@@ -35,7 +29,7 @@ async function publishedFor(message: string): Promise<{ live: Event[]; published
 	const from = client.events.length;
 	await client.ok({ type: "prompt", message });
 	await client.waitForEvent((e) => e.type === "agent_end", 30_000, from);
-	const reader = await TestClient.connect(skiff.wsUrl);
+	const reader = await TestClient.connect(service.skiff.wsUrl);
 	try {
 		const { replayed, resync } = await reader.ok({ type: "subscribe", sinceSeq: lastSeq, epoch });
 		assert.equal(resync, false);
