@@ -12,7 +12,7 @@
  * gets the same events with consecutive seqs.
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import type { DeltaPart } from "./delta-part.js";
+import { deltaPart } from "./delta-part.js";
 
 /**
  * A run is published at once when its text reaches this many characters (UTF-16 units), so a burst within one
@@ -21,23 +21,47 @@ import type { DeltaPart } from "./delta-part.js";
  */
 export const MAX_RUN_CHARS = 16 * 1024;
 
+/** How an offered event merges: consecutive ones with the same `key` form a run, which `merged` stands for. */
+export interface Mergeable {
+	key: string;
+	/** The text the event adds. */
+	delta: string;
+	/** The one event standing for a run whose deltas joined to `text`. */
+	merged(text: string): RuntimeEvent;
+}
+
+/**
+ * How a streaming delta (`message_update` with a text, thinking or tool-call arguments delta) merges: with the
+ * deltas of the same kind and content block (an absent index is 0). An event that carries such an update for
+ * another stream on the session's hub (a side chat's tab) gives its `scope` and how to `wrap` the merged update.
+ */
+export function mergeableUpdate(update: RuntimeEvent, scope = "", wrap: (update: RuntimeEvent) => RuntimeEvent = (merged) => merged): Mergeable | undefined {
+	const part = deltaPart(update);
+	if (!part) return undefined;
+	return {
+		key: `${scope}\n${part.type}\n${String(part.contentIndex ?? 0)}`,
+		delta: part.delta,
+		merged: (text) => wrap({ ...update, assistantMessageEvent: { ...part, delta: text } }),
+	};
+}
+
 export class DeltaRun {
 	/** The deltas, joined once when the run is published (concatenating each would build a rope per delta). */
 	private readonly pieces: string[];
 	private chars: number;
 
 	constructor(
-		/** The run's first event: the merged event is it with the joined text. */
+		/** The run's first event, published as it is when nothing joins it. */
 		private readonly first: RuntimeEvent,
-		private readonly part: DeltaPart,
+		private readonly merge: Mergeable,
 	) {
-		this.pieces = [part.delta];
-		this.chars = part.delta.length;
+		this.pieces = [merge.delta];
+		this.chars = merge.delta.length;
 	}
 
-	/** Whether `part` continues the run: a delta of the same kind and the same content block (absent index is 0). */
-	continues(part: DeltaPart): boolean {
-		return part.type === this.part.type && (part.contentIndex ?? 0) === (this.part.contentIndex ?? 0);
+	/** Whether `next` continues the run. */
+	continues(next: Mergeable): boolean {
+		return next.key === this.merge.key;
 	}
 
 	add(delta: string): void {
@@ -52,7 +76,6 @@ export class DeltaRun {
 
 	/** The one event standing for the run (the first event itself when nothing joined it). */
 	event(): RuntimeEvent {
-		if (this.pieces.length === 1) return this.first;
-		return { ...this.first, assistantMessageEvent: { ...(this.first.assistantMessageEvent as object), delta: this.pieces.join("") } };
+		return this.pieces.length === 1 ? this.first : this.merge.merged(this.pieces.join(""));
 	}
 }

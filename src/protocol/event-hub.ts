@@ -4,8 +4,7 @@
  * deltas `offer`ed within one turn of the event loop are merged before they are numbered (delta-run.ts).
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import { deltaPart } from "./delta-part.js";
-import { DeltaRun } from "./delta-run.js";
+import { DeltaRun, type Mergeable, mergeableUpdate } from "./delta-run.js";
 
 /** Replay window per session: whichever bound is hit first drops the oldest events. */
 export const REPLAY_MAX_EVENTS = 50_000;
@@ -62,21 +61,21 @@ export class EventHub {
 	}
 
 	/**
-	 * Publishes `event`, except a streaming delta (text, thinking or tool-call arguments), which is held and
-	 * merged with the deltas of the same content block offered after it, and published with them at the end of
-	 * this turn of the event loop, at MAX_RUN_CHARS, or before any other event of the session, whichever comes
-	 * first (delta-run.ts). A lone delta still goes out in the turn it came in.
+	 * Publishes `event`, except a streaming delta (text, thinking or tool-call arguments; `merge` says how an
+	 * event that wraps one merges), which is held and merged with the deltas of the same content block offered
+	 * after it, and published with them at the end of this turn of the event loop, at MAX_RUN_CHARS, or before
+	 * any other event of the session, whichever comes first (delta-run.ts). A lone delta still goes out in the
+	 * turn it came in.
 	 */
-	offer(event: RuntimeEvent): void {
-		const part = deltaPart(event);
-		if (!part) {
+	offer(event: RuntimeEvent, merge: Mergeable | undefined = mergeableUpdate(event)): void {
+		if (!merge) {
 			this.publish(event);
 			return;
 		}
-		if (this.run?.continues(part)) this.run.add(part.delta);
+		if (this.run?.continues(merge)) this.run.add(merge.delta);
 		else {
 			this.flush();
-			this.run = new DeltaRun(event, part);
+			this.run = new DeltaRun(event, merge);
 		}
 		if (this.run.full) this.flush();
 		else if (!this.flushScheduled) {

@@ -23,12 +23,19 @@ after(async () => {
 	await service?.close();
 });
 
-/** Runs `message` to its end; returns the events the service published for it, read back by a replay. */
-async function publishedFor(message: string): Promise<{ live: Event[]; published: Event[] }> {
+/**
+ * Runs `message` to its end (`prompt`, or another command that starts a run, and the event that ends it); returns
+ * the events the service published meanwhile, read back by a replay.
+ */
+async function publishedFor(
+	message: string,
+	start: Record<string, unknown> = { type: "prompt" },
+	ended = (e: Event) => e.type === "agent_end",
+): Promise<{ live: Event[]; published: Event[] }> {
 	const { lastSeq, epoch } = await client.ok({ type: "get_state" });
 	const from = client.events.length;
-	await client.ok({ type: "prompt", message });
-	await client.waitForEvent((e) => e.type === "agent_end", 30_000, from);
+	await client.ok({ ...start, message });
+	await client.waitForEvent(ended, 30_000, from);
 	const reader = await TestClient.connect(service.skiff.wsUrl);
 	try {
 		const { replayed, resync } = await reader.ok({ type: "subscribe", sinceSeq: lastSeq, epoch });
@@ -68,6 +75,19 @@ test("a tool call's arguments streamed a character at a time arrive merged, and 
 	assert.ok(args.length < args.join("").length, `${args.join("").length} argument pieces went out as ${args.length} events`);
 	const end = published.find((e) => e.type === "tool_execution_end")!;
 	assert.match(JSON.stringify(end.result), new RegExp(word));
+});
+
+test("a side chat's burst arrives merged too, between the main session's events, with the same text", async () => {
+	await client.ok({ type: "side_chat_new", name: "aside" });
+	const isTab = (e: Event) => e.type === "side_chat_event" && e.name === "aside";
+	const { published } = await publishedFor("BENCH 2000", { type: "side_chat_prompt", name: "aside" }, (e) => isTab(e) && e.event.type === "agent_end");
+	const seqs = published.map((e) => e.seq);
+	assert.ok(seqs.every((seq, i) => i === 0 || seq === seqs[i - 1]! + 1));
+	const text = deltasOf(published.filter(isTab).map((e) => e.event as Event), "text_delta");
+	assert.equal(text.join(""), "x".repeat(2000));
+	assert.ok(text.length < 2000, `2,000 one-character deltas of the tab went out as ${text.length} events`);
+	const { messages } = await client.ok({ type: "side_chat_messages", name: "aside" });
+	assert.equal(messages.at(-1).content[0].text, "x".repeat(2000));
 });
 
 test("a delta that arrives alone is sent at once, not held for the next one", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_RUN_CHARS } from "../../../src/protocol/delta-run.js";
+import { MAX_RUN_CHARS, mergeableUpdate } from "../../../src/protocol/delta-run.js";
 import { EventHub } from "../../../src/protocol/event-hub.js";
 
 const delta = (text: string, type = "text_delta", contentIndex?: number) => ({
@@ -138,4 +138,31 @@ test("events that only look like deltas are published as they are, never held or
 	assert.equal(seen.length, 4);
 	await nextTurn();
 	assert.equal(seen.length, 4);
+});
+
+test("deltas of another stream on the hub (a side chat's tab) merge among themselves, wrapped, never with the session's own", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	const tab = (name: string, text: string) => {
+		const wrap = (update: { type: string; [key: string]: unknown }) => ({ type: "side_chat_event", name, event: update });
+		const update = delta(text);
+		hub.offer(wrap(update), mergeableUpdate(update, `side_chat_event\n${name}`, wrap));
+	};
+	tab("a", "si");
+	tab("a", "de");
+	hub.offer(delta("main"));
+	tab("a", " one");
+	tab("b", "other");
+	tab("b", " tab");
+	await nextTurn();
+	assert.deepEqual(
+		seen.map((e) => [e.seq, e.type, e.name, ((e.event ?? e) as { assistantMessageEvent: { delta: string } }).assistantMessageEvent.delta]),
+		[
+			[1, "side_chat_event", "a", "side"],
+			[2, "message_update", undefined, "main"],
+			[3, "side_chat_event", "a", " one"],
+			[4, "side_chat_event", "b", "other tab"],
+		],
+	);
+	assert.deepEqual(seen[0], { type: "side_chat_event", sessionId: "s1", seq: 1, name: "a", event: { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "side" } } });
 });
