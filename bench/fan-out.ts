@@ -32,7 +32,12 @@ const table = [
 	row(`${options.deltas.toLocaleString("en")}-delta reply: prompt → end at the last of ${CLIENTS} clients (s)`, last, 2, `≤ ${FAN_OUT_GOAL_S}`, median(last) <= FAN_OUT_GOAL_S ? "met" : "**not met**"),
 	row("prompt → end at the first client (s)", runs.map((run) => run.firstS), 2),
 	`| clients with every character, in seq order (all iterations) | ${runs.reduce((sum, run) => sum + run.complete, 0)} of ${runs.length * CLIENTS} | all | ${failures.length === 0 ? "met" : "**not met**"} |`,
-	row("clients that got merged deltas (fell behind)", runs.map((run) => run.merged), 0),
+	row("clients that got merged deltas (fell behind: their seqs skipped)", runs.map((run) => run.merged), 0),
+	row(
+		`delta events the service published for the reply (one turn's deltas merged at the source; what a client that kept up got)`,
+		runs.flatMap((run) => (run.publishedEvents === undefined ? [] : [run.publishedEvents])),
+		0,
+	),
 	row("RSS before the reply (MiB)", runs.map((run) => run.rssBefore), 1),
 	row("RSS peak during the reply (MiB)", runs.map((run) => run.rssPeak), 1),
 ].join("\n");

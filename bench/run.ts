@@ -151,8 +151,11 @@ async function startSkiffSide(agentDir: string): Promise<Side> {
 		const { endedAt, endRssMiB } = await done;
 		const bytes = client.frames.slice(frameStart).reduce((sum, f) => sum + Buffer.byteLength(f), 0);
 		const wireBytes = client.frames.slice(frameStart).reduce((sum, f) => sum + frameBytes(Buffer.byteLength(f)), 0);
-		// A client that falls behind (a loaded machine starves the benchmark's own process) gets merged deltas:
-		// fewer frames, the same text. Every delta of BENCH is one character, so the text counts the deltas.
+		// The client gets fewer delta events than the model sent deltas, with the same text: the service merges
+		// the deltas that reach it within one turn of its event loop before numbering them (for every follower),
+		// and a client that falls behind (a loaded machine starves the benchmark's own process) gets the ones
+		// waiting for it merged too. Every delta of BENCH is one character, so the text counts the model's deltas,
+		// and bytes per delta are per model delta either way.
 		const textDeltas = textDeltaChars(client.events.slice(eventStart));
 		client.events.splice(eventStart);
 		client.frames.splice(frameStart);
@@ -284,7 +287,7 @@ const METRICS: Metric[] = [
 	{ key: "firstPromptMs", label: "first prompt after start (2 s after ready) → first text delta (ms)", digits: 1, value: (s) => s.firstPromptMs },
 	{ key: "firstDeltaMs", label: "warm prompt (the measured one) → first text delta (ms)", digits: 1, value: (s) => s.firstDeltaMs },
 	{ key: "totalMs", label: `${DELTAS.toLocaleString("en")}-delta reply: prompt → end of run (ms)`, digits: 0, value: (s) => s.totalMs },
-	{ key: "deltasPerSecond", label: "text-delta events per second at the client", digits: 0, value: (s) => s.deltas / (s.totalMs / 1000) },
+	{ key: "deltasPerSecond", label: "model text deltas per second at the client (one character each; skiff merges those of one turn)", digits: 0, value: (s) => s.deltas / (s.totalMs / 1000) },
 	{ key: "bytesPerDelta", label: "bytes on the wire per delta (B)", digits: 1, value: (s) => s.bytes / s.deltas },
 	{ key: "wireBytesPerDelta", label: "bytes on the socket per delta, WebSocket frame headers included (B)", digits: 1, value: (s) => s.wireBytes / s.deltas },
 	{ key: "cpuMs", label: "CPU of the process tree during that reply (ms)", digits: 0, value: (s) => s.cpuMs },

@@ -76,7 +76,7 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		runtime,
 		settings,
 		knownTools: pi.tools,
-		publish: (sessionId, event) => streams.hub(sessionId).publish(event),
+		publish: (sessionId, event, merge) => (merge ? streams.hub(sessionId).offer(event, merge) : streams.hub(sessionId).publish(event)),
 		collab: config.collab,
 	});
 	sessionFeatures = sessionFeaturesFor(started);

@@ -1,8 +1,11 @@
 /**
  * What one client received of a streamed reply: the seq and arrival time of every text delta, the text's
- * length, and whether seqs only ever increased. A client that fell behind gets merged deltas (one event for
- * several seqs, carrying the last one's seq), so "when did this client have delta s" is the arrival of its
- * first event whose seq is at least s.
+ * length, whether seqs only ever increased, and whether they skipped. Deltas come merged two ways: the
+ * service merges the deltas the model sent within one turn of its event loop before numbering them (one event,
+ * one seq, for every follower alike: src/protocol/delta-run.ts), and a client that fell behind gets the
+ * deltas waiting in its queue merged (one event for several seqs, carrying the last one's seq, so its seqs
+ * skip). So "when did this client have delta s" is the arrival of its first event whose seq is at least s, and
+ * only a skip says the client fell behind.
  */
 import type { WireEvent } from "./client.js";
 
@@ -13,6 +16,8 @@ export class DeltaLog {
 	chars = 0;
 	lastSeq = -1;
 	outOfOrder = 0;
+	/** Events whose seq skipped numbers: the client fell behind and got merged deltas. */
+	skipped = 0;
 	ended = false;
 
 	constructor(capacity: number) {
@@ -24,6 +29,7 @@ export class DeltaLog {
 	add(event: WireEvent, receivedAt: number): void {
 		if (typeof event.seq === "number") {
 			if (event.seq <= this.lastSeq) this.outOfOrder++;
+			else if (this.lastSeq >= 0 && event.seq > this.lastSeq + 1) this.skipped++;
 			this.lastSeq = event.seq;
 		}
 		if (event.type === "agent_end") this.ended = true;

@@ -10,9 +10,11 @@ import { DeltaLog } from "./delta-log.js";
 
 export interface FollowerResult {
 	chars: number;
-	/** Delta events received (fewer than deltas when some were merged). */
+	/** Delta events received (fewer than deltas: the service merges one turn's deltas, and a client behind gets them merged). */
 	count: number;
 	outOfOrder: number;
+	/** Events whose seq skipped numbers (the client fell behind). */
+	skipped: number;
 	/** When the client had the reply's end, epoch ms; undefined when it never did. */
 	endedAt: number | undefined;
 }
@@ -27,7 +29,7 @@ let reported = false;
 function report(): void {
 	if (reported) return;
 	reported = true;
-	const results: FollowerResult[] = logs.map((log, i) => ({ chars: log.chars, count: log.count, outOfOrder: log.outOfOrder, endedAt: endedAt[i] }));
+	const results: FollowerResult[] = logs.map((log, i) => ({ chars: log.chars, count: log.count, outOfOrder: log.outOfOrder, skipped: log.skipped, endedAt: endedAt[i] }));
 	process.stdout.write(`${JSON.stringify(results)}\n`, () => {
 		for (const client of clients) client.terminate();
 		process.exit(0);

@@ -12,6 +12,7 @@ import type { RuntimeEvent, SessionContribution, SessionOrigin } from "../agent/
 import type { CollabRooms } from "../collab/rooms.js";
 import type { CommandDefinition } from "../protocol/command.js";
 import type { DoctorCheck } from "../protocol/commands/doctor.js";
+import type { Mergeable } from "../protocol/delta-run.js";
 import type { EventDefinition } from "../protocol/event.js";
 import type { ServiceKey } from "../protocol/service-key.js";
 import type { SettingDefinition } from "../settings/definition.js";
@@ -33,8 +34,12 @@ export interface FeatureHost {
 	readonly settings: SettingsService;
 	/** The names of the tools every session gets (agent definitions are checked against them). */
 	readonly knownTools: readonly string[];
-	/** Sends an event to the followers of one session, numbered with the session's own events. */
-	publish(sessionId: string, event: RuntimeEvent): void;
+	/**
+	 * Sends an event to the followers of one session, numbered with the session's own events. With `merge`, a
+	 * streaming delta it carries is merged with the next ones of the same stream that come within this turn of
+	 * the event loop, as the session's own are (src/protocol/delta-run.ts).
+	 */
+	publish(sessionId: string, event: RuntimeEvent, merge?: Mergeable): void;
 	/** The listener's collaboration rooms (absent in `--mode rpc`). */
 	readonly collab?: CollabRooms;
 	/** The service of a feature this one `needs` (started before it). */

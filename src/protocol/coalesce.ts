@@ -4,28 +4,13 @@
  * deltas and never loses text. The merged event keeps the `seq` of the last event merged, so seq stays
  * increasing for that client but may skip (docs/protocol.md, "Slow clients").
  */
+import { type DeltaPart, deltaPart } from "./delta-part.js";
 import type { PublishedEvent } from "./event-hub.js";
+
+export { type DeltaPart, deltaPart };
 
 /** An event as it goes on the wire: `{type, sessionId, seq, ...}`. */
 export type WireEvent = PublishedEvent["event"];
-
-/** The streaming sub-events whose `delta` strings concatenate into the content block's text. */
-const MERGEABLE_DELTAS = new Set(["text_delta", "thinking_delta", "toolcall_delta"]);
-
-export interface DeltaPart {
-	type: string;
-	contentIndex: unknown;
-	delta: string;
-}
-
-/** The delta sub-event of an event that may be merged with its neighbours, else undefined. */
-export function deltaPart(event: WireEvent): DeltaPart | undefined {
-	if (event.type !== "message_update") return undefined;
-	const part = event.assistantMessageEvent as Partial<DeltaPart> | undefined;
-	if (typeof part !== "object" || part === null) return undefined;
-	if (typeof part.type !== "string" || !MERGEABLE_DELTAS.has(part.type) || typeof part.delta !== "string") return undefined;
-	return part as DeltaPart;
-}
 
 /** The text `event` would add when merged into an earlier event, or undefined when it never merges. */
 export function mergeableDelta(event: WireEvent): string | undefined {

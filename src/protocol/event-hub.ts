@@ -1,8 +1,10 @@
 /**
  * One session's outgoing event stream: numbers events with an increasing `seq`, serializes each once for all
- * listeners, and keeps a bounded replay window so a reconnecting client can catch up from a seq.
+ * listeners, and keeps a bounded replay window so a reconnecting client can catch up from a seq. Streaming
+ * deltas `offer`ed within one turn of the event loop are merged before they are numbered (delta-run.ts).
  */
 import type { RuntimeEvent } from "../agent/types.js";
+import { DeltaRun, type Mergeable, mergeableUpdate } from "./delta-run.js";
 
 /** Replay window per session: whichever bound is hit first drops the oldest events. */
 export const REPLAY_MAX_EVENTS = 50_000;
@@ -29,6 +31,9 @@ export class EventHub {
 	private bufferStart = 0; // index of the oldest kept event in `buffer` (compacted lazily)
 	private bufferBytes = 0;
 	private readonly listeners = new Set<EventListener>();
+	/** Deltas offered in this turn of the event loop, not published yet. */
+	private run: DeltaRun | undefined;
+	private flushScheduled = false;
 
 	constructor(
 		readonly sessionId: string,
@@ -45,12 +50,60 @@ export class EventHub {
 		return this.listeners.size;
 	}
 
-	/** The seq of the newest event (0 before the first). */
+	/**
+	 * The seq of the newest event (0 before the first). Held deltas are published first: whoever reads the seq
+	 * pairs it with the session as it is now (a snapshot's messages already hold their text), so every delta
+	 * pi emitted so far must be numbered at or below it.
+	 */
 	get seq(): number {
+		this.flush();
 		return this.lastSeq;
 	}
 
+	/**
+	 * Publishes `event`, except a streaming delta (text, thinking or tool-call arguments; `merge` says how an
+	 * event that wraps one merges), which is held and merged with the deltas of the same content block offered
+	 * after it, and published with them at the end of this turn of the event loop, at MAX_RUN_CHARS, or before
+	 * any other event of the session, whichever comes first (delta-run.ts). A lone delta still goes out in the
+	 * turn it came in.
+	 */
+	offer(event: RuntimeEvent, merge: Mergeable | undefined = mergeableUpdate(event)): void {
+		if (!merge) {
+			this.publish(event);
+			return;
+		}
+		if (this.run?.continues(merge)) this.run.add(merge.delta);
+		else {
+			this.flush();
+			this.run = new DeltaRun(event, merge);
+		}
+		if (this.run.full) this.flush();
+		else if (!this.flushScheduled) {
+			this.flushScheduled = true;
+			setImmediate(this.flushAtTurnEnd);
+		}
+	}
+
+	/** Publishes `event` now (after any held deltas, which came before it). */
 	publish(event: RuntimeEvent): PublishedEvent {
+		this.flush();
+		return this.number(event);
+	}
+
+	private readonly flushAtTurnEnd = (): void => {
+		this.flushScheduled = false;
+		this.flush();
+	};
+
+	/** Publishes the held run of deltas, if any. */
+	private flush(): void {
+		const run = this.run;
+		if (!run) return;
+		this.run = undefined;
+		this.number(run.event());
+	}
+
+	private number(event: RuntimeEvent): PublishedEvent {
 		const seq = ++this.lastSeq;
 		// sessionId and seq come right after type, so every event reads the same way on the wire.
 		const { type, ...fields } = event;
@@ -68,13 +121,16 @@ export class EventHub {
 	 * caller must then reload the session snapshot).
 	 */
 	since(sinceSeq: number): PublishedEvent[] | undefined {
+		this.flush();
 		if (sinceSeq >= this.lastSeq) return [];
 		const oldestKept = this.buffer.length > this.bufferStart ? this.buffer[this.bufferStart]!.seq : this.lastSeq + 1;
 		if (sinceSeq + 1 < oldestKept) return undefined;
 		return this.buffer.slice(this.bufferStart + (sinceSeq + 1 - oldestKept));
 	}
 
+	/** Follows the events published from now on (held deltas, which came before, are published first). */
 	subscribe(listener: EventListener): () => void {
+		this.flush();
 		this.listeners.add(listener);
 		return () => {
 			if (this.listeners.delete(listener) && this.listeners.size === 0) this.onUnfollowed?.();
@@ -83,6 +139,7 @@ export class EventHub {
 
 	/** Drops the replay window (the session was unloaded); the seq keeps counting when it comes back. */
 	forgetReplay(): void {
+		this.flush();
 		this.buffer = [];
 		this.bufferStart = 0;
 		this.bufferBytes = 0;

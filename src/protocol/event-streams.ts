@@ -1,6 +1,8 @@
 /**
  * The wire side of every session's events: each runtime signal is shaped (deltas only), numbered per
  * session, serialized once and fanned out to the clients following it, with a bounded replay window.
+ * Streaming deltas pi emits within one turn of the event loop are merged into one event before they are
+ * numbered (delta-run.ts), for every follower alike.
  * A session's numbering outlives its unloading, so a session that comes back keeps counting; the hub of an
  * unloaded session that nobody follows is dropped (only its seq is kept), so sessions that come and go do
  * not accumulate.
@@ -15,6 +17,15 @@ export interface SignalSource {
 	observe(observer: SessionObserver): () => void;
 }
 
+export interface EventStreamOptions {
+	replayLimits?: ReplayLimits;
+	/**
+	 * Whether the runtime's streaming deltas of one turn are merged (default true). The transport's tests turn
+	 * it off to feed the listener one event per delta, as a model streaming slower than the service reads would.
+	 */
+	mergeDeltas?: boolean;
+}
+
 export class EventStreams {
 	/** Identifies this process's event numbering: a client holding seqs from another epoch must resync. */
 	readonly epoch = randomUUID();
@@ -25,10 +36,12 @@ export class EventStreams {
 	/** The last seq of each dropped hub, so a session that comes back keeps counting. */
 	private readonly droppedSeq = new Map<string, number>();
 
-	constructor(
-		runtime: SignalSource,
-		private readonly replayLimits?: ReplayLimits,
-	) {
+	private readonly replayLimits: ReplayLimits | undefined;
+	private readonly mergeDeltas: boolean;
+
+	constructor(runtime: SignalSource, options: EventStreamOptions = {}) {
+		this.replayLimits = options.replayLimits;
+		this.mergeDeltas = options.mergeDeltas ?? true;
 		runtime.observe((sessionId, signal) => this.receive(sessionId, signal));
 	}
 
@@ -69,6 +82,8 @@ export class EventStreams {
 		let shape = this.shapers.get(sessionId);
 		if (!shape) this.shapers.set(sessionId, (shape = createEventShaper()));
 		const shaped = shape(signal.event);
-		if (shaped) hub.publish(shaped);
+		if (!shaped) return;
+		if (this.mergeDeltas) hub.offer(shaped);
+		else hub.publish(shaped);
 	}
 }

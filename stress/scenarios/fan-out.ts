@@ -27,10 +27,15 @@ export interface FanOutRun {
 	/** Prompt sent → the first and the last client had the reply's end (s). */
 	firstS: number;
 	lastS: number;
-	/** Clients that got fewer delta events than deltas (merged while behind). */
+	/** Clients whose seqs skipped: they fell behind and got the deltas waiting for them merged. */
 	merged: number;
 	/** Delta events delivered to all clients together. */
 	deliveries: number;
+	/**
+	 * Delta events the service published for the reply (the service merges the deltas the model sent within one
+	 * turn): what a client that kept up received; undefined when every client fell behind.
+	 */
+	publishedEvents: number | undefined;
 	/** Clients that had the reply's end with every character, in seq order. */
 	complete: number;
 	rssBefore: number;
@@ -63,7 +68,7 @@ export async function fanOutRun({ clients, deltas, processes = 4 }: FanOutOption
 		const results = await followers.results(REPLY_LIMIT_MS);
 		while (driverEnd === undefined && epochNow() < sentAt + REPLY_LIMIT_MS) await new Promise((resolve) => setTimeout(resolve, 10));
 		clearInterval(sampler);
-		const all: FollowerResult[] = [{ chars: driverLog.chars, count: driverLog.count, outOfOrder: driverLog.outOfOrder, endedAt: driverEnd }, ...results];
+		const all: FollowerResult[] = [{ chars: driverLog.chars, count: driverLog.count, outOfOrder: driverLog.outOfOrder, skipped: driverLog.skipped, endedAt: driverEnd }, ...results];
 		for (const [i, result] of all.entries()) {
 			if (result.endedAt === undefined) failures.push(`client ${i} never had the reply's end`);
 			if (result.chars !== deltas) failures.push(`client ${i} got ${result.chars} of ${deltas} characters`);
@@ -74,8 +79,9 @@ export async function fanOutRun({ clients, deltas, processes = 4 }: FanOutOption
 		return {
 			firstS: (Math.min(...ends) - sentAt) / 1000,
 			lastS: (Math.max(...ends) - sentAt) / 1000,
-			merged: all.filter((r) => r.count < deltas).length,
+			merged: all.filter((r) => r.skipped > 0).length,
 			deliveries: all.reduce((sum, r) => sum + r.count, 0),
+			publishedEvents: all.find((r) => r.skipped === 0)?.count,
 			complete,
 			rssBefore,
 			rssPeak,
@@ -97,6 +103,6 @@ export async function fanOut(options: FanOutOptions): Promise<ScenarioResult> {
 		tried: `${options.clients} WebSocket clients (one prompting, the others in ${options.processes ?? 4} processes of their own) follow one session while it streams a reply of ${fmt(options.deltas)} one-character deltas (fake BENCH ${options.deltas}); every client checked for every character, in seq order`,
 		count: `${options.clients} clients × ${fmt(options.deltas)} deltas`,
 		failures: failures.slice(0, 10),
-		figure: `all ${options.clients} complete and in order: ${run.failures.length === 0 ? "yes" : "no"}; ${run.merged} clients got merged deltas (${fmt(run.deliveries)} delta events delivered in all); prompt → reply's end at the first client ${fmt(run.firstS, 2)} s, at the last ${fmt(run.lastS, 2)} s (goal ${FAN_OUT_GOAL_S} s); RSS ${fmt(run.rssBefore, 1)} → peak ${fmt(run.rssPeak, 1)} MiB`,
+		figure: `all ${options.clients} complete and in order: ${run.failures.length === 0 ? "yes" : "no"}; ${run.merged} clients fell behind and got merged deltas (${fmt(run.deliveries)} delta events delivered in all; the service published the reply as ${run.publishedEvents === undefined ? "an unknown number of" : fmt(run.publishedEvents)} delta events, merged at its source); prompt → reply's end at the first client ${fmt(run.firstS, 2)} s, at the last ${fmt(run.lastS, 2)} s (goal ${FAN_OUT_GOAL_S} s); RSS ${fmt(run.rssBefore, 1)} → peak ${fmt(run.rssPeak, 1)} MiB`,
 	};
 }

@@ -56,17 +56,22 @@ function joined(frames: HostMessage[], kind: "text" | "thinking"): string {
 		.join("");
 }
 
+// Paced (SLOW), each piece comes in a turn of its own, so the service does not merge them (delta-run.ts) and the
+// guest's redaction is given the small pieces; in a burst, the service merges what each turn brought, cut wherever
+// its reads of the model's stream happened to end.
 for (const chunks of ["3", "5 1234", "4 99"]) {
-	test(`a reply and its thinking streamed in pieces (CHUNKS ${chunks}) reach the guest without any secret`, async () => {
-		const frames = await framesOf(
-			() => host.ok({ type: "prompt", message: `THINK ${SECRETS_LINE}\nREPLY_JSON ${JSON.stringify(SECRETS_REPLY)}\nCHUNKS ${chunks}` }),
-			(m) => m.type === "agent_end",
-		);
-		assertNoLeak(frames);
-		assert.equal(joined(frames, "text"), redactSecrets(SECRETS_REPLY), "the reply's deltas join to the redacted reply");
-		assert.equal(joined(frames, "thinking"), redactSecrets(SECRETS_LINE), "the thinking's deltas join to the redacted thinking");
-		assert.ok(frames.filter((m) => m.type === "message_update").length > 100, "it did stream in small pieces");
-	});
+	for (const paced of [true, false]) {
+		test(`a reply and its thinking streamed in pieces (CHUNKS ${chunks}${paced ? ", paced" : ", in a burst"}) reach the guest without any secret`, async () => {
+			const frames = await framesOf(
+				() => host.ok({ type: "prompt", message: `THINK ${SECRETS_LINE}\nREPLY_JSON ${JSON.stringify(SECRETS_REPLY)}\nCHUNKS ${chunks}${paced ? "\nSLOW 1" : ""}` }),
+				(m) => m.type === "agent_end",
+			);
+			assertNoLeak(frames);
+			assert.equal(joined(frames, "text"), redactSecrets(SECRETS_REPLY), "the reply's deltas join to the redacted reply");
+			assert.equal(joined(frames, "thinking"), redactSecrets(SECRETS_LINE), "the thinking's deltas join to the redacted thinking");
+			if (paced) assert.ok(frames.filter((m) => m.type === "message_update").length > 100, "it did stream in small pieces");
+		});
+	}
 }
 
 const KEY = "sk-ant-api03-Zq8vK2mXp4Lr7Tn1Wb5Yc9Hd3Fg6Js0AeUo";

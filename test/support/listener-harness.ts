@@ -1,6 +1,7 @@
 /**
  * The real listener in the test process, over a real dispatcher, event streams and runtime, but no agent (fake
- * sessions, any id resolving: see runtimeOfAnyId): events are published straight into a session's stream, and
+ * sessions, any id resolving: see runtimeOfAnyId): events are published straight into a session's stream (each
+ * delta its own event: the service's merging of one turn's deltas is off here), and
  * limits can be made small. For tests of the transport's behaviour under load and abuse, where the fake model
  * would be slow and a child process opaque.
  */
@@ -51,12 +52,17 @@ export interface HarnessOptions {
 
 export async function startHarness(options: HarnessOptions = {}): Promise<ListenerHarness> {
 	let observer: SessionObserver | undefined;
-	const streams = new EventStreams({
-		observe: (o) => {
-			observer = o;
-			return () => (observer = undefined);
+	// One event per published delta: these tests drive the transport (its batching, its merging for a client
+	// behind, its caps) event by event, as a model streaming slower than the service reads would.
+	const streams = new EventStreams(
+		{
+			observe: (o) => {
+				observer = o;
+				return () => (observer = undefined);
+			},
 		},
-	});
+		{ mergeDeltas: false },
+	);
 	const { runtime } = await runtimeOfAnyId(PRIMARY_SESSION);
 	const dispatcher = createDispatcher(new CommandRegistry().register(...streamCommands, hang), { runtime, streams });
 	const logs: string[] = [];

@@ -11,5 +11,5 @@ export const sideChatFeature = defineFeature({
 	key,
 	events: sideChatEvents,
 	commands: sideChatCommands(key),
-	start: (host) => new SideChatService({ observe: (observer) => host.runtime.observe(observer), publish: (id, event) => host.publish(id, event) }),
+	start: (host) => new SideChatService({ observe: (observer) => host.runtime.observe(observer), publish: (id, event, merge) => host.publish(id, event, merge) }),
 });

@@ -5,6 +5,7 @@
  * Nothing is recorded: a session's tabs are disposed when it unloads, and gone after a restart.
  */
 import type { AgentHandle, RuntimeEvent, SessionObserver, SideChatHandle } from "../../agent/types.js";
+import { type Mergeable, mergeableUpdate } from "../../protocol/delta-run.js";
 import { createEventShaper, type EventShaper } from "../../protocol/event-shape.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
@@ -23,8 +24,8 @@ export interface MainSession {
 export interface SideChatServiceOptions {
 	/** The runtime's session signals: a session's tabs are disposed when it unloads. */
 	observe(observer: SessionObserver): () => void;
-	/** Publishes an event on a session's event stream. */
-	publish(sessionId: string, event: RuntimeEvent): void;
+	/** Publishes an event on a session's event stream; a tab's streaming deltas come with how they merge. */
+	publish(sessionId: string, event: RuntimeEvent, merge?: Mergeable): void;
 	/** The clock (epoch ms) for `created`; injected by tests. */
 	now?: () => number;
 }
@@ -156,7 +157,11 @@ export class SideChatService {
 	private forward(sessionId: string, tab: Tab, shape: EventShaper, event: RuntimeEvent): void {
 		if (!FORWARDED.has(event.type)) return;
 		const shaped = shape(event);
-		if (shaped) this.options.publish(sessionId, { type: sideChatEvent.type, name: tab.name, event: shaped });
+		if (shaped) {
+			// A tab's deltas of one turn go out as one event, as the main transcript's do (delta-run.ts).
+			const wrap = (update: RuntimeEvent): RuntimeEvent => ({ type: sideChatEvent.type, name: tab.name, event: update });
+			this.options.publish(sessionId, wrap(shaped), mergeableUpdate(shaped, `${sideChatEvent.type}\n${tab.name}`, wrap));
+		}
 		if (event.type === "agent_start" || event.type === "agent_end") this.announce(sessionId);
 	}
 

@@ -98,9 +98,13 @@ export const coreEvents = [
 	defineEvent("turn_start", "One model call and its tool calls begin.", {}),
 	defineEvent("turn_end", "That turn ended; its messages were each sent in `message_end`.", {}),
 	defineEvent("message_start", "A message begins: a user message, or an assistant reply that will stream.", { message: MessageSchema }),
-	defineEvent("message_update", "The streaming assistant message grew: one sub-event, deltas only.", {
-		assistantMessageEvent: AssistantStreamEventSchema,
-	}),
+	defineEvent(
+		"message_update",
+		"The streaming assistant message grew: one sub-event, deltas only. A delta holds what reached the service within one turn of its event loop, one model token or many: append it, assume no size (see \"Deltas are merged at the source\").",
+		{
+			assistantMessageEvent: AssistantStreamEventSchema,
+		},
+	),
 	defineEvent("message_end", "A message is complete, as it is recorded.", { message: MessageSchema }),
 	defineEvent("tool_execution_start", "A tool call starts running.", {
 		toolCallId: Type.String(),

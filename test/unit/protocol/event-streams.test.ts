@@ -55,3 +55,23 @@ test("the hub of an unloaded session nobody follows is dropped; the session keep
 	unfollow();
 	assert.equal(streams.hubCount, 1, "and goes when the last follower leaves");
 });
+
+test("pi's deltas of one turn reach followers as one event; with merging off, one event each", async () => {
+	for (const mergeDeltas of [undefined, false]) {
+		const runtime = runtimeStub();
+		const streams = new EventStreams(runtime, mergeDeltas === undefined ? {} : { mergeDeltas });
+		const wire: Array<Record<string, unknown>> = [];
+		streams.hub("a").subscribe((p) => wire.push(JSON.parse(p.json)));
+		const update = (delta: string) => ({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 0, delta, partial: { big: true } } });
+		for (const text of ["on", "e ", "turn"]) runtime.send("a", { kind: "event", event: update(text) });
+		runtime.send("a", { kind: "event", event: { type: "message_end", message: { role: "assistant" } } });
+		await new Promise((resolve) => setImmediate(resolve));
+		const deltas = wire.filter((e) => e.type === "message_update").map((e) => (e.assistantMessageEvent as { delta: string }).delta);
+		assert.deepEqual(deltas, mergeDeltas === false ? ["on", "e ", "turn"] : ["one turn"]);
+		assert.deepEqual(
+			wire.map((e) => e.seq),
+			wire.map((_, i) => i + 1),
+		);
+		assert.equal(wire.at(-1)!.type, "message_end", "the end comes after the text");
+	}
+});

@@ -1,0 +1,168 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { MAX_RUN_CHARS, mergeableUpdate } from "../../../src/protocol/delta-run.js";
+import { EventHub } from "../../../src/protocol/event-hub.js";
+
+const delta = (text: string, type = "text_delta", contentIndex?: number) => ({
+	type: "message_update",
+	assistantMessageEvent: contentIndex === undefined ? { type, delta: text } : { type, contentIndex, delta: text },
+});
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function followed(hub: EventHub) {
+	const seen: Array<Record<string, unknown>> = [];
+	hub.subscribe((p) => seen.push(JSON.parse(p.json)));
+	return seen;
+}
+
+test("deltas of one block offered in one turn go out at the end of it as one event with their joined text", async () => {
+	const hub = new EventHub("s1");
+	const a = followed(hub);
+	const b = followed(hub);
+	for (const text of ["Hel", "lo", ", ", "wor", "ld"]) hub.offer(delta(text));
+	assert.deepEqual(a, [], "held while the turn lasts");
+	await nextTurn();
+	const merged = { type: "message_update", sessionId: "s1", seq: 1, assistantMessageEvent: { type: "text_delta", delta: "Hello, world" } };
+	assert.deepEqual(a, [merged]);
+	assert.deepEqual(b, [merged], "every follower gets the same merged event");
+	hub.offer(delta("!"));
+	await nextTurn();
+	assert.deepEqual(a.at(-1), { ...merged, seq: 2, assistantMessageEvent: { type: "text_delta", delta: "!" } }, "the next turn's delta is its own event, numbered next");
+});
+
+test("a delta that arrives alone is not delayed past its turn: it is out before what the turn scheduled after it", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	hub.offer(delta("x"));
+	const atTurnEnd = await new Promise<number>((resolve) => setImmediate(() => resolve(seen.length)));
+	assert.equal(atTurnEnd, 1);
+});
+
+test("any other event publishes the held deltas first, so order is kept", () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	hub.offer(delta("a"));
+	hub.offer(delta("b"));
+	hub.offer({ type: "tool_execution_start", toolCallId: "t" }); // offered: not a delta, published at once
+	hub.offer(delta("c"));
+	hub.publish({ type: "side_chat_updated", tabs: [] }); // published by a feature
+	hub.offer(delta("d"));
+	hub.offer({ type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 0, content: "abcd" } });
+	assert.deepEqual(
+		seen.map((e) => [e.seq, e.type, (e.assistantMessageEvent as { delta?: string; type?: string } | undefined)?.delta ?? (e.assistantMessageEvent as { type?: string } | undefined)?.type]),
+		[
+			[1, "message_update", "ab"],
+			[2, "tool_execution_start", undefined],
+			[3, "message_update", "c"],
+			[4, "side_chat_updated", undefined],
+			[5, "message_update", "d"],
+			[6, "message_update", "text_end"],
+		],
+	);
+});
+
+test("deltas of another block or kind start a run of their own; thinking and tool-call arguments merge as text does", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	hub.offer(delta("th", "thinking_delta"));
+	hub.offer(delta("ink", "thinking_delta"));
+	hub.offer(delta("A", "text_delta", 1));
+	hub.offer(delta("B", "text_delta", 1));
+	hub.offer(delta("C", "text_delta", 2));
+	hub.offer(delta('{"pa', "toolcall_delta", 3));
+	hub.offer(delta('th":1}', "toolcall_delta", 3));
+	hub.offer(delta("z", "text_delta", 0));
+	hub.offer(delta("y")); // index absent: block 0, the same run
+	await nextTurn();
+	assert.deepEqual(
+		seen.map((e) => e.assistantMessageEvent),
+		[
+			{ type: "thinking_delta", delta: "think" },
+			{ type: "text_delta", contentIndex: 1, delta: "AB" },
+			{ type: "text_delta", contentIndex: 2, delta: "C" },
+			{ type: "toolcall_delta", contentIndex: 3, delta: '{"path":1}' },
+			{ type: "text_delta", contentIndex: 0, delta: "zy" },
+		],
+	);
+	assert.deepEqual(
+		seen.map((e) => e.seq),
+		[1, 2, 3, 4, 5],
+		"consecutive seqs: nothing is numbered and then merged away",
+	);
+});
+
+test("a run is published at once when it reaches its bound, so a long burst still streams in pieces", () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	const piece = "x".repeat(1000);
+	let offered = 0;
+	while (seen.length === 0) {
+		hub.offer(delta(piece));
+		offered += piece.length;
+		assert.ok(offered <= MAX_RUN_CHARS + piece.length, "never held past the bound");
+	}
+	assert.equal((seen[0]!.assistantMessageEvent as { delta: string }).delta.length, Math.ceil(MAX_RUN_CHARS / piece.length) * piece.length);
+	const huge = "y".repeat(MAX_RUN_CHARS * 2);
+	hub.offer(delta(huge));
+	assert.equal((seen[1]!.assistantMessageEvent as { delta: string }).delta, huge, "a delta over the bound alone goes out whole, at once");
+});
+
+test("reading the seq, replaying or subscribing publishes the held deltas first: a snapshot's seq covers their text", () => {
+	const hub = new EventHub("s1");
+	const early = followed(hub);
+	hub.offer(delta("a"));
+	assert.equal(hub.seq, 1, "the seq a snapshot reads covers the delta already in pi's message");
+	assert.equal(early.length, 1);
+	hub.offer(delta("b"));
+	assert.deepEqual(
+		hub.since(1)!.map((p) => p.event.assistantMessageEvent),
+		[{ type: "text_delta", delta: "b" }],
+		"a replay includes what was held",
+	);
+	hub.offer(delta("c"));
+	const late = followed(hub);
+	assert.deepEqual(late, [], "a follower from now on does not get what came before it");
+	assert.equal(early.length, 3);
+	hub.offer(delta("d"));
+	hub.forgetReplay();
+	assert.equal(early.length, 4, "dropping the replay window publishes what was held before");
+});
+
+test("events that only look like deltas are published as they are, never held or merged", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	hub.offer({ type: "message_update", assistantMessageEvent: { type: "text_delta", delta: 42 } });
+	hub.offer({ type: "message_update", assistantMessageEvent: null });
+	hub.offer({ type: "message_update" });
+	hub.offer({ type: "text_delta", delta: "x" });
+	assert.equal(seen.length, 4);
+	await nextTurn();
+	assert.equal(seen.length, 4);
+});
+
+test("deltas of another stream on the hub (a side chat's tab) merge among themselves, wrapped, never with the session's own", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	const tab = (name: string, text: string) => {
+		const wrap = (update: { type: string; [key: string]: unknown }) => ({ type: "side_chat_event", name, event: update });
+		const update = delta(text);
+		hub.offer(wrap(update), mergeableUpdate(update, `side_chat_event\n${name}`, wrap));
+	};
+	tab("a", "si");
+	tab("a", "de");
+	hub.offer(delta("main"));
+	tab("a", " one");
+	tab("b", "other");
+	tab("b", " tab");
+	await nextTurn();
+	assert.deepEqual(
+		seen.map((e) => [e.seq, e.type, e.name, ((e.event ?? e) as { assistantMessageEvent: { delta: string } }).assistantMessageEvent.delta]),
+		[
+			[1, "side_chat_event", "a", "side"],
+			[2, "message_update", undefined, "main"],
+			[3, "side_chat_event", "a", " one"],
+			[4, "side_chat_event", "b", "other tab"],
+		],
+	);
+	assert.deepEqual(seen[0], { type: "side_chat_event", sessionId: "s1", seq: 1, name: "a", event: { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "side" } } });
+});
