@@ -112,7 +112,7 @@ export class EventHub {
 		stamped.seq = seq;
 		const published: PublishedEvent = { seq, event: stamped, json: JSON.stringify(stamped) };
 		this.remember(published);
-		for (const listener of this.listeners) listener(published);
+		for (const listener of this.listeners) deliver(listener, published);
 		return published;
 	}
 
@@ -160,5 +160,19 @@ export class EventHub {
 			this.buffer = this.buffer.slice(this.bufferStart);
 			this.bufferStart = 0;
 		}
+	}
+}
+
+/**
+ * Hands one event to one listener. A listener that throws must neither keep the event from the listeners after
+ * it nor, when the event is a run of deltas flushed at the end of a turn (no caller on the stack to catch it),
+ * bring the process down: its failure is reported, without the event's text, and the stream goes on.
+ */
+function deliver(listener: EventListener, published: PublishedEvent): void {
+	try {
+		listener(published);
+	} catch (error) {
+		const reason = error instanceof Error ? error.name : typeof error;
+		process.stderr.write(`skiff: a follower of session ${published.event.sessionId} failed on event ${published.seq} (${reason}); the others still get it\n`);
 	}
 }

@@ -166,3 +166,24 @@ test("deltas of another stream on the hub (a side chat's tab) merge among themse
 	);
 	assert.deepEqual(seen[0], { type: "side_chat_event", sessionId: "s1", seq: 1, name: "a", event: { type: "message_update", assistantMessageEvent: { type: "text_delta", delta: "side" } } });
 });
+
+test("a follower that throws on a run flushed at the turn's end neither stops the process nor the followers after it", async () => {
+	const hub = new EventHub("s1");
+	hub.subscribe(() => {
+		throw new Error("a broken follower: secret-free, but it must not matter");
+	});
+	const seen = followed(hub);
+	const written: string[] = [];
+	const write = process.stderr.write;
+	process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
+	try {
+		hub.offer(delta("Hel"));
+		hub.offer(delta("lo"));
+		await nextTurn();
+	} finally {
+		process.stderr.write = write;
+	}
+	assert.deepEqual(seen.map((e) => (e.assistantMessageEvent as { delta: string }).delta), ["Hello"]);
+	assert.match(written.join(""), /a follower of session s1 failed on event 1 \(Error\)/);
+	assert.doesNotMatch(written.join(""), /Hello|broken follower/, "neither the event's text nor the error's message is written");
+});
