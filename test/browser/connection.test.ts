@@ -226,3 +226,32 @@ test("a remembered session that is gone gives way to the primary, without an err
 		await skiff.stop();
 	}
 });
+
+test("the page registers its service worker only once it has bound to its session, not while its socket opens", async () => {
+	const skiff = await serviceWithModel();
+	const context = await browser.newContext({ viewport: { width: VIEWPORTS[0].width, height: VIEWPORTS[0].height } });
+	const page = await context.newPage();
+	// In the page's order: the socket's first answer, and the worker's registration.
+	await page.addInitScript(() => {
+		const order: string[] = [];
+		(window as any).startOrder = order;
+		const register = navigator.serviceWorker.register.bind(navigator.serviceWorker);
+		navigator.serviceWorker.register = (...args: Parameters<typeof register>) => (order.push("register"), register(...args));
+		const Native = window.WebSocket;
+		window.WebSocket = class extends Native {
+			constructor(url: string | URL, protocols?: string | string[]) {
+				super(url, protocols);
+				this.addEventListener("message", () => order.includes("answered") || order.push("answered"));
+			}
+		};
+	});
+	try {
+		await page.goto(`${skiff.url}/web`);
+		await page.waitForSelector('.pill[data-status="connected"]');
+		assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.ready).scope), `${skiff.url}/web`, "registered all the same");
+		assert.deepEqual(await page.evaluate(() => (window as any).startOrder), ["answered", "register"]);
+	} finally {
+		await context.close();
+		await skiff.stop();
+	}
+});

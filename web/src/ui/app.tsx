@@ -9,6 +9,7 @@ import { Composer } from "./composer";
 import { ConnectionBar } from "./connection-bar";
 import { focusComposer } from "./focus";
 import { Header } from "./header";
+import { registerWorker } from "./install-app";
 import { CONTINUE_PROMPT, ResumeContext } from "./hidden-marks";
 import { type JobLink, JobLinkContext } from "./job-link";
 import { PanelArea } from "./panel-area";
@@ -88,6 +89,10 @@ export function App() {
 	// The panel in view has no news; a closed drawer shows none. Another session's news is not this one's.
 	controller.news.show(drawer && !drawerOpen ? undefined : panel);
 	useEffect(() => controller.news.reset(), [controller.state.sessionId]);
+	// After the paint of the first bound session (an effect runs after its frame): not while the socket opens.
+	useEffect(() => {
+		if (controller.state.ready) registerWorker();
+	}, [controller.state.ready]);
 	// Delegation cards and persona runs open their job in the Jobs panel.
 	const jobLink = useMemo<JobLink>(
 		() => ({
