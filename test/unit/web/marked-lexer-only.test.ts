@@ -1,4 +1,4 @@
-/** The build's cut of marked (web/marked-lexer-only.ts): the Lexer alone, lexing exactly as marked's own. */
+/** The build's cut of marked (web/marked-lexer-only.ts, web/marked-unset-options.ts): the Lexer alone, lexing exactly as marked's own. */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -7,7 +7,7 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Lexer } from "marked";
 import { keepLexerOnly } from "../../../web/marked-lexer-only.js";
-import { dropPedantic } from "../../../web/marked-no-pedantic.js";
+import { foldUnsetOptions } from "../../../web/marked-unset-options.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 const markedFile = createRequire(import.meta.url).resolve("marked");
@@ -55,10 +55,10 @@ const EDGES = [
 	"```\nfenced\n~~~\n\n    code\n\tmore\n",
 ].join("\n\n");
 
-test("without the pedantic mode, the cut Lexer lexes every other mode as marked's own", async () => {
-	const cut = dropPedantic(keepLexerOnly(original));
+test("without what serves options the page never sets (pedantic, extensions, hooks, silent), the cut Lexer lexes as marked's own", async () => {
+	const cut = foldUnsetOptions(keepLexerOnly(original));
 	assert.match(original, /pedantic:[\w$]+\}/);
-	assert.doesNotMatch(cut, /pedantic:[\w$]+\}|this\.options\.pedantic/);
+	assert.doesNotMatch(cut, /pedantic:[\w$]+\}|this\.options\.(pedantic|extensions|hooks|silent)/);
 	assert.ok(cut.length < keepLexerOnly(original).length - 2000, "the pedantic rules are gone");
 	const file = join(tempDir("skiff-marked-"), "marked-lexer.mjs");
 	writeFileSync(file, cut);
@@ -68,7 +68,7 @@ test("without the pedantic mode, the cut Lexer lexes every other mode as marked'
 	}
 });
 
-test("a marked whose pedantic mode has another shape fails the build with a sentence naming the file", () => {
-	assert.throws(() => dropPedantic("var a={normal:1,gfm:2};export{a as Lexer};", "/x/marked.esm.js"), /\/x\/marked\.esm\.js: 0 rule tables with a pedantic entry, not 2; marked's module no longer has the shape/);
-	assert.throws(() => dropPedantic("var p={},q={},a={normal:1,gfm:2,pedantic:p},b={normal:1,gfm:2,breaks:3,pedantic:q};export{a as A,b as B};"), /too few reads of this\.options\.pedantic/);
+test("a marked whose options have another shape fails the build with a sentence naming the file", () => {
+	assert.throws(() => foldUnsetOptions("var a={normal:1,gfm:2};export{a as Lexer};", "/x/marked.esm.js"), /\/x\/marked\.esm\.js: 0 rule tables with a pedantic entry, not 2; marked's module no longer has the shape/);
+	assert.throws(() => foldUnsetOptions("var p={},q={},a={normal:1,gfm:2,pedantic:p},b={normal:1,gfm:2,breaks:3,pedantic:q};export{a as A,b as B};"), /too few reads of this\.options\.pedantic/);
 });

@@ -1,11 +1,12 @@
 /**
- * Takes marked's "pedantic" mode (the original markdown.pl's rules) out of its Lexer, for the page never asks for
- * it (web/src/render/markdown-stream.ts lexes GFM with line breaks). marked builds its pedantic block and inline
- * rules as its module loads, each a chain of calls that assembles a regular expression, and the bundler keeps
- * calls; its tokenizer branches on `this.options.pedantic` throughout. This turns those reads into `false` (the
- * page's options never set it, so the minifier folds the branches away as they would have gone), drops the
+ * Takes out of marked's Lexer what serves options the page never sets (web/src/render/markdown-stream.ts lexes
+ * GFM with line breaks): the "pedantic" mode (the original markdown.pl's rules), extensions, hooks and the silent
+ * mode. marked builds its pedantic block and inline rules as its module loads, each a chain of calls that
+ * assembles a regular expression, and the bundler keeps calls; its lexer and tokenizer branch on these options
+ * throughout. This turns their reads (`this.options.pedantic` and the like) into the value they have on the
+ * page (`false`, or `null` for none), so the minifier folds the branches away as they would have gone, drops the
  * `pedantic` entries of the two rule tables, and then the module's top-level declarations that only they used:
- * about 2.9 KB of script, 0.7 KB gzipped.
+ * about 3.5 KB of script, 0.9 KB gzipped.
  *
  * Like web/marked-lexer-only.ts it works on marked's published, minified file, by its syntax tree rather than
  * by names, and throws when the file does not have the shape it expects.
@@ -50,11 +51,15 @@ function edit(code: string, edits: { start: number; end: number; text: string }[
 	return code;
 }
 
-export function dropPedantic(code: string, file = "marked.esm.js"): string {
-	const fail = (what: string) => new Error(`${file}: ${what}; marked's module no longer has the shape web/marked-no-pedantic.ts expects`);
+/** What each option the page never sets stands for where it is read: all are unset (undefined), read only as true or false, or with `?.`. */
+const UNSET: Record<string, string> = { pedantic: "!1", silent: "!1", extensions: "null", hooks: "null" };
+
+export function foldUnsetOptions(code: string, file = "marked.esm.js"): string {
+	const fail = (what: string) => new Error(`${file}: ${what}; marked's module no longer has the shape web/marked-unset-options.ts expects`);
 	const program = parseAst(code) as unknown as Node;
 	const edits: { start: number; end: number; text: string }[] = [];
 	const pedanticRules: string[] = [];
+	let folded = 0;
 	walk(program, (node) => {
 		// The rule tables: { normal, gfm, pedantic } (block) and { normal, gfm, breaks, pedantic } (inline).
 		if (node.type === "ObjectExpression") {
@@ -66,14 +71,19 @@ export function dropPedantic(code: string, file = "marked.esm.js"): string {
 			pedanticRules.push(pedantic.value.name as string);
 			edits.push({ start: properties.at(-2)!.end, end: pedantic.end, text: "" });
 		}
-		// this.options.pedantic, only ever read.
-		if (node.type === "MemberExpression" && !node.computed && isNode(node.property) && node.property.name === "pedantic") {
+		// this.options.pedantic and the others, only ever read.
+		const name = node.type === "MemberExpression" && !node.computed && isNode(node.property) ? (node.property.name as string) : "";
+		const option = Object.hasOwn(UNSET, name) ? UNSET[name] : undefined;
+		if (option) {
 			const object = node.object as Node;
-			if (object.type === "MemberExpression" && (object.object as Node).type === "ThisExpression" && (object.property as Node).name === "options") edits.push({ start: node.start, end: node.end, text: "!1" });
+			if (object.type === "MemberExpression" && (object.object as Node).type === "ThisExpression" && (object.property as Node).name === "options") {
+				folded++;
+				edits.push({ start: node.start, end: node.end, text: option });
+			}
 		}
 	});
 	if (pedanticRules.length !== 2) throw fail(`${pedanticRules.length} rule tables with a pedantic entry, not 2`);
-	if (edits.length < 10) throw fail("too few reads of this.options.pedantic");
+	if (folded < 10) throw fail("too few reads of this.options.pedantic and the like");
 	const before = reads(program, new Set(declarations(program).flatMap((d) => (d.declarations as Node[]).map((v) => v.id as Node))));
 	code = edit(code, edits);
 	// Drop what only the dropped code read (read before, read no more), until nothing more goes.
