@@ -255,3 +255,38 @@ test("the page registers its service worker only once it has bound to its sessio
 		await skiff.stop();
 	}
 });
+
+test("the page sends its first bind's commands before its first render, so the service answers them while it renders", async () => {
+	const skiff = await serviceWithModel();
+	const context = await browser.newContext({ viewport: { width: VIEWPORTS[0].width, height: VIEWPORTS[0].height } });
+	const page = await context.newPage();
+	await page.addInitScript(() => {
+		const order: string[] = [];
+		(window as any).startOrder = order;
+		new MutationObserver((_, observer) => {
+			if (!document.getElementById("app")?.firstChild) return;
+			order.push("rendered");
+			observer.disconnect();
+		}).observe(document, { childList: true, subtree: true });
+		const Native = window.WebSocket;
+		window.WebSocket = class extends Native {
+			override send(data: Parameters<WebSocket["send"]>[0]): void {
+				order.push(`sent ${JSON.parse(String(data)).type}`);
+				super.send(data);
+			}
+		};
+	});
+	try {
+		await page.goto(`${skiff.url}/web`);
+		await page.waitForSelector('.pill[data-status="connected"]');
+		const order: string[] = await page.evaluate(() => (window as any).startOrder);
+		const rendered = order.indexOf("rendered");
+		for (const command of ["subscribe", "get_messages", "get_state", "get_available_models", "get_available_thinking_levels"]) {
+			const sent = order.indexOf(`sent ${command}`);
+			assert.ok(sent >= 0 && sent < rendered, `${command} is sent before the first render: ${order.join(", ")}`);
+		}
+	} finally {
+		await context.close();
+		await skiff.stop();
+	}
+});

@@ -4,7 +4,7 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
-import { Controller } from "../state/controller";
+import type { Controller } from "../state/controller";
 import { Composer } from "./composer";
 import { ConnectionBar } from "./connection-bar";
 import { focusComposer } from "./focus";
@@ -26,10 +26,6 @@ import { TranscriptView } from "./transcript-view";
 /** Below this width the panel area is a drawer (the same breakpoint as the stylesheets'). */
 const DRAWER_QUERY = "(max-width: 900px)";
 
-function wsUrl(): string {
-	return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
-}
-
 function useMediaQuery(query: string): boolean {
 	const [matches, setMatches] = useState(() => matchMedia(query).matches);
 	useEffect(() => {
@@ -43,15 +39,8 @@ function useMediaQuery(query: string): boolean {
 
 type DialogName = "shortcuts" | "switcher" | "share";
 
-export function App() {
-	// The connection opens as the controller is made, before the first render: its handshake and the first round
-	// trip overlap the page's first style, layout and paint rather than follow them (the first render of a
-	// session waits for them). Views subscribe below, before any answer can arrive.
-	const controller = useMemo(() => {
-		const created = new Controller(wsUrl());
-		created.start();
-		return created;
-	}, []);
+/** The host's page; its connection is opened before its first render (web/src/main.tsx). */
+export function App({ controller }: { controller: Controller }) {
 	const [, rerender] = useReducer((n: number) => n + 1, 0);
 	const [panel, setPanel] = useState<string>(PANELS[0]!.id);
 	const [drawerOpen, setDrawerOpen] = useState(false);
