@@ -10,6 +10,7 @@
  * fails instead of shipping a broken lexer.
  */
 import type { Plugin } from "vite";
+import { foldUnsetOptions } from "./marked-unset-options.js";
 
 const MARKED_FILE = /[\\/]node_modules[\\/]marked[\\/]lib[\\/]marked\.esm\.js$/;
 
@@ -36,7 +37,7 @@ export function markedLexerOnly(): Plugin {
 	return {
 		name: "marked-lexer-only",
 		transform(code, id) {
-			return MARKED_FILE.test(id) ? { code: keepLexerOnly(code, id), map: null } : undefined;
+			return MARKED_FILE.test(id) ? { code: foldUnsetOptions(keepLexerOnly(code, id), id), map: null } : undefined;
 		},
 	};
 }

@@ -12,7 +12,12 @@ export default defineConfig({
 	root: import.meta.dirname,
 	base: "./",
 	plugins: [markedLexerOnly(), viteSingleFile({ removeViteModuleLoader: true })],
-	oxc: { jsx: { runtime: "automatic", importSource: "preact" } },
+	// JSX compiles to preact's `h(type, props, ...children)` (the classic runtime) rather than the automatic
+	// runtime's `jsx(type, {...props, children: [...]})`: the same vnodes (both extract `key` and a DOM
+	// element's `ref` from the props), without a `children:[…]` per element: 10 KB less script, 1.1 KB gzipped.
+	// The names are the build's own, so that they never meet a module's `h` or `Fragment`. Type checking keeps
+	// the automatic runtime (web/tsconfig.json), which types JSX by the same preact namespace.
+	oxc: { jsx: { runtime: "classic", pragma: "_h$", pragmaFrag: "_F$" }, jsxInject: 'import { h as _h$, Fragment as _F$ } from "preact"' },
 	resolve: { alias: { react: "preact/compat" } },
 	build: {
 		outDir: "../dist/web",

@@ -226,3 +226,64 @@ test("a remembered session that is gone gives way to the primary, without an err
 		await skiff.stop();
 	}
 });
+
+/**
+ * An init script that records, in the page's order (`window.startOrder`): its first render (the first child of
+ * #app), each command it sends, its socket's first answer, and the registration of its service worker.
+ */
+function recordStart(): void {
+	const order: string[] = [];
+	(window as any).startOrder = order;
+	new MutationObserver((_, observer) => {
+		if (!document.getElementById("app")?.firstChild) return;
+		order.push("rendered");
+		observer.disconnect();
+	}).observe(document, { childList: true, subtree: true });
+	const register = navigator.serviceWorker.register.bind(navigator.serviceWorker);
+	navigator.serviceWorker.register = (...args: Parameters<typeof register>) => (order.push("register"), register(...args));
+	const Native = window.WebSocket;
+	window.WebSocket = class extends Native {
+		constructor(url: string | URL, protocols?: string | string[]) {
+			super(url, protocols);
+			this.addEventListener("message", () => order.includes("answered") || order.push("answered"));
+		}
+		override send(data: Parameters<WebSocket["send"]>[0]): void {
+			order.push(`sent ${JSON.parse(String(data)).type}`);
+			super.send(data);
+		}
+	};
+}
+
+/** Opens the page on a service of its own, in a context of its own (so its worker too), recording its start; `check` once connected. */
+async function checkStart(check: (page: Page, url: string) => Promise<void>): Promise<void> {
+	const skiff = await serviceWithModel();
+	const context = await browser.newContext({ viewport: { width: VIEWPORTS[0].width, height: VIEWPORTS[0].height } });
+	const page = await context.newPage();
+	await page.addInitScript(recordStart);
+	try {
+		await page.goto(`${skiff.url}/web`);
+		await page.waitForSelector('.pill[data-status="connected"]');
+		await check(page, skiff.url);
+	} finally {
+		await context.close();
+		await skiff.stop();
+	}
+}
+
+const startOrder = (page: Page): Promise<string[]> => page.evaluate(() => (window as any).startOrder);
+
+test("the page registers its service worker only once it has bound to its session, not while its socket opens", () =>
+	checkStart(async (page, url) => {
+		assert.equal(await page.evaluate(async () => (await navigator.serviceWorker.ready).scope), `${url}/web`, "registered all the same");
+		assert.deepEqual((await startOrder(page)).filter((step) => step === "answered" || step === "register"), ["answered", "register"]);
+	}));
+
+test("the page sends its first bind's commands before its first render, so the service answers them while it renders", () =>
+	checkStart(async (page) => {
+		const order = await startOrder(page);
+		const rendered = order.indexOf("rendered");
+		for (const command of ["subscribe", "get_messages", "get_state", "get_available_models", "get_available_thinking_levels"]) {
+			const sent = order.indexOf(`sent ${command}`);
+			assert.ok(sent >= 0 && sent < rendered, `${command} is sent before the first render: ${order.join(", ")}`);
+		}
+	}));

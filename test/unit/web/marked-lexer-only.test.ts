@@ -1,4 +1,4 @@
-/** The build's cut of marked (web/marked-lexer-only.ts): the Lexer alone, lexing exactly as marked's own. */
+/** The build's cut of marked (web/marked-lexer-only.ts, web/marked-unset-options.ts): the Lexer alone, lexing exactly as marked's own. */
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Lexer } from "marked";
 import { keepLexerOnly } from "../../../web/marked-lexer-only.js";
+import { foldUnsetOptions } from "../../../web/marked-unset-options.js";
 import { tempDir } from "../../support/skiff-process.js";
 
 const markedFile = createRequire(import.meta.url).resolve("marked");
@@ -43,4 +44,31 @@ test("a marked of another shape fails the build with a sentence naming the file"
 	assert.throws(() => keepLexerOnly("var a=1;", "/x/marked.esm.js"), /\/x\/marked\.esm\.js: no export list; marked's module no longer has the shape/);
 	assert.throws(() => keepLexerOnly("class A{}export{A as Marked};"), /no export named Lexer/);
 	assert.throws(() => keepLexerOnly("class A{}class B{}export{A as Marked,B as Lexer};"), /no default Marked instance/);
+});
+
+/** Emphasis, links and lists in the shapes where marked's pedantic rules differ from its others. */
+const EDGES = [
+	"*a **b** c* _d __e__ f_ ***g*** a*b*c a_b_c **x*y*z** __a_b_c__ *unclosed **open",
+	"[a](<b c> \"t\") [x]: y\n[x] ![i](j 'k') [l](m(n)o) <a@b.co> www.example.com/x?y=1 https://a.b/c).",
+	"#no space\n## closed ##\n  - a\n * b\n\t- c\n1) d\n2. e\n\n10. f\n",
+	"line one\nline two  \nthree\\\nfour\n\n<span>inline</span> &copy; ~~a~b~~ ~c~",
+	"```\nfenced\n~~~\n\n    code\n\tmore\n",
+].join("\n\n");
+
+test("without what serves options the page never sets (pedantic, extensions, hooks, silent), the cut Lexer lexes as marked's own", async () => {
+	const cut = foldUnsetOptions(keepLexerOnly(original));
+	assert.match(original, /pedantic:[\w$]+\}/);
+	assert.doesNotMatch(cut, /pedantic:[\w$]+\}|this\.options\.(pedantic|extensions|hooks|silent)/);
+	assert.ok(cut.length < keepLexerOnly(original).length - 2000, "the pedantic rules are gone");
+	const file = join(tempDir("skiff-marked-"), "marked-lexer.mjs");
+	writeFileSync(file, cut);
+	const module = (await import(pathToFileURL(file).href)) as { Lexer: typeof Lexer };
+	for (const options of ['{"gfm":true,"breaks":true}', '{"gfm":true}', '{"gfm":false}', '{"gfm":false,"breaks":true}']) {
+		for (const text of [SAMPLE, EDGES]) assert.deepEqual(new module.Lexer(JSON.parse(options)).lex(text), new Lexer(JSON.parse(options)).lex(text), options);
+	}
+});
+
+test("a marked whose options have another shape fails the build with a sentence naming the file", () => {
+	assert.throws(() => foldUnsetOptions("var a={normal:1,gfm:2};export{a as Lexer};", "/x/marked.esm.js"), /\/x\/marked\.esm\.js: 0 rule tables with a pedantic entry, not 2; marked's module no longer has the shape/);
+	assert.throws(() => foldUnsetOptions("var p={},q={},a={normal:1,gfm:2,pedantic:p},b={normal:1,gfm:2,breaks:3,pedantic:q};export{a as A,b as B};"), /too few reads of this\.options\.pedantic/);
 });

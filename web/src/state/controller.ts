@@ -247,6 +247,19 @@ export class Controller extends PageStore<ViewState> {
 		this.connect();
 	}
 
+	/**
+	 * Calls `then` once, when the first connection has opened (the first bind's commands are sent by then: the
+	 * controller's own listener came first) or failed.
+	 */
+	afterOpening(then: () => void): () => void {
+		const stop = this.client.onStatus((change) => {
+			if (change.status === "connecting") return;
+			stop();
+			then();
+		});
+		return stop;
+	}
+
 	/** Tries to connect again now, instead of waiting for the next retry. */
 	retryNow(): void {
 		this.connect();

@@ -4,11 +4,12 @@
  */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
-import { Controller } from "../state/controller";
+import type { Controller } from "../state/controller";
 import { Composer } from "./composer";
 import { ConnectionBar } from "./connection-bar";
 import { focusComposer } from "./focus";
 import { Header } from "./header";
+import { registerWorker } from "./install-app";
 import { CONTINUE_PROMPT, ResumeContext } from "./hidden-marks";
 import { type JobLink, JobLinkContext } from "./job-link";
 import { PanelArea } from "./panel-area";
@@ -25,10 +26,6 @@ import { TranscriptView } from "./transcript-view";
 /** Below this width the panel area is a drawer (the same breakpoint as the stylesheets'). */
 const DRAWER_QUERY = "(max-width: 900px)";
 
-function wsUrl(): string {
-	return `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`;
-}
-
 function useMediaQuery(query: string): boolean {
 	const [matches, setMatches] = useState(() => matchMedia(query).matches);
 	useEffect(() => {
@@ -42,15 +39,8 @@ function useMediaQuery(query: string): boolean {
 
 type DialogName = "shortcuts" | "switcher" | "share";
 
-export function App() {
-	// The connection opens as the controller is made, before the first render: its handshake and the first round
-	// trip overlap the page's first style, layout and paint rather than follow them (the first render of a
-	// session waits for them). Views subscribe below, before any answer can arrive.
-	const controller = useMemo(() => {
-		const created = new Controller(wsUrl());
-		created.start();
-		return created;
-	}, []);
+/** The host's page; its connection is opened before its first render (web/src/main.tsx). */
+export function App({ controller }: { controller: Controller }) {
 	const [, rerender] = useReducer((n: number) => n + 1, 0);
 	const [panel, setPanel] = useState<string>(PANELS[0]!.id);
 	const [drawerOpen, setDrawerOpen] = useState(false);
@@ -88,6 +78,10 @@ export function App() {
 	// The panel in view has no news; a closed drawer shows none. Another session's news is not this one's.
 	controller.news.show(drawer && !drawerOpen ? undefined : panel);
 	useEffect(() => controller.news.reset(), [controller.state.sessionId]);
+	// After the paint of the first bound session (an effect runs after its frame): not while the socket opens.
+	useEffect(() => {
+		if (controller.state.ready) registerWorker();
+	}, [controller.state.ready]);
 	// Delegation cards and persona runs open their job in the Jobs panel.
 	const jobLink = useMemo<JobLink>(
 		() => ({
