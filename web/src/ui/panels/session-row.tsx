@@ -4,7 +4,7 @@
  * a loaded one, Delete (asked to confirm, in the row) for a recorded one; and, folded under it, the sessions
  * its jobs and workflows ran in.
  */
-import { useEffect, useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { SessionSummary } from "../../../../src/client/index.js";
 import type { Controller } from "../../state/controller";
 import { liveLabel } from "../../state/session-live";
@@ -37,7 +37,8 @@ export function SessionRow(props: RowProps) {
 	const [confirming, setConfirming] = useState(false);
 	const [unfolded, setUnfolded] = useState(false);
 	const cancel = useRef<HTMLButtonElement>(null);
-	useEffect(() => void (confirming && cancel.current?.focus()), [confirming]);
+	// Before the paint: the confirmation never shows without its safe choice focused (an Enter typed as it appears cancels).
+	useLayoutEffect(() => void (confirming && cancel.current?.focus()), [confirming]);
 	const live = controller.live.get(row.sessionId);
 	const kinds = new Set(children.map((c) => c.row.kind));
 	const nested = `${children.length} ${kinds.size === 1 ? `${[...kinds][0]}${children.length > 1 ? "s" : ""}` : "internal"}`;
