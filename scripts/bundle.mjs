@@ -145,6 +145,20 @@ const SOURCE_EDITS = [
 		],
 	},
 	{
+		// The validator of models.json, which TypeBox compiles to code (about 6 ms of every start) as the module
+		// loads, for one check when the registry reads the file. TypeBox's own validator checks and lists errors
+		// with its dynamic checker whenever it cannot compile, with the same results, and that is what checks the
+		// file here: no code generated at start-up, nothing different about any answer.
+		file: "/@mariozechner/pi-coding-agent/dist/core/model-registry.js",
+		replace: [
+			['import { Compile } from "typebox/compile";', 'import { Check as __skiffCheck, Errors as __skiffErrors } from "typebox/value";'],
+			[
+				"const validateModelsConfig = Compile(ModelsConfigSchema);",
+				"const validateModelsConfig = { Check: (value) => __skiffCheck(ModelsConfigSchema, value), Errors: (value) => __skiffErrors(ModelsConfigSchema, value) };",
+			],
+		],
+	},
+	{
 		// pi's extension loader hands extensions the packages it bundles (all of pi's own exports, its terminal
 		// UI's, TypeBox's) through this object, read only when pi runs as a Bun binary (`isBunBinary`): under Node,
 		// which is what skiff runs on, it resolves them from node_modules. Referenced, the object kept every module

@@ -163,3 +163,9 @@ test("the bundle's edits of pi (SOURCE_EDITS): the segmenter, its regexes and th
 	// pi-ai's providers register as their modules load: not left out.
 	assert.ok(inputs.some((input) => input.endsWith("/pi-ai/dist/providers/register-builtins.js")));
 });
+
+test("the bundle's edit of pi's model registry: models.json is checked by TypeBox's dynamic checker, not compiled as the module loads", () => {
+	const bundled = readFileSync(SCRIPT, "latin1");
+	assert.doesNotMatch(bundled, /validateModelsConfig=Compile\(/);
+	assert.match(bundled, /validateModelsConfig=\{Check:value=>\w+\(ModelsConfigSchema,value\),Errors:value=>\w+\(ModelsConfigSchema,value\)\}/);
+});
