@@ -118,6 +118,7 @@ export function startIdleCollection(startUpOver: Promise<unknown>): () => void {
 		return timer;
 	};
 	const start = async () => {
+		if (stopped) return; // stopped while starting: no inspector session is opened
 		const collect = await lowMemoryCollection();
 		if (stopped || !collect) return;
 		const { performance } = await import("node:perf_hooks");
