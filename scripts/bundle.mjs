@@ -37,6 +37,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setTimeout as sleep } from "node:timers/promises";
 import { build } from "esbuild";
+import { WebSocket } from "ws";
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const outdir = join(root, "dist", "bundle");
@@ -141,6 +142,20 @@ const SOURCE_EDITS = [
 			[
 				"const validateThemeJson = Compile(ThemeJsonSchema);",
 				"let __skiffThemeCheck;\nconst __skiffThemeValidator = () => (__skiffThemeCheck ??= Compile(ThemeJsonSchema));\nconst validateThemeJson = { Check: (value) => __skiffThemeValidator().Check(value), Errors: (value) => __skiffThemeValidator().Errors(value) };",
+			],
+		],
+	},
+	{
+		// The validator of models.json, which TypeBox compiles to code (about 6 ms of every start) as the module
+		// loads, for one check when the registry reads the file. TypeBox's own validator checks and lists errors
+		// with its dynamic checker whenever it cannot compile, with the same results, and that is what checks the
+		// file here: no code generated at start-up, nothing different about any answer.
+		file: "/@mariozechner/pi-coding-agent/dist/core/model-registry.js",
+		replace: [
+			['import { Compile } from "typebox/compile";', 'import { Check as __skiffCheck, Errors as __skiffErrors } from "typebox/value";'],
+			[
+				"const validateModelsConfig = Compile(ModelsConfigSchema);",
+				"const validateModelsConfig = { Check: (value) => __skiffCheck(ModelsConfigSchema, value), Errors: (value) => __skiffErrors(ModelsConfigSchema, value) };",
 			],
 		],
 	},
@@ -297,24 +312,53 @@ await writeFile(join(outdir, "meta.json"), JSON.stringify(result.metafile));
 await writeCodeCache();
 
 /**
- * Starts the bundle once (no model, a throwaway agent directory and working directory) and waits for bin/skiff to
- * write the code cache it writes when it finds none, then stops it. Without a cache skiff still starts, only
- * slower, so a failure here is a warning.
+ * Starts the bundle once (no model, a throwaway agent directory and working directory), asks it for its state over
+ * a WebSocket as a client's first command does, and waits for bin/skiff to write the code cache it writes when it
+ * finds none, then stops it. The cache holds what V8 compiled by then: with the first command's path in it (the
+ * upgrade, the dispatch, get_state), a start answers its first client without compiling that path (about 7 ms of
+ * CPU here). Without a cache skiff still starts, only slower, so a failure here is a warning.
  */
 async function writeCodeCache() {
 	const scratch = await mkdtemp(join(tmpdir(), "skiff-code-cache-"));
 	const cacheFile = join(outdir, "skiff.cjs.cache");
 	const child = spawn(process.execPath, [join(root, "bin", "skiff"), "--listen", "127.0.0.1:0", "--cwd", scratch], {
 		env: { ...process.env, SKIFF_AGENT_DIR: join(scratch, "agent") },
-		stdio: ["ignore", "ignore", "pipe"],
+		stdio: ["ignore", "pipe", "pipe"],
 	});
+	let stdout = "";
 	let stderr = "";
+	child.stdout.on("data", (chunk) => (stdout += chunk));
 	child.stderr.on("data", (chunk) => (stderr += chunk));
 	const exited = new Promise((resolve) => child.on("exit", resolve));
 	const deadline = Date.now() + 30_000;
-	while (!existsSync(cacheFile) && child.exitCode === null && Date.now() < deadline) await sleep(100);
+	let asked = false;
+	while (!existsSync(cacheFile) && child.exitCode === null && Date.now() < deadline) {
+		const banner = /listening on (http:\/\/\S+)/.exec(stdout);
+		if (banner && !asked) {
+			asked = true;
+			await firstCommand(`${banner[1].replace(/^http/, "ws")}/ws`).catch((error) => console.warn(`warning: the code cache's start was not asked for its state (${error.message})`));
+		}
+		await sleep(100);
+	}
 	child.kill("SIGTERM");
 	await exited;
 	await rm(scratch, { recursive: true, force: true });
 	if (!existsSync(cacheFile)) console.warn(`warning: no code cache was written (skiff starts without it, slower)\n${stderr}`);
+}
+
+/** Sends `get_state` over a WebSocket at `url` and resolves with its answer. */
+function firstCommand(url) {
+	return new Promise((resolve, reject) => {
+		const socket = new WebSocket(url);
+		const timer = setTimeout(() => socket.terminate(), 20_000);
+		socket.on("open", () => socket.send(JSON.stringify({ id: "code-cache", type: "get_state" })));
+		socket.on("message", (data) => {
+			if (JSON.parse(String(data)).id !== "code-cache") return;
+			clearTimeout(timer);
+			socket.close();
+			resolve();
+		});
+		socket.on("error", reject);
+		socket.on("close", () => reject(new Error("closed before it answered")));
+	});
 }

@@ -40,8 +40,8 @@ export interface Core {
 	readonly dispatcher: Dispatcher;
 	/** Problems worth telling the operator at start-up (never secrets). */
 	readonly warnings: string[];
-	/** Loads provider SDKs in the background (see provider-warmup). */
-	warmUp(): void;
+	/** Loads provider SDKs in the background (see provider-warmup); resolves once done (it never fails). */
+	warmUp(): Promise<void>;
 	/**
 	 * Stops the service's work: first the features' own (`stop`: what must finish or be undone rather than be
 	 * cut off, such as a workflow moving a branch), then every run, recording and unloading every session.

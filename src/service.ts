@@ -86,8 +86,7 @@ export async function startService(config: ServiceConfig): Promise<Service> {
 		throw error;
 	}
 	coreReady(core.dispatcher);
-	core.warmUp();
-	const stopIdleCollection = startIdleCollection();
+	const stopIdleCollection = startIdleCollection(core.warmUp());
 	const { runtime } = core;
 	let closing: Promise<void> | undefined;
 	return {
@@ -157,13 +156,14 @@ export async function startRpcService(config: RpcServiceConfig): Promise<RpcServ
 	// Events of the primary flow before any waiting command runs, so none of their events is missed.
 	transport.start(core.dispatcher, runtime.primary!.id);
 	coreReady(core.dispatcher);
-	core.warmUp();
+	const stopIdleCollection = startIdleCollection(core.warmUp());
 	let closing: Promise<void> | undefined;
 	return {
 		runtime,
 		warnings: [...settingsWarnings, ...core.warnings],
 		close: () => {
 			closing ??= (async () => {
+				stopIdleCollection();
 				transport.stopReading();
 				await runtime.interrupt();
 				await transport.idle();

@@ -4,7 +4,6 @@
  */
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
-import { startUpIsOver } from "../../shared/young-generation.js";
 import { completeSimple } from "@mariozechner/pi-ai";
 import { type AgentSession, estimateTokens, type SessionManager } from "@mariozechner/pi-coding-agent";
 import type {
@@ -90,10 +89,7 @@ export class PiAgentHandle implements AgentHandle {
 		this.treeEvents = new TreeEvents(this.treeView, manager, (event) => this.emit(event));
 		this.bound = new RunBound({ agent: session.agent, perRun: () => settings.maxTurnsPerRun, perSession: maxTurns, abort: () => this.abort() });
 		session.subscribe((event) => {
-			if (event.type === "agent_start") {
-				this.running = true;
-				startUpIsOver(); // a run's garbage wants V8's young generation as it sizes it (young-generation.ts)
-			}
+			if (event.type === "agent_start") this.running = true;
 			else if (event.type === "agent_end") {
 				// Why the run was stopped, if it was, goes out before its end (this listener being pi's first).
 				const stopped = this.bound.ended(event.messages);

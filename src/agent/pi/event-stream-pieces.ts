@@ -37,7 +37,12 @@ export function cutEventStreamsIntoPieces(): void {
 	};
 }
 
-const streamValues = ReadableStream.prototype[Symbol.asyncIterator] as (this: ReadableStream<Uint8Array>, options?: unknown) => AsyncIterableIterator<Uint8Array>;
+type StreamValues = (this: ReadableStream<Uint8Array>, options?: unknown) => AsyncIterableIterator<Uint8Array>;
+/**
+ * The web stream's own iteration, looked up on first use: naming `ReadableStream` loads Node's web streams (1 to
+ * 3 ms in profiles of start-up), which a start does not otherwise need before its first answer.
+ */
+let streamValues: StreamValues | undefined;
 
 /** Makes `for await` over `body` yield its chunks cut into pieces of at most EVENT_STREAM_PIECE_BYTES. */
 export function inPieces(body: ReadableStream<Uint8Array>): void {
@@ -45,6 +50,7 @@ export function inPieces(body: ReadableStream<Uint8Array>): void {
 		configurable: true,
 		writable: true,
 		value(this: ReadableStream<Uint8Array>, options?: unknown) {
+			streamValues ??= ReadableStream.prototype[Symbol.asyncIterator] as StreamValues;
 			return pieces(streamValues.call(this, options));
 		},
 	});

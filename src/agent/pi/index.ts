@@ -18,8 +18,8 @@ export interface PiRuntime {
 	readonly sessionsDir: string;
 	/** The tools every session gets (`grep` and `find` only when rg and fd are installed). */
 	readonly tools: readonly string[];
-	/** Loads the configured providers' SDKs in the background, so the first prompt does not wait for them. */
-	warmUp(): void;
+	/** Loads the configured providers' SDKs in the background, so the first prompt does not wait for them; resolves once done. */
+	warmUp(): Promise<void>;
 }
 
 /** Builds the pi side of the runtime. Throws when `model` (`provider/id`) names a model pi does not know. */

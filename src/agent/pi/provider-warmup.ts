@@ -27,16 +27,19 @@ const WARM_UP_DELAY_MS = 100;
 /**
  * Soon starts loading the SDKs of the models that can run; never fails (a failure just means no warm-up). Which
  * models can run is found in the timer too: it asks every model of the registry for its credentials (about
- * 10 ms), which the commands waiting for the service to be ready would otherwise wait for.
+ * 10 ms), which the commands waiting for the service to be ready would otherwise wait for. Resolves once the
+ * warm-up is over (the service then gives back the memory start-up left behind: src/shared/idle-collection.ts).
  */
-export function warmUpProviders(env: PiEnvironment): void {
-	const warmUp = () => {
+export function warmUpProviders(env: PiEnvironment): Promise<void> {
+	const warmUp = async () => {
 		const apis = new Set([env.requestedModel, ...env.modelRegistry.getAvailable()].flatMap((m) => (m ? [String(m.api)] : [])));
 		if (apis.size === 0) return;
-		for (const api of apis) void PROVIDER_MODULES[api]?.().catch(() => undefined);
-		void warmUpFetch();
+		const loads = [...apis].map((api) => PROVIDER_MODULES[api]?.().catch(() => undefined));
+		await Promise.all([...loads, warmUpFetch()]);
 	};
-	setTimeout(warmUp, WARM_UP_DELAY_MS).unref();
+	return new Promise((resolve) => {
+		setTimeout(() => void warmUp().catch(() => undefined).finally(resolve), WARM_UP_DELAY_MS).unref();
+	});
 }
 
 /**

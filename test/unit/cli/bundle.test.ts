@@ -163,3 +163,36 @@ test("the bundle's edits of pi (SOURCE_EDITS): the segmenter, its regexes and th
 	// pi-ai's providers register as their modules load: not left out.
 	assert.ok(inputs.some((input) => input.endsWith("/pi-ai/dist/providers/register-builtins.js")));
 });
+
+test("the bundle's edit of pi's model registry: models.json is checked by TypeBox's dynamic checker, not compiled as the module loads", () => {
+	const bundled = readFileSync(SCRIPT, "latin1");
+	assert.doesNotMatch(bundled, /validateModelsConfig=Compile\(/);
+	assert.match(bundled, /validateModelsConfig=\{Check:value=>\w+\(ModelsConfigSchema,value\),Errors:value=>\w+\(ModelsConfigSchema,value\)\}/);
+});
+
+test("a start that cannot write its code cache (the install folder refuses it) still starts and answers", async () => {
+	const copy = tempDir("skiff-bundle-copy-");
+	let skiff: SkiffProcess | undefined;
+	let client: TestClient | undefined;
+	try {
+		copyPackageWithoutCache(copy);
+		// A folder where the cache file would go: reading it fails, and so does putting a file in its place (as in
+		// a read-only install, which the tests, run as any user, cannot make for themselves).
+		mkdirSync(join(copy, "dist", "bundle", "skiff.cjs.cache", "in-the-way"), { recursive: true });
+		const agentDir = join(copy, "agent");
+		mkdirSync(agentDir);
+		skiff = await startSkiff({ bin: join(copy, "bin", "skiff"), agentDir, cwd: copy, env: { SKIFF_CODE_CACHE_DEBUG: "1", SKIFF_CODE_CACHE_WRITE_MS: "10" } });
+		client = await TestClient.connect(skiff.wsUrl);
+		assert.ok((await client.ok({ type: "get_state" })).sessionId);
+		await until(() => /^code cache: not written \(/m.test(skiff!.stderr()), () => `the cache not to be written; stderr: ${skiff!.stderr()}`);
+		assert.match(skiff.stderr(), /^code cache: none for this build$/m);
+		assert.ok((await client.ok({ type: "get_state" })).sessionId, "still answering after the failed write");
+		const second = await runSkiff(["--version"], { SKIFF_CODE_CACHE_DEBUG: "1" }, join(copy, "bin", "skiff"));
+		assert.equal(second.code, 0, second.stderr);
+		assert.match(second.stderr, /^code cache: none for this build$/m);
+	} finally {
+		client?.close();
+		await skiff?.stop();
+		rmSync(copy, { recursive: true, force: true });
+	}
+});

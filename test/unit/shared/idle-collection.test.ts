@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HEAP_GROWTH_BYTES, IdleCollector, QUIET_CHECKS, QUIET_UTILIZATION } from "../../../src/shared/idle-collection.js";
+import { HEAP_GROWTH_BYTES, IdleCollector, QUIET_CHECKS, QUIET_UTILIZATION, StartUpCollection } from "../../../src/shared/idle-collection.js";
 
 const MIB = 1024 * 1024;
 
@@ -50,4 +50,16 @@ test("a busy interval in between starts the quiet count again", () => {
 	state.utilization = 0;
 	for (let i = 1; i < QUIET_CHECKS; i++) assert.equal(collector.check(), false);
 	assert.equal(collector.check(), true);
+});
+
+test("start-up's collection runs once, at the first check that finds the loop quiet, whatever the heap's growth", () => {
+	const state = { utilization: 0.5, collections: 0 };
+	const startUp = new StartUpCollection({ utilization: () => state.utilization, collect: () => state.collections++ });
+	for (let i = 0; i < 5; i++) assert.equal(startUp.check(), false, "never while a client keeps the loop busy");
+	state.utilization = QUIET_UTILIZATION; // not below the bound: still busy
+	assert.equal(startUp.check(), false);
+	state.utilization = QUIET_UTILIZATION / 2;
+	assert.equal(startUp.check(), true);
+	for (let i = 0; i < 5; i++) assert.equal(startUp.check(), false, "once");
+	assert.equal(state.collections, 1);
 });
