@@ -277,12 +277,23 @@ for (const viewport of VIEWPORTS) {
 			for (const part of parts) assert.equal(pngWidth(part.image_url!.url.split(",")[1]!), 2048, "downsized to 2,048 px");
 			const base64 = parts.reduce((sum, part) => sum + part.image_url!.url.length, 0);
 			assert.ok(base64 > 4 * 1024 * 1024, `more than one WebSocket message holds (${base64} characters of base64)`);
-			// The bubble shows each: a thumbnail, or past what one event carries, a tile with its size.
-			const shown = await page.locator(".msg.user .user-images img").count();
-			assert.ok(shown >= 1);
-			assert.equal(shown + (await page.locator(".msg.user .user-images .omitted").count()), 4);
-			const bubble = await page.locator(".msg.user .user-images").boundingBox();
-			assert.ok(bubble!.x >= 0 && bubble!.x + bubble!.width <= viewport.width, "no overflow");
+			// The bubble shows each as a picture: past what one event carries, the service leaves an image's data out
+			// and the page asks for it (get_image) as its tile comes into view. After a reload too.
+			const pictures = async () => {
+				await page.waitForFunction(() => document.querySelectorAll(".msg.user .user-images img").length === 4, undefined, { timeout: 60_000 });
+				const srcs = await page.locator(".msg.user .user-images img").evaluateAll((images) => images.map((img) => [(img as HTMLImageElement).src, img.getAttribute("alt")]));
+				assert.deepEqual(
+					srcs.map(([src, alt]) => [pngWidth(src!.split(",")[1]!), alt]),
+					[1, 2, 3, 4].map((n) => [2048, `Image ${n}`]),
+				);
+				assert.equal(await page.locator(".msg.user .user-images .omitted").count(), 0);
+				const bubble = await page.locator(".msg.user .user-images").boundingBox();
+				assert.ok(bubble!.x >= 0 && bubble!.x + bubble!.width <= viewport.width, "no overflow");
+			};
+			await pictures();
+			await page.reload();
+			await page.waitForSelector(".msg.user .user-images li");
+			await pictures();
 		});
 
 		test("@ completes paths folder by folder (a combobox), and the file goes with the message as a chip", async () => {

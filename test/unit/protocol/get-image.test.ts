@@ -10,20 +10,22 @@ function contextOf(messages: Record<string, unknown>, client = {}, gate?: Promis
 	return { client, session: async () => (await gate, { handle }) } as unknown as CommandContext;
 }
 
+/** The handler's answer, as a promise (its type allows a plain value). */
+const ask = (entryId: string, index: number, context: CommandContext) => Promise.resolve(getImage.handler({ entryId, index }, context));
 const user = (...content: unknown[]) => ({ role: "user", content, timestamp: 1 });
 
 test("an image larger than one response carries is refused `limit`, naming it; a tool result's image is served", async () => {
 	const big = user({ type: "image", mimeType: "image/png", data: "A".repeat(MAX_EVENT_IMAGE_CHARS + 4) });
 	const tool = { role: "toolResult", content: [{ type: "text", text: "read" }, { type: "image", mimeType: "image/webp", data: "UklG" }] };
 	const context = contextOf({ big, tool });
-	await assert.rejects(getImage.handler({ entryId: "big", index: 0 }, context), (error: any) => error.code === "limit" && /Image 0 of entry big is \d+ characters/.test(error.message));
-	assert.deepEqual(await getImage.handler({ entryId: "tool", index: 0 }, context), { mimeType: "image/webp", data: "UklG" });
+	await assert.rejects(ask("big", 0, context), (error: any) => error.code === "limit" && /Image 0 of entry big is \d+ characters/.test(error.message));
+	assert.deepEqual(await ask("tool", 0, context), { mimeType: "image/webp", data: "UklG" });
 });
 
 test("an entry that is not a message, a string content, an image block without data: each refused", async () => {
 	const context = contextOf({ label: undefined, text: { role: "user", content: "hi" }, broken: user({ type: "image", mimeType: "image/png" }) });
 	for (const entryId of ["label", "text", "broken"]) {
-		await assert.rejects(getImage.handler({ entryId, index: 0 }, context), (error: any) => error.code === "invalid_command", entryId);
+		await assert.rejects(ask(entryId, 0, context), (error: any) => error.code === "invalid_command", entryId);
 	}
 });
 
@@ -33,17 +35,17 @@ test("one client's commands run one at a time, in order; another client's do not
 	const gate = new Promise<void>((resolve) => (open = resolve));
 	const client = {};
 	const order: string[] = [];
-	const first = getImage.handler({ entryId: "slow", index: 0 }, contextOf({ slow: image }, client, gate)).then(() => order.push("first"));
+	const first = ask("slow", 0, contextOf({ slow: image }, client, gate)).then(() => order.push("first"));
 	let secondAsked = false;
-	const second = getImage.handler({ entryId: "x", index: 0 }, { ...contextOf({ x: image }, client), session: async () => ((secondAsked = true), { handle: { entryMessage: () => image } }) } as unknown as CommandContext).then(() =>
+	const second = ask("x", 0, { ...contextOf({ x: image }, client), session: async () => ((secondAsked = true), { handle: { entryMessage: () => image } }) } as unknown as CommandContext).then(() =>
 		order.push("second"),
 	);
-	assert.deepEqual(await getImage.handler({ entryId: "x", index: 0 }, contextOf({ x: image }, {})), { mimeType: "image/png", data: "iVBO" }, "another client goes first");
+	assert.deepEqual(await ask("x", 0, contextOf({ x: image }, {})), { mimeType: "image/png", data: "iVBO" }, "another client goes first");
 	assert.equal(secondAsked, false, "the second waits for the first");
 	open();
 	await Promise.all([first, second]);
 	assert.deepEqual(order, ["first", "second"]);
 	// A refusal does not stop the client's next command.
-	await assert.rejects(getImage.handler({ entryId: "x", index: 5 }, contextOf({ x: image }, client)));
-	assert.equal((await getImage.handler({ entryId: "x", index: 0 }, contextOf({ x: image }, client))).data, "iVBO");
+	await assert.rejects(ask("x", 5, contextOf({ x: image }, client)));
+	assert.equal((await ask("x", 0, contextOf({ x: image }, client))).data, "iVBO");
 });
