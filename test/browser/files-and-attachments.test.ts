@@ -291,8 +291,24 @@ for (const viewport of VIEWPORTS) {
 				assert.ok(bubble!.x >= 0 && bubble!.x + bubble!.width <= viewport.width, "no overflow");
 			};
 			await pictures();
+			// After a reload, refused (the page's get_image made to name an entry that is not there): a Retry
+			// button saying why, which then shows the picture.
+			let spoil = true;
+			await page.routeWebSocket(/\/ws(\?|$)/, (ws) => {
+				const server = ws.connectToServer();
+				ws.onMessage((message) => {
+					const frame = JSON.parse(String(message));
+					server.send(spoil && frame.type === "get_image" ? JSON.stringify({ ...frame, entryId: "gone" }) : message);
+				});
+				server.onMessage((message) => ws.send(message));
+			});
 			await page.reload();
-			await page.waitForSelector(".msg.user .user-images li");
+			const retry = page.locator(".msg.user .user-images button.omitted");
+			await retry.first().waitFor();
+			assert.match((await retry.first().getAttribute("aria-label"))!, /^Image \d, \d+\.\d MiB, not loaded: Unknown entry gone in session [^ ]+: see get_tree for the entry ids\. Retry$/);
+			assert.equal(await retry.first().textContent(), "Retry");
+			spoil = false;
+			while ((await retry.count()) > 0) await retry.first().click();
 			await pictures();
 		});
 
