@@ -6,6 +6,7 @@
  */
 import { crc32, deflateSync } from "node:zlib";
 import type { Page } from "playwright-core";
+import { refuseImages } from "../test/support/refused-images.js";
 import { assistant, writeSession } from "./screenshot-sessions.js";
 
 const WIDTH = 1920;
@@ -56,18 +57,10 @@ export async function imagesViews(page: Page, id: string, shot: (view: string) =
 	await page.reload();
 	await page.waitForFunction(() => document.querySelectorAll(".msg.user .user-images img").length === 4, undefined, { timeout: 60_000 });
 	await shot("user-images");
-	let spoil = true;
-	await page.routeWebSocket(/\/ws(\?|$)/, (ws) => {
-		const server = ws.connectToServer();
-		ws.onMessage((message) => {
-			const frame = JSON.parse(String(message));
-			server.send(spoil && frame.type === "get_image" ? JSON.stringify({ ...frame, entryId: "gone" }) : message);
-		});
-		server.onMessage((message) => ws.send(message));
-	});
+	const refusal = await refuseImages(page);
 	await page.reload();
 	await page.waitForSelector(".msg.user .user-images button.omitted");
 	await page.locator(".msg.user .user-images button.omitted").first().focus();
 	await shot("user-images-retry");
-	spoil = false;
+	refusal.allow();
 }

@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, settled, showPanel, startChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
+import { refuseImages } from "../support/refused-images.js";
 import { tempDir } from "../support/skiff-process.js";
 
 const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -293,21 +294,13 @@ for (const viewport of VIEWPORTS) {
 			await pictures();
 			// After a reload, refused (the page's get_image made to name an entry that is not there): a Retry
 			// button saying why, which then shows the picture.
-			let spoil = true;
-			await page.routeWebSocket(/\/ws(\?|$)/, (ws) => {
-				const server = ws.connectToServer();
-				ws.onMessage((message) => {
-					const frame = JSON.parse(String(message));
-					server.send(spoil && frame.type === "get_image" ? JSON.stringify({ ...frame, entryId: "gone" }) : message);
-				});
-				server.onMessage((message) => ws.send(message));
-			});
+			const refusal = await refuseImages(page);
 			await page.reload();
 			const retry = page.locator(".msg.user .user-images button.omitted");
 			await retry.first().waitFor();
 			assert.match((await retry.first().getAttribute("aria-label"))!, /^Image \d, \d+\.\d MiB, not loaded: Unknown entry gone in session [^ ]+: see get_tree for the entry ids\. Retry$/);
 			assert.equal(await retry.first().textContent(), "Retry");
-			spoil = false;
+			refusal.allow();
 			while ((await retry.count()) > 0) await retry.first().click();
 			await pictures();
 		});
