@@ -6,8 +6,8 @@
  * image; a refusal is not kept, so a retry asks again.
  */
 import type { SkiffClient } from "../../../src/client/index.js";
-import { safeImageSrc } from "../render/safe-url";
-import { dataUri } from "./attachments";
+import { safeImageSrc } from "../render/safe-url.js";
+import { dataUri } from "./attachments.js";
 
 const MAX_KEPT_CHARS = 40 * 1024 * 1024;
 type Kept = { src: Promise<string>; chars: number };
