@@ -11,10 +11,10 @@ const MINUTE = 60_000;
 const USAGE = { input: 900, output: 300, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { input: 0.0027, output: 0.0045, cacheRead: 0, cacheWrite: 0, total: 0.0072 } };
 
 type Content = Array<Record<string, unknown>>;
-type Message = Record<string, unknown> & { role: string };
+export type Message = Record<string, unknown> & { role: string };
 
 const user = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
-const assistant = (content: Content, stopReason = "stop"): Message => ({ role: "assistant", content, api: "openai-completions", provider: "fake", model: "fake-reasoner", usage: USAGE, stopReason });
+export const assistant = (content: Content, stopReason = "stop"): Message => ({ role: "assistant", content, api: "openai-completions", provider: "fake", model: "fake-reasoner", usage: USAGE, stopReason });
 const bash = (id: string, command: string): Record<string, unknown> => ({ type: "toolCall", id, name: "bash", arguments: { command } });
 const result = (id: string, text: string): Message => ({ role: "toolResult", toolCallId: id, toolName: "bash", content: [{ type: "text", text }], isError: false });
 
@@ -80,7 +80,7 @@ const SIDE_BRANCH: Message[] = [
 	assistant([{ type: "text", text: "With `--test-concurrency=4` the integration tests take 14 s instead of 27 s, but two of them now fail: they share a port." }]),
 ];
 
-interface SessionSpec {
+export interface SessionSpec {
 	id: string;
 	name?: string;
 	cwd: string;
@@ -118,7 +118,7 @@ function sessionPath(agentDir: string, cwd: string, id: string, minutesAgo: numb
 	return join(dir, `${new Date(Date.now() - minutesAgo * MINUTE).toISOString().replace(/[:.]/g, "-")}_${id}.jsonl`);
 }
 
-function writeSession(agentDir: string, spec: SessionSpec, path = sessionPath(agentDir, spec.cwd, spec.id, spec.createdAgo ?? spec.ago[0])): void {
+export function writeSession(agentDir: string, spec: SessionSpec, path = sessionPath(agentDir, spec.cwd, spec.id, spec.createdAgo ?? spec.ago[0])): void {
 	const [first, last] = spec.ago;
 	const start = Date.now() - first * MINUTE;
 	const created = Date.now() - (spec.createdAgo ?? first) * MINUTE;

@@ -9,7 +9,8 @@
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher (and panels found by name in it, and sessions by their messages: switcher-text), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), the
- * Files panel with the composer's completions and attachments (screenshot-files.ts), and MCP servers (Settings'
+ * Files panel with the composer's completions and attachments (screenshot-files.ts), a message's large images
+ * loaded as they come into view and their Retry tiles (screenshot-images.ts), and MCP servers (Settings'
  * servers view, the mcpServers JSON editor, a tool card naming its server). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
@@ -21,6 +22,7 @@ import { launchBrowser } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { filesViews, writeScreenshotProject } from "./screenshot-files.js";
+import { imagesViews, writeImagesSession } from "./screenshot-images.js";
 import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
@@ -97,6 +99,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	appendScreenshotPlan(agentDir, main);
 	writeScreenshotProject(cwd, agentDir);
 	writeScreenshotMcpServers(agentDir);
+	const images = writeImagesSession(agentDir, cwd);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -296,6 +299,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.waitForSelector(".goal-create");
 		await shot(page, "goal-empty", size, scheme);
 		await filesViews(page, (id) => openDrawer(page, size, id), () => closeDrawer(page, size), (view) => shot(page, view, size, scheme));
+		if (!values.only || "user-images".includes(values.only)) await imagesViews(page, images, (view) => shot(page, view, size, scheme));
 
 		// The installed page opened while the service is down: the service worker's screen.
 		if (!values.only || "offline".includes(values.only)) {

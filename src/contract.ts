@@ -11,6 +11,7 @@ import { CommandRegistry } from "./protocol/command.js";
 import { type DoctorSources, doctorCommands } from "./protocol/commands/doctor.js";
 import {
 	exportCommands,
+	imageCommands,
 	maintenanceCommands,
 	modelCommands,
 	runCommands,
@@ -57,6 +58,7 @@ export function createCommandRegistry(features: Features = FEATURES, doctor: Doc
 	return new CommandRegistry().register(
 		...runCommands,
 		...stateCommands,
+		...imageCommands,
 		...modelCommands,
 		...sessionCommands,
 		...maintenanceCommands,

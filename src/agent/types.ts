@@ -504,6 +504,11 @@ export interface AgentHandle {
 	parentEntryId(entryId: string): string | null;
 	/** The user messages a fork can start from: `{entryId, text}`. */
 	forkPoints(): Array<{ entryId: string; text: string }>;
+	/**
+	 * The message an entry of the tree records (any branch), undefined for an entry of another kind (a label, a
+	 * compaction); throws `not_found` for an unknown entry. Read as it is kept: images keep their data.
+	 */
+	entryMessage(entryId: string): JsonObject | undefined;
 	/** The whole conversation tree (every branch) and the active leaf. */
 	tree(): SessionTree;
 	/**

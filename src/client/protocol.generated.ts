@@ -1934,6 +1934,20 @@ export interface Commands {
 			}[];
 		};
 	};
+	/** One image of a user message or tool result, with its data: what a transcript or event sent without it (`omittedBytes`). Read from the session's tree, so any branch; one at a time per client (more wait their turn). `not_found` for an unknown entry, `invalid_command` for an entry that is not such a message or an index past its images, `limit` for an image larger than one response may carry. */
+	get_image: {
+		params: {
+			/** The message's entry id (get_tree). */
+			entryId: string;
+			/** Which of the message's images, counted from 0 in its content's order. */
+			index: number;
+		};
+		result: {
+			mimeType: string;
+			/** Base64. */
+			data: string;
+		};
+	};
 	/** The text blocks of the newest assistant reply (an aborted reply without content is skipped); `null` when there is none. */
 	get_last_assistant_text: {
 		params: {};

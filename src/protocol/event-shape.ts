@@ -1,11 +1,11 @@
 /**
  * Event shaping, done once per session before events are numbered and fanned out. pi's streaming events
  * carry the whole partial message again with every delta (quadratic bytes over a long reply); on the wire a
- * delta carries only what is new; a user message's images are bounded (wire-images.ts). Everything else passes
+ * delta carries only what is new; the images of user messages and tool results are bounded (wire-images.ts). Everything else passes
  * through, `display: false` markers included.
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import { eventMessage } from "./wire-images.js";
+import { eventMessage, eventToolResult } from "./wire-images.js";
 
 export type EventShaper = (event: RuntimeEvent) => RuntimeEvent | undefined;
 
@@ -18,9 +18,11 @@ export function createEventShaper(): EventShaper {
 				return { type: event.type, assistantMessageEvent: slimAssistantEvent(event.assistantMessageEvent) };
 			case "tool_execution_update":
 				return slimToolUpdate(event, toolOutputSent);
-			case "tool_execution_end":
+			case "tool_execution_end": {
 				toolOutputSent.delete(String(event.toolCallId));
-				return event;
+				const result = eventToolResult(event.result);
+				return result === event.result ? event : { ...event, result };
+			}
 			case "turn_end":
 				// The turn's messages were each sent in message_end already.
 				return { type: event.type };

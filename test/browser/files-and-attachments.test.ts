@@ -12,6 +12,7 @@ import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { type ChatService, launchBrowser, newSession, openPage, settled, showPanel, startChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
+import { refuseImages } from "../support/refused-images.js";
 import { tempDir } from "../support/skiff-process.js";
 
 const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -277,12 +278,31 @@ for (const viewport of VIEWPORTS) {
 			for (const part of parts) assert.equal(pngWidth(part.image_url!.url.split(",")[1]!), 2048, "downsized to 2,048 px");
 			const base64 = parts.reduce((sum, part) => sum + part.image_url!.url.length, 0);
 			assert.ok(base64 > 4 * 1024 * 1024, `more than one WebSocket message holds (${base64} characters of base64)`);
-			// The bubble shows each: a thumbnail, or past what one event carries, a tile with its size.
-			const shown = await page.locator(".msg.user .user-images img").count();
-			assert.ok(shown >= 1);
-			assert.equal(shown + (await page.locator(".msg.user .user-images .omitted").count()), 4);
-			const bubble = await page.locator(".msg.user .user-images").boundingBox();
-			assert.ok(bubble!.x >= 0 && bubble!.x + bubble!.width <= viewport.width, "no overflow");
+			// The bubble shows each as a picture: past what one event carries, the service leaves an image's data out
+			// and the page asks for it (get_image) as its tile comes into view. After a reload too.
+			const pictures = async () => {
+				await page.waitForFunction(() => document.querySelectorAll(".msg.user .user-images img").length === 4, undefined, { timeout: 60_000 });
+				const srcs = await page.locator(".msg.user .user-images img").evaluateAll((images) => images.map((img) => [(img as HTMLImageElement).src, img.getAttribute("alt")]));
+				assert.deepEqual(
+					srcs.map(([src, alt]) => [pngWidth(src!.split(",")[1]!), alt]),
+					[1, 2, 3, 4].map((n) => [2048, `Image ${n}`]),
+				);
+				assert.equal(await page.locator(".msg.user .user-images .omitted").count(), 0);
+				const bubble = await page.locator(".msg.user .user-images").boundingBox();
+				assert.ok(bubble!.x >= 0 && bubble!.x + bubble!.width <= viewport.width, "no overflow");
+			};
+			await pictures();
+			// After a reload, refused (the page's get_image made to name an entry that is not there): a Retry
+			// button saying why, which then shows the picture.
+			const refusal = await refuseImages(page);
+			await page.reload();
+			const retry = page.locator(".msg.user .user-images button.omitted");
+			await retry.first().waitFor();
+			assert.match((await retry.first().getAttribute("aria-label"))!, /^Image \d, \d+\.\d MiB, not loaded: Unknown entry gone in session [^ ]+: see get_tree for the entry ids\. Retry$/);
+			assert.equal(await retry.first().textContent(), "Retry");
+			refusal.allow();
+			while ((await retry.count()) > 0) await retry.first().click();
+			await pictures();
 		});
 
 		test("@ completes paths folder by folder (a combobox), and the file goes with the message as a chip", async () => {

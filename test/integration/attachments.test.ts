@@ -1,7 +1,8 @@
 /**
  * Images uploaded ahead of their message (POST /attachments) against the real listener, pi and the fake model:
  * eight 5 MiB images fit one message, the model's request carries them, and every bad upload or id is refused
- * with a status or error naming what was wrong, leaving nothing behind.
+ * with a status or error naming what was wrong, leaving nothing behind; get_image gives back, one per command,
+ * the images the wire sent without their data.
  */
 import assert from "node:assert/strict";
 import { readdirSync, writeFileSync } from "node:fs";
@@ -175,4 +176,76 @@ test("an unknown id refuses the message before anything is recorded; inline imag
 	await runEnded(from);
 	const urls = lastUserContent(asked).filter((part) => part.type === "image_url").map((part) => part.image_url.url);
 	assert.deepEqual(urls, [`data:image/png;base64,${inline}`, `data:image/png;base64,${png(300, 3).toString("base64")}`]);
+});
+
+/**
+ * get_image: the images a transcript sent without their data come back one per command, uploaded and inline
+ * alike, 5 MiB ones too, from a session that is not loaded. A session of its own (so that it can be closed):
+ * two 5 MiB uploads and a small inline image.
+ */
+let imageSession: Promise<{ sessionId: string; userEntry: string; answerEntry: string }> | undefined;
+function imagesSent() {
+	imageSession ??= (async () => {
+		const sessionId = (await client.ok({ type: "new_session" })).sessionId as string;
+		const ids = [];
+		for (const fill of [1, 2]) ids.push((await typed.upload(new Uint8Array(png(5 * MIB, fill)), "image/png")).id);
+		const from = client.events.length;
+		const images = [{ type: "image", attachmentId: ids[0] }, { type: "image", data: png(40, 3).toString("base64"), mimeType: "image/png" }, { type: "image", attachmentId: ids[1] }];
+		await client.ok({ type: "prompt", sessionId, message: "REPLY seen\nlook", images }, 60_000);
+		await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000, from);
+		const { nodes } = await client.ok({ type: "get_tree", sessionId });
+		return { sessionId, userEntry: nodes.find((n: any) => n.kind === "user").id, answerEntry: nodes.find((n: any) => n.kind === "assistant").id };
+	})();
+	return imageSession;
+}
+
+test("the images a transcript left out come back one per command, uploaded, inline and 5 MiB alike", async () => {
+	const { sessionId, userEntry } = await imagesSent();
+	const { messages } = await client.ok({ type: "get_messages", sessionId });
+	const sent = messages.find((m: any) => m.role === "user").content.filter((b: any) => b.type === "image");
+	assert.ok(sent.some((b: any) => b.omittedBytes === 5 * MIB), "the transcript left one out");
+	for (const [index, image] of [png(5 * MIB, 1), png(40, 3), png(5 * MIB, 2)].entries()) {
+		assert.deepEqual(await client.ok({ type: "get_image", sessionId, entryId: userEntry, index }, 30_000), { mimeType: "image/png", data: image.toString("base64") });
+	}
+	// The typed client has the method.
+	assert.equal((await typed.call("get_image", { entryId: userEntry, index: 1 }, { sessionId })).data, png(40, 3).toString("base64"));
+});
+
+test("several asked at once all come, in turn, and the connection stays up", async () => {
+	const { sessionId, userEntry } = await imagesSent();
+	const answers = await Promise.all([0, 2, 0, 2].map((index) => client.ok({ type: "get_image", sessionId, entryId: userEntry, index }, 60_000)));
+	assert.deepEqual(
+		answers.map((a: any) => a.data.length),
+		[0, 2, 0, 2].map(() => png(5 * MIB, 1).toString("base64").length),
+	);
+	assert.equal((await client.ok({ type: "get_state", sessionId })).isStreaming, false);
+});
+
+test("refusals: an unknown entry, an answer, an index past the images, bad fields, an unknown session", async () => {
+	const { sessionId, userEntry, answerEntry } = await imagesSent();
+	const refusal = async (command: Record<string, unknown>) => {
+		const response = await client.request({ type: "get_image", sessionId, ...command });
+		assert.equal(response.success, false, JSON.stringify(command));
+		return { code: response.code, error: response.error };
+	};
+	const unknown = await refusal({ entryId: "nope1234", index: 0 });
+	assert.equal(unknown.code, "not_found");
+	assert.match(unknown.error!, /Unknown entry nope1234/);
+	const answer = await refusal({ entryId: answerEntry, index: 0 });
+	assert.equal(answer.code, "invalid_command");
+	assert.match(answer.error!, /is not a user message or tool result/);
+	const past = await refusal({ entryId: userEntry, index: 3 });
+	assert.equal(past.code, "invalid_command");
+	assert.match(past.error!, /`index` 3 is past the 3 image\(s\)/);
+	for (const bad of [{ entryId: userEntry, index: -1 }, { entryId: userEntry, index: 1.5 }, { entryId: "", index: 0 }, { entryId: userEntry }, { entryId: userEntry, index: 0, extra: 1 }]) {
+		assert.equal((await refusal(bad)).code, "invalid_command", JSON.stringify(bad));
+	}
+	const response = await client.request({ type: "get_image", sessionId: "f".repeat(36), entryId: userEntry, index: 0 });
+	assert.equal(response.success, false);
+});
+
+test("a session that is not loaded is read from its file", async () => {
+	const { sessionId, userEntry } = await imagesSent();
+	await client.ok({ type: "close_session", sessionId });
+	assert.deepEqual(await client.ok({ type: "get_image", sessionId, entryId: userEntry, index: 2 }, 30_000), { mimeType: "image/png", data: png(5 * MIB, 2).toString("base64") });
 });

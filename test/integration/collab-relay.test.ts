@@ -237,7 +237,8 @@ test("a control guest prompts, steers and aborts the shared session, and nothing
 
 	const elsewhere = await guest.command("prompt", { message: "x", sessionId: PRIMARY_SESSION });
 	assert.deepEqual([elsewhere.success, elsewhere.code, elsewhere.error], [false, "invalid_command", "Invalid command: unknown field `sessionId`"]);
-	for (const type of ["get_state", "collab_start", "collab_stop", "bash", "follow_up", "subscribe"]) {
+	// get_image too: a guest sees an image as `[image]` (docs/collab.md), never its data, the left-out ones included.
+	for (const type of ["get_state", "collab_start", "collab_stop", "bash", "follow_up", "subscribe", "get_image"]) {
 		const refused = await guest.command(type);
 		assert.deepEqual([refused.success, refused.code, refused.command], [false, "forbidden", type], type);
 		assert.equal(refused.error, "Guests can send only prompt, steer and abort");

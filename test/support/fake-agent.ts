@@ -34,6 +34,7 @@ import type {
 	TreeNavigation,
 } from "../../src/agent/types.js";
 import { FakeSideChat } from "./fake-side-chat.js";
+import { CodedError } from "../../src/shared/errors.js";
 
 export class FakeAgentHandle implements AgentHandle {
 	busy = false;
@@ -172,6 +173,9 @@ export class FakeAgentHandle implements AgentHandle {
 	}
 	forkPoints(): Array<{ entryId: string; text: string }> {
 		return [];
+	}
+	entryMessage(entryId: string): JsonObject | undefined {
+		throw new CodedError("not_found", `Unknown entry ${entryId}`);
 	}
 	async prompt(): Promise<void> {}
 	async steer(): Promise<void> {}

@@ -431,6 +431,12 @@ export class PiAgentHandle implements AgentHandle {
 		return this.session.getUserMessagesForForking();
 	}
 
+	entryMessage(entryId: string): JsonObject | undefined {
+		const entry = this.manager.getEntry(entryId);
+		if (!entry) throw unknownEntry(entryId, this.sessionId);
+		return entry.type === "message" ? (entry.message as unknown as JsonObject) : undefined;
+	}
+
 	tree(): SessionTree {
 		return this.treeView.tree();
 	}

@@ -1,5 +1,6 @@
 /** The core agent commands, grouped by domain; the composition root registers them. */
 export { exportCommands } from "./export.js";
+export { imageCommands } from "./images.js";
 export { maintenanceCommands } from "./maintenance.js";
 export { modelCommands } from "./model.js";
 export { runCommands } from "./run.js";

@@ -52,3 +52,18 @@ test("display:false messages and other events pass through untouched", () => {
 	assert.deepEqual(shape({ type: "agent_end", messages: [1, 2, 3] }), { type: "agent_end", messageCount: 3 });
 	assert.deepEqual(shape({ type: "turn_end", message: {}, toolResults: [] }), { type: "turn_end" });
 });
+
+test("a tool's images are bounded as a user message's: tool_execution_end carries no data, its message_end up to the event budget", () => {
+	const shape = createEventShaper();
+	const data = Buffer.alloc(3000, 1).toString("base64");
+	const result = { content: [{ type: "text", text: "Read image file [image/png]" }, { type: "image", mimeType: "image/png", data }], details: {} };
+	const ended = shape({ type: "tool_execution_end", toolCallId: "c1", toolName: "read", result, isError: false }) as unknown as { result: typeof result };
+	assert.deepEqual(ended.result.content[1], { type: "image", mimeType: "image/png", data: "", omittedBytes: 3000 });
+	assert.equal(ended.result.content[0], result.content[0]);
+	assert.equal(result.content[1]!.data, data, "the runtime's own result is untouched");
+	const message = { role: "toolResult", toolCallId: "c1", toolName: "read", content: result.content, isError: false, timestamp: 1 };
+	assert.deepEqual((shape({ type: "message_start", message }) as unknown as { message: typeof message }).message.content[1], ended.result.content[1]);
+	assert.equal(shape({ type: "message_end", message })!.message, message, "one small image fits the event's budget");
+	const text = { type: "tool_execution_end", toolCallId: "c2", toolName: "bash", result: { content: [{ type: "text", text: "ok" }] }, isError: false };
+	assert.equal(shape(text), text, "a result without images passes as it is");
+});

@@ -4,6 +4,7 @@
  * resend). Loaded when the panel or the transcript first shows a session; kept current by events from then on.
  */
 import type { CommandResult, TreeChangedEvent, TreeNode } from "../../../src/client/index.js";
+import { entryImage } from "./entry-images";
 import { withMentions } from "./mentions";
 import { branchTip } from "./message-places";
 import { failureText, type PanelContext, runCommand } from "./panel-context";
@@ -111,6 +112,11 @@ export class TreeState {
 			}
 		}
 		return (await runCommand(this.context, "Sending again", "resend", message === undefined ? { entryId } : { entryId, message }, sessionId)) !== undefined;
+	}
+
+	/** Image `index` of entry `entryId`, left out of the transcript, as a `data:` URI (entry-images.ts). */
+	image(sessionId: string, entryId: string, index: number): Promise<string> {
+		return entryImage(this.context.client, sessionId, entryId, index);
 	}
 
 	/** Shows the branch starting at `entryId` (its newest entry becomes the leaf); the text to edit if it ends at a prompt. */

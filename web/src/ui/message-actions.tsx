@@ -19,6 +19,8 @@ export interface MessageActions {
 	resend(entryId: string, text?: string): Promise<boolean>;
 	/** Shows the branch that starts at `entryId` (a sibling of a shown message). */
 	show(entryId: string): void;
+	/** Image `index` of the message `entryId`, which the transcript carried without its data, as a `data:` URI. */
+	image(entryId: string, index: number): Promise<string>;
 }
 
 function ActionButton({ icon, label, onClick, class: extra }: { icon: IconName; label: string; onClick(): void; class?: string }) {

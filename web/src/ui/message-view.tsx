@@ -61,7 +61,7 @@ export class MessageView extends Component<MessageProps> {
 			case "user": {
 				// Copied and edited as typed: a mentioned file as its @path, not its content.
 				const text = splitMentions(typeof message.content === "string" ? message.content : contentText(message.content)).text;
-				return <UserMessage text={text} bubble={<UserBubble content={message.content} />} timestamp={message.timestamp} place={place} actions={actions} onFork={onFork} />;
+				return <UserMessage text={text} bubble={<UserBubble content={message.content} load={place && actions && ((n) => actions.image(place.id, n))} />} timestamp={message.timestamp} place={place} actions={actions} onFork={onFork} />;
 			}
 			case "assistant": {
 				const blocks = Array.isArray(message.content) ? message.content : [];

@@ -202,5 +202,6 @@ function messageActions(transcript: Transcript, { tree, putInComposer }: NonNull
 		show: (entryId) => {
 			if (!refused("switch branches")) void tree.showBranch(id, entryId).then((text) => text !== undefined && putInComposer(text));
 		},
+		image: (entryId, index) => tree.image(id, entryId, index),
 	};
 }

@@ -1,0 +1,55 @@
+/**
+ * One image of a recorded message, on demand: the wire leaves out the data of images past its budget
+ * (wire-images.ts), and a client shows them by asking for each as it needs it. One image per command, and one
+ * such command at a time per client, so that however many a client asks for at once the service builds one
+ * image's response at a time for it (a 5 MiB image is 6.7 MiB of base64; a client's queue holds 16 MiB).
+ */
+import { Type } from "typebox";
+import { CodedError } from "../../shared/errors.js";
+import { defineCommand } from "../command.js";
+import type { ClientLink } from "../context.js";
+import { MAX_EVENT_IMAGE_CHARS } from "../wire-images.js";
+
+/** The tail of each client's get_image commands: the next waits for it. */
+const queues = new WeakMap<ClientLink, Promise<unknown>>();
+
+function oneAtATime<T>(client: ClientLink, run: () => Promise<T>): Promise<T> {
+	const done = (queues.get(client) ?? Promise.resolve()).then(run, run);
+	queues.set(client, done.catch(() => undefined));
+	return done;
+}
+
+export const getImage = defineCommand({
+	name: "get_image",
+	summary:
+		"One image of a user message or tool result, with its data: what a transcript or event sent without it " +
+		"(`omittedBytes`). Read from the session's tree, so any branch; one at a time per client (more wait their turn). " +
+		"`not_found` for an unknown entry, `invalid_command` for an entry that is not such a message or an index past " +
+		"its images, `limit` for an image larger than one response may carry.",
+	params: Type.Object(
+		{
+			entryId: Type.String({ minLength: 1, maxLength: 128, description: "The message's entry id (get_tree)." }),
+			index: Type.Integer({ minimum: 0, maximum: 63, description: "Which of the message's images, counted from 0 in its content's order." }),
+		},
+		{ additionalProperties: false },
+	),
+	result: Type.Object({ mimeType: Type.String(), data: Type.String({ description: "Base64." }) }),
+	handler: async ({ entryId, index }, context) =>
+		oneAtATime(context.client, async () => {
+			const message = (await context.session()).handle.entryMessage(entryId) as { role?: unknown; content?: unknown } | undefined;
+			if (message?.role !== "user" && message?.role !== "toolResult") {
+				throw new CodedError("invalid_command", `Invalid command: entry ${entryId} is not a user message or tool result (only they carry images)`);
+			}
+			const images = Array.isArray(message.content) ? message.content.filter((block) => block?.type === "image") : [];
+			const image = images[index] as { data?: unknown; mimeType?: unknown } | undefined;
+			if (!image || typeof image.data !== "string" || typeof image.mimeType !== "string") {
+				throw new CodedError("invalid_command", `Invalid command: \`index\` ${index} is past the ${images.length} image(s) of entry ${entryId}`);
+			}
+			if (image.data.length > MAX_EVENT_IMAGE_CHARS) {
+				throw new CodedError("limit", `Image ${index} of entry ${entryId} is ${image.data.length} characters of base64, over the ${MAX_EVENT_IMAGE_CHARS} one response carries`);
+			}
+			return { mimeType: image.mimeType, data: image.data };
+		}),
+});
+
+export const imageCommands = [getImage];
