@@ -18,8 +18,10 @@
  *   BENCH <n> [<chars>]   stream n text deltas of <chars> characters ("xxx…", default 1), one SSE event each,
  *                         as fast as the socket takes them
  *   PAUSE <ms>            wait this long after the first delta
- *   HOLD <name>           wait after the first delta until the test calls `release(<name>)` (at once when it
- *                         already did): a reply that is streaming for exactly as long as a test needs it to be
+ *   HOLD <name>           stream every delta but the last, then wait until the test calls `release(<name>)`
+ *                         (at once when it already did): a reply that is streaming for exactly as long as a
+ *                         test needs it to be, with all of its text shown but the last piece (which a page
+ *                         holds back while it streams anyway)
  *   SLOW <ms>             wait this long after every delta
  *   CHUNKS <max> [<seed>] stream REPLY, THINK and AFTER_TOOL text and tool call arguments in pieces of 1 to <max>
  *                         characters, as a generator seeded with <seed> picks them (exactly <max> without one)
@@ -110,7 +112,7 @@ interface Script {
 	/** Characters in each BENCH delta. */
 	benchChars: number;
 	pauseMs: number;
-	/** HOLD: the name whose release the reply waits for after its first delta. */
+	/** HOLD: the name whose release the reply waits for before its last delta. */
 	hold?: string;
 	slowMs: number;
 	error?: { status: number; message: string };
@@ -397,14 +399,17 @@ async function reply(record: RecordedRequest, response: ServerResponse, holds: H
 	let deltas = 0;
 	let outputText = "";
 	let toolUse = false;
-	for (const delta of replyDeltas(script, messages, lastUserText)) {
+	const pending = replyDeltas(script, messages, lastUserText);
+	for (let next = pending.next(); !next.done; ) {
+		const delta = next.value;
+		next = pending.next();
+		if (next.done && script.hold !== undefined) await out.until(holds.wait(script.hold));
 		if (out.gone) break;
 		await out.send(chunk(delta));
 		deltas++;
 		if (delta.tool_calls) toolUse = true;
 		else outputText += String(delta.content ?? delta.reasoning_content ?? "");
 		if (deltas === 1) await out.sleep(script.pauseMs);
-		if (deltas === 1 && script.hold !== undefined) await out.until(holds.wait(script.hold));
 		await out.sleep(script.slowMs);
 	}
 	await out.send(chunk({}, toolUse ? "tool_calls" : "stop"));

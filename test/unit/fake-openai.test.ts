@@ -253,14 +253,14 @@ test("PAUSE holds after the first delta; SLOW spaces every delta", async () => {
 	assert.ok(performance.now() - started >= 4 * 60 - 10);
 });
 
-test("HOLD stops after the first delta until its name is released; a released name holds nothing; a client that leaves ends the wait", async () => {
+test("HOLD stops before the last delta until its name is released; a released name holds nothing; a client that leaves ends the wait", async () => {
 	const response = await post(userMessage("REPLY first then the rest\nHOLD gate-a"));
 	const reader = response.body!.getReader();
 	let streamed = "";
 	const decoder = new TextDecoder();
-	while (!streamed.includes('"content":"first"')) {
+	while (!streamed.includes('"content":" the"')) {
 		const chunk = await reader.read();
-		assert.equal(chunk.done, false, "the reply went on past its first delta");
+		assert.equal(chunk.done, false, "the reply ended");
 		streamed += decoder.decode(chunk.value);
 	}
 	// Held: nothing more comes until the release (the ping below is answered meanwhile: only this reply waits).
@@ -268,6 +268,7 @@ test("HOLD stops after the first delta until its name is released; a released na
 	const next = reader.read().then((chunk) => ((more = true), chunk));
 	assert.equal((await chat("REPLY meanwhile")).text, "meanwhile");
 	assert.equal(more, false, "the held reply sent nothing more");
+	assert.doesNotMatch(streamed, /"content":" rest"/);
 	server.release("gate-a");
 	streamed += decoder.decode((await next).value);
 	for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) streamed += decoder.decode(chunk.value);
