@@ -32,6 +32,7 @@ export const TIMED_FILES: Record<string, string> = {
 	"test/integration/workflow-git-hang.test.ts": "pings answered within 100 ms while git hangs",
 	"test/integration/session-search-load.test.ts": "pings answered within 1 s during a search of 5,000 files",
 	"test/integration/files.test.ts": "pings answered while big folders are listed",
+	"test/integration/changes.test.ts": "a 200 KB write's diff made within the 50 ms the service gives jsdiff",
 	"test/unit/shared/redact-linear.test.ts": "redaction time per MiB",
 	"test/unit/memory/search-query.test.ts": "search time per MiB",
 	"test/unit/fake-openai.test.ts": "the fake model's parse time, and its pacing",
