@@ -9,11 +9,12 @@ import { newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useCh
 
 const chat = useChatService();
 
-const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 100`;
+/** A reply that streams all but its last word and then holds (HOLD, never released): the stop ends it. */
+const HELD_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nHOLD until-stopped`;
 
 /** A steer the run does not take (the run is stopped first): its text comes back with the note. */
 async function giveBack(page: Page, marker: string): Promise<void> {
-	await typeAndSend(page, SLOW_REPLY);
+	await typeAndSend(page, HELD_REPLY);
 	await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
 	await typeAndSend(page, `REPLY ${marker}`);
 	await page.locator(".msg.user.pending", { hasText: marker }).waitFor();

@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, settled, showPanel, startChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
+import type { Page } from "playwright-core";
+import { newSession, openPage, settled, showPanel, useChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
 import { refuseImages } from "../support/refused-images.js";
 import { tempDir } from "../support/skiff-process.js";
@@ -19,10 +19,8 @@ const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8B
 const SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
 const MANY = 600;
 
-let browser: Browser;
-let service: ChatService;
-
-before(async () => {
+// Chromium and the service start together, once the folder is made.
+const chat = useChatService(() => {
 	const cwd = tempRepoDir("skiff-files-ui-");
 	sh(cwd, "init", "-q", "-b", "main");
 	writeFileSync(join(cwd, ".gitignore"), "build/\n");
@@ -42,15 +40,10 @@ before(async () => {
 	const agentDir = tempDir();
 	mkdirSync(join(agentDir, "prompts"));
 	writeFileSync(join(agentDir, "prompts", "review.md"), "---\ndescription: Review the staged changes\n---\nReview what is staged.\n");
-	browser = await launchBrowser();
-	service = await startChatService({ cwd, agentDir });
+	return { cwd, agentDir };
 });
 
-after(async () => {
-	await browser?.close();
-	await service?.close();
-	removeTempRepos();
-});
+after(() => removeTempRepos());
 
 /** The panel body fits its width: nothing runs off the side (the phone's drawer is narrow). */
 async function fitsSideways(page: Page, selector: string): Promise<void> {
@@ -60,7 +53,7 @@ async function fitsSideways(page: Page, selector: string): Promise<void> {
 
 /** The last request's user message content the fake model received, as JSON text. */
 function lastUserContent(): string {
-	const request = service.model.requests.at(-1)!;
+	const request = chat.service.model.requests.at(-1)!;
 	const user = [...request.body.messages].reverse().find((m: { role: string }) => m.role === "user");
 	return JSON.stringify(user.content);
 }
@@ -110,7 +103,7 @@ for (const viewport of VIEWPORTS) {
 	describe(`files and attachments at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
 		let page: Page;
 		before(async () => {
-			page = await openPage(browser, service.skiff.url, viewport);
+			page = await openPage(chat.browser, chat.service.skiff.url, viewport);
 		});
 		after(() => page?.context().close());
 
@@ -180,10 +173,10 @@ for (const viewport of VIEWPORTS) {
 			const link = page.locator(".file-list li", { hasText: "escape" });
 			assert.equal(await link.locator(".file-meta").textContent(), "link outside the project");
 			assert.equal(await link.locator(".file-open").isDisabled(), true);
-			writeFileSync(join(service.cwd, "gone.txt"), "removed after it was listed\n");
+			writeFileSync(join(chat.service.cwd, "gone.txt"), "removed after it was listed\n");
 			await page.click("#panel-files button:has-text('Refresh')");
 			await page.waitForSelector(".file-open:has-text('gone.txt')");
-			rmSync(join(service.cwd, "gone.txt"));
+			rmSync(join(chat.service.cwd, "gone.txt"));
 			await page.click(".file-open:has-text('gone.txt')");
 			await page.waitForSelector('.empty-state:has-text(\'This file cannot be shown\'):has-text(\'"gone.txt" does not exist\')');
 			await page.click(".crumbs button:has-text('Project')");
@@ -226,25 +219,25 @@ for (const viewport of VIEWPORTS) {
 			await page.selectOption(".settings select[name='model']", "fake/fake-reasoner");
 			await page.waitForSelector(".model-name:has-text('fake-reasoner')", { state: "attached" });
 			if (viewport.phone) await page.keyboard.press("Escape");
-			let requests = service.model.requests.length;
+			let requests = chat.service.model.requests.length;
 			await page.fill("#composer", "REPLY I see a red band\nwhat is this?");
 			await page.press("#composer", "Enter");
 			await page.waitForSelector(".composer-note:has-text('Not sent: The model fake/fake-reasoner does not take images: remove the image, or choose a model that takes images.')");
 			assert.equal(await page.locator(".attachments img").count(), 1, "the image stays");
 			assert.equal(await page.inputValue("#composer"), "REPLY I see a red band\nwhat is this?", "the text stays");
 			assert.equal(await page.locator(".msg.user").count(), 0, "nothing recorded");
-			assert.equal(service.model.requests.length, requests, "the model was not asked");
+			assert.equal(chat.service.model.requests.length, requests, "the model was not asked");
 			await showPanel(page, viewport, "settings");
 			await page.selectOption(".settings select[name='model']", "fake/fake-model");
 			await page.waitForSelector(".model-name:has-text('fake-model')", { state: "attached" });
 			if (viewport.phone) await page.keyboard.press("Escape");
 
-			requests = service.model.requests.length;
+			requests = chat.service.model.requests.length;
 			await page.press("#composer", "Enter");
 			await page.waitForSelector(".msg.user .user-images img");
 			await page.waitForSelector(".app[data-run='idle']");
 			assert.equal(await page.locator(".attachments").count(), 0, "the composer is emptied");
-			assert.ok(service.model.requests.length > requests);
+			assert.ok(chat.service.model.requests.length > requests);
 			const sent = JSON.parse(lastUserContent()) as Array<{ type: string; image_url?: { url: string } }>;
 			const image = sent.find((part) => part.type === "image_url")!;
 			assert.ok(image, "the model got the image");
@@ -333,12 +326,12 @@ for (const viewport of VIEWPORTS) {
 			await box.press("Escape");
 			await box.fill("REPLY read it\nlook at @src/app.ts please");
 
-			const requests = service.model.requests.length;
+			const requests = chat.service.model.requests.length;
 			await box.press("Enter");
 			await page.waitForSelector(".msg.user .chips li");
 			assert.equal(await page.locator(".msg.user .chips li").last().textContent(), "src/app.ts");
 			await page.waitForSelector(".app[data-run='idle']");
-			assert.ok(service.model.requests.length > requests);
+			assert.ok(chat.service.model.requests.length > requests);
 			const sent = lastUserContent();
 			assert.match(sent, /<file name=\\"src\/app.ts\\">\\nexport function greet/);
 			const bubble = await page.locator(".msg.user").last().locator(".bubble").textContent();

@@ -166,11 +166,14 @@ for (const viewport of VIEWPORTS) {
 			const jobs = page.locator("#panel-jobs");
 			await jobs.locator("select[name='agent'] option:has-text('helper')").waitFor({ state: "attached" });
 			await jobs.locator("select[name='agent']").selectOption("helper");
-			await jobs.locator("textarea[name='task']").fill(`REPLY started\nPAUSE 1500\nCALL yield {"text":"badge job done"}`);
+			// The job's reply holds (HOLD) until the Jobs panel is no longer shown: it finishes out of sight.
+			const hold = `badge-job-${viewport.name}`;
+			await jobs.locator("textarea[name='task']").fill(`REPLY started\nHOLD ${hold}\nCALL yield {"text":"badge job done"}`);
 			await jobs.locator("button[type='submit']").click();
 			await jobs.locator(".job-list li").first().waitFor();
 			await page.click("#tab-sessions");
 			await closeDrawer(page, viewport.phone);
+			chat.service.model.release(hold);
 			if (viewport.phone) {
 				await page.waitForSelector("button.panel-toggle .rail-badge");
 				assert.match((await page.getAttribute("button.panel-toggle", "title"))!, /job finished/);
@@ -238,7 +241,7 @@ for (const viewport of VIEWPORTS) {
 		test("the header title uses the room it has (ellipsis only when needed, whole in its tooltip); the working badge shows and pulses", async () => {
 			await newSession(page, viewport);
 			const short = "Refactor the parser";
-			await typeAndSend(page, `${short}\nREPLY one two three four five six seven eight nine ten\nSLOW 250`);
+			await typeAndSend(page, `${short}\nREPLY one two three four five six seven eight nine ten\nHOLD until-stopped`); // ended by the stop below
 			await page.waitForSelector(".app[data-run='running']");
 			await page.waitForFunction((t) => document.querySelector("header .title")?.textContent === t, short);
 			const title = await page.locator("header .title").evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth, tooltip: el.getAttribute("title") }));
@@ -265,7 +268,7 @@ for (const viewport of VIEWPORTS) {
 			const still = await openPage(chat.browser, chat.service.skiff.url, viewport, { reducedMotion: "reduce" });
 			try {
 				await newSession(still, viewport);
-				await typeAndSend(still, "REPLY one two three four five six seven eight\nSLOW 250");
+				await typeAndSend(still, "REPLY one two three four five six seven eight\nHOLD until-stopped"); // ended by the stop below
 				const badge = still.locator("header .badge.streaming");
 				await badge.waitFor();
 				assert.equal(await badge.isVisible(), true);

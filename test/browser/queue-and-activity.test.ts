@@ -8,9 +8,12 @@
  * view is held back by delaying the events it receives (answers pass) from a chosen event on.
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { newSession, openPage, runPrompt, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
+import { tempDir } from "../support/skiff-process.js";
 import { SocketGate } from "../support/socket-gate.js";
 import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
@@ -19,7 +22,15 @@ const chat = useChatService({ onModelRequest: () => holdModel });
 /** While set, the fake model holds its answer until the promise settles (the run has started, nothing streams). */
 let holdModel: Promise<void> | undefined;
 
-const SLOW_REPLY = `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nSLOW 100`;
+/**
+ * A reply that streams all but its last word and then holds (HOLD) until the test releases it: the run goes on for
+ * exactly as long as the test needs it to, however slow the machine.
+ */
+let holds = 0;
+function heldReply(): { prompt: string; release: () => void } {
+	const name = `held-${++holds}`;
+	return { prompt: `REPLY ${Array.from({ length: 24 }, (_, i) => `word${i}`).join(" ")}\nHOLD ${name}`, release: () => chat.service.model.release(name) };
+}
 
 for (const viewport of VIEWPORTS) {
 	describe(`queued messages and activity at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
@@ -31,7 +42,8 @@ for (const viewport of VIEWPORTS) {
 		after(() => page?.context().close());
 
 		test("a steer typed during a reply shows as a pending bubble, then as a normal user message once delivered", async () => {
-			await typeAndSend(page, SLOW_REPLY);
+			const reply = heldReply();
+			await typeAndSend(page, reply.prompt);
 			await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
 			await typeAndSend(page, `REPLY steered-${viewport.name}`);
 			const pending = page.locator(".msg.user.pending", { hasText: `steered-${viewport.name}` });
@@ -45,6 +57,7 @@ for (const viewport of VIEWPORTS) {
 			});
 			assert.ok(order, "the pending bubble is below the streaming reply");
 
+			reply.release();
 			await page.waitForSelector(".app[data-run='idle']");
 			assert.equal(await page.locator(".msg.pending").count(), 0);
 			assert.equal(await page.locator(".msg.user:not(.pending)", { hasText: `steered-${viewport.name}` }).count(), 1, "delivered: an ordinary user message");
@@ -55,12 +68,14 @@ for (const viewport of VIEWPORTS) {
 			const sessionId = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
 			const client = await TestClient.connect(chat.service.skiff.wsUrl);
 			try {
-				await typeAndSend(page, SLOW_REPLY);
+				const reply = heldReply();
+				await typeAndSend(page, reply.prompt);
 				await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
 				await client.ok({ type: "follow_up", message: `REPLY followed-${viewport.name}`, sessionId });
 				const pending = page.locator(".msg.user.pending", { hasText: `followed-${viewport.name}` });
 				await pending.waitFor();
 				assert.match((await pending.locator(".pending-label").textContent())!, /Follow-up/);
+				reply.release();
 				await page.waitForSelector(".app[data-run='idle']");
 				assert.equal(await page.locator(".msg.pending").count(), 0);
 				assert.equal(await page.locator(".msg.user", { hasText: `followed-${viewport.name}` }).count(), 1);
@@ -71,7 +86,7 @@ for (const viewport of VIEWPORTS) {
 
 		test("after a stop, the steer the run did not take comes back after the draft, with a note, and is never sent later", async () => {
 			const marker = `never-delivered-${viewport.name}`;
-			await typeAndSend(page, SLOW_REPLY);
+			await typeAndSend(page, heldReply().prompt); // never released: the stop ends it
 			await page.waitForSelector(".msg.assistant.streaming:has-text('word1')");
 			await typeAndSend(page, `REPLY ${marker}`);
 			await page.locator(".msg.user.pending", { hasText: marker }).waitFor();
@@ -112,8 +127,11 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("while a tool runs the transcript says which one", async () => {
-			await typeAndSend(page, "RUN sleep 2; echo slept");
+			// The command runs until the test has seen what it looks for (a file it waits for), not for a fixed time.
+			const gate = join(tempDir(), "gate");
+			await typeAndSend(page, `RUN until [ -e '${gate}' ]; do sleep 0.05; done; echo slept`);
 			await page.waitForSelector(".msg.working:has-text('Running bash…')");
+			writeFileSync(gate, "");
 			await page.waitForSelector(".app[data-run='idle']");
 			assert.equal(await page.locator(".msg.working").count(), 0);
 		});
@@ -173,12 +191,17 @@ test("Enter after another client started a run, before the page heard it: the pr
 	const other = await TestClient.connect(chat.service.skiff.wsUrl);
 	try {
 		gate.holdEventsFrom = (event) => event.type === "agent_start";
-		await other.ok({ type: "prompt", sessionId, message: `REPLY ${Array.from({ length: 20 }, (_, i) => `w${i}`).join(" ")}\nSLOW 100` });
+		const reply = heldReply();
+		const from = other.events.length;
+		await other.ok({ type: "prompt", sessionId, message: reply.prompt });
 		await until(() => gate.holding > 0);
 		assert.equal(await page.getAttribute(".app", "data-run"), "idle", "the page has not heard of the run");
 
 		await typeAndSend(page, "REPLY steered across the edge");
 		await until(() => gate.commands.includes("steer"));
+		// The run goes on until the service has queued the steer.
+		await other.waitForEvent((e) => e.type === "queue_update" && e.sessionId === sessionId && e.steering.length === 1, 15_000, from);
+		reply.release();
 		gate.release();
 		await page.waitForSelector(".msg.assistant:has-text('steered across the edge')");
 		await page.waitForSelector(".app[data-run='idle']");

@@ -7,43 +7,20 @@
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { after, test } from "node:test";
 import { ReplyGate } from "../support/reply-gate.js";
 import { baseRepository, removeTempRepos } from "../support/git-repo.js";
 import { writeLongSession } from "../support/session-file.js";
 import { objective, sessionIn, workflowEvent, writes } from "../support/workflow-client.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { tempDir } from "../support/skiff-process.js";
+import { useSkiffStarter } from "../support/skiff-starter.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 
-let model: FakeOpenAiServer;
-let agentDir: string;
-let cwd: string;
-const running: SkiffProcess[] = [];
 const gate = new ReplyGate();
+const service = useSkiffStarter({ onModelRequest: () => gate.held });
+const start = () => service.start();
 
-before(async () => {
-	model = await startFakeOpenAi({ onRequest: () => gate.held });
-	agentDir = tempDir();
-	cwd = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-});
-
-after(async () => {
-	for (const s of running) await s.stop();
-	await model?.close();
-	removeTempRepos();
-});
-
-/** Starts skiff on the shared agent directory (one process per directory: the previous one stops first). */
-async function start(): Promise<{ skiff: SkiffProcess; client: TestClient }> {
-	for (const previous of running.splice(0)) await previous.stop();
-	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"] });
-	running.push(skiff);
-	const client = await TestClient.connect(skiff.wsUrl);
-	await client.ok({ type: "get_state" });
-	return { skiff, client };
-}
+after(() => removeTempRepos());
 
 async function say(client: TestClient, sessionId: string, text: string): Promise<void> {
 	const from = client.events.length;
@@ -115,7 +92,7 @@ test("a workflow's supervisor and worker are listed only with `internal`, as kin
 test("messageCount counts user and assistant messages, not tool results", async () => {
 	const { client } = await start();
 	const { sessionId } = await client.ok({ type: "new_session" });
-	writeFileSync(join(cwd, "note.txt"), "hello\n");
+	writeFileSync(join(service.cwd, "note.txt"), "hello\n");
 	await say(client, sessionId, `CALL read ${JSON.stringify({ path: "note.txt" })}\nread it`);
 	const messages = (await client.ok({ type: "get_messages", sessionId })).messages;
 	assert.deepEqual(
@@ -145,7 +122,7 @@ test("`recorded` tells the fresh, empty session each start opens from sessions o
 test("search finds a title or message text, any case, plain text, with a snippet; across projects with scope all", async () => {
 	const { client } = await start();
 	const other = tempDir();
-	writeLongSession(agentDir, other, "elsewhere-session", 6); // "Answer 5: it works like **this**…"
+	writeLongSession(service.agentDir, other, "elsewhere-session", 6); // "Answer 5: it works like **this**…"
 	const { sessionId } = await client.ok({ type: "new_session" });
 	await say(client, sessionId, "REPLY The Zebra crossing is near the MARKET square.\nwhere is the zebra-title crossing?");
 
@@ -211,7 +188,7 @@ test("delete moves a session to the trash and restore puts it back; refusals say
 	assert.equal(trashed.originalPath, path);
 	assert.equal(trashed.title, "REPLY doomed answer", "the first line of its first message");
 	assert.ok(!existsSync(path), "moved, on disk once acknowledged");
-	const folder = join(agentDir, "trash", "sessions", trashed.trashId);
+	const folder = join(service.agentDir, "trash", "sessions", trashed.trashId);
 	assert.ok(readdirSync(folder).some((n) => n.endsWith(".jsonl")), "kept in the trash");
 	assert.ok(client.events.some((e) => e.type === "session_unloaded" && e.sessionId === victim.sessionId && e.reason === "deleted"));
 	await watcher.waitForEvent((e) => e.type === "session_list_changed" && e.change === "deleted" && e.changedSessionId === victim.sessionId, 5000, heard);

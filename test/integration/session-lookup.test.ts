@@ -3,32 +3,18 @@
  * id, by prefix and by an envelope's sessionId; unknown ids, sent many at once, get the errors they always got.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
+import { test } from "node:test";
 import { writeLongSession } from "../support/session-file.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
-import { TestClient } from "../support/ws-client.js";
+import { tempDir } from "../support/skiff-process.js";
+import { useSkiffStarter } from "../support/skiff-starter.js";
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess | undefined;
-
-before(async () => {
-	model = await startFakeOpenAi();
-});
-
-after(async () => {
-	await skiff?.stop();
-	await model?.close();
-});
+const service = useSkiffStarter();
 
 test("a session written by another program after start is found; unknown ids, many at once, are refused as before", async () => {
-	const agentDir = tempDir();
+	const agentDir = service.newAgentDir();
 	const cwd = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
 	writeLongSession(agentDir, cwd, "before-start", 2);
-	skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model"] });
-	const client = await TestClient.connect(skiff.wsUrl);
-	await client.ok({ type: "get_state" });
+	const { client } = await service.start({ agentDir, cwd });
 	assert.equal((await client.ok({ type: "switch_session", sessionPath: "before-start" })).sessionId, "before-start");
 
 	const unknown = await Promise.all([

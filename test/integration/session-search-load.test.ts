@@ -4,33 +4,21 @@
  * (the text is in a few of them), finds each hit, and answers within its time bound.
  */
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
+import { test } from "node:test";
 import { writeManySessions } from "../support/many-sessions.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { tempDir } from "../support/skiff-process.js";
+import { useSkiffStarter } from "../support/skiff-starter.js";
 import { TestClient } from "../support/ws-client.js";
 
 /** Far above a ping's time on an idle machine (about 1 ms), far below a search that held the loop to its end. */
 const LOOSE_PING_LIMIT_MS = 1_000;
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess | undefined;
-
-before(async () => {
-	model = await startFakeOpenAi();
-});
-
-after(async () => {
-	await skiff?.stop();
-	await model?.close();
-});
+const service = useSkiffStarter();
 
 test("pings from another client are answered while a search reads 5,000 session files", async () => {
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
+	const agentDir = service.newAgentDir();
 	writeManySessions(agentDir, { files: 5_000, folders: 100, messages: 8, needle: "NEEDLE-IN-THE-HAY", hitEvery: 1_000 });
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model"] });
-	const searcher = await TestClient.connect(skiff.wsUrl);
+	const { skiff, client: searcher } = await service.start({ agentDir, cwd: tempDir() });
 	const pinger = await TestClient.connect(skiff.wsUrl);
 	await pinger.ok({ type: "ping" });
 

@@ -2,33 +2,13 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
-import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { test } from "node:test";
+import { tempDir } from "../support/skiff-process.js";
+import { useSkiffStarter } from "../support/skiff-starter.js";
 import { TestClient } from "../support/ws-client.js";
 
-let model: FakeOpenAiServer;
-let agentDir: string;
-let cwd: string;
-const running: SkiffProcess[] = [];
-
-before(async () => {
-	model = await startFakeOpenAi();
-	agentDir = tempDir();
-	cwd = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-});
-
-after(async () => {
-	for (const s of running) await s.stop();
-	await model?.close();
-});
-
-async function start(args: string[] = []): Promise<{ skiff: SkiffProcess; client: TestClient }> {
-	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model", ...args] });
-	running.push(skiff);
-	return { skiff, client: await TestClient.connect(skiff.wsUrl) };
-}
+const service = useSkiffStarter();
+const start = (args: string[] = []) => service.start({ args });
 
 async function say(client: TestClient, text: string, sessionId?: string): Promise<void> {
 	const from = client.events.length;
@@ -181,7 +161,7 @@ test("new sessions beyond the bound stay usable by id; a path outside the sessio
 	await say(client, "REPLY still here\nhello", ids[0]);
 	// A file that looks like a session but lies outside the sessions folder is never opened (nor appended to).
 	const outside = join(tempDir(), "outside.jsonl");
-	const header = `${JSON.stringify({ type: "session", version: 3, id: "outside", timestamp: new Date().toISOString(), cwd })}\n`;
+	const header = `${JSON.stringify({ type: "session", version: 3, id: "outside", timestamp: new Date().toISOString(), cwd: service.cwd })}\n`;
 	writeFileSync(outside, header);
 	const refused = await client.request({ type: "switch_session", sessionPath: outside });
 	assert.equal(refused.success, false);

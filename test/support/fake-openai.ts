@@ -18,6 +18,10 @@
  *   BENCH <n> [<chars>]   stream n text deltas of <chars> characters ("xxx…", default 1), one SSE event each,
  *                         as fast as the socket takes them
  *   PAUSE <ms>            wait this long after the first delta
+ *   HOLD <name>           stream every delta but the last, then wait until the test calls `release(<name>)`
+ *                         (at once when it already did): a reply that is streaming for exactly as long as a
+ *                         test needs it to be, with all of its text shown but the last piece (which a page
+ *                         holds back while it streams anyway)
  *   SLOW <ms>             wait this long after every delta
  *   CHUNKS <max> [<seed>] stream REPLY, THINK and AFTER_TOOL text and tool call arguments in pieces of 1 to <max>
  *                         characters, as a generator seeded with <seed> picks them (exactly <max> without one)
@@ -27,7 +31,7 @@
  * Without directives the reply is `ok: <first 80 characters of the message>`. When the last message is a tool
  * result, the reply is the AFTER_TOOL text, or else `Tool result received: <first 200 characters of the output>`
  * (trailing whitespace dropped). THINK, REPLY, RUN, CALL and BENCH apply only to the answer to the user message
- * itself, so a RUN cannot loop; PAUSE and SLOW apply to both; LOOP_CALL, to every reply.
+ * itself, so a RUN cannot loop; PAUSE, HOLD and SLOW apply to both; LOOP_CALL, to every reply.
  *
  * What pi (pi-ai's openai-completions provider) reads from the stream:
  * - text: `choices[0].delta.content`;
@@ -74,6 +78,8 @@ export interface FakeOpenAiServer {
 	requests: RecordedRequest[];
 	/** Resolves with the next request to arrive (after this call). */
 	nextRequest(): Promise<RecordedRequest>;
+	/** Lets the replies held by `HOLD <name>` go on, and any later one that holds the same name. */
+	release(name: string): void;
 	close(): Promise<void>;
 }
 
@@ -106,13 +112,15 @@ interface Script {
 	/** Characters in each BENCH delta. */
 	benchChars: number;
 	pauseMs: number;
+	/** HOLD: the name whose release the reply waits for before its last delta. */
+	hold?: string;
 	slowMs: number;
 	error?: { status: number; message: string };
 	/** CHUNKS: the size of text and argument pieces (at most `max`; random from `seed` when given). */
 	chunks?: { max: number; seed?: number };
 }
 
-const DIRECTIVE_HEAD = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|SLOW|CHUNKS|ERROR)\s+/;
+const DIRECTIVE_HEAD = /^\s*(REPLY_JSON|REPLY|THINK|RUN|LOOP_CALL|CALL|AFTER_TOOL|BENCH|PAUSE|HOLD|SLOW|CHUNKS|ERROR)\s+/;
 
 /**
  * A directive line's name and argument (without trailing whitespace), or undefined. The trailing whitespace is
@@ -176,6 +184,9 @@ export function parseScript(text: string): Script {
 				break;
 			case "SLOW":
 				script.slowMs = nonNegative(rest);
+				break;
+			case "HOLD":
+				script.hold = rest;
 				break;
 			case "CHUNKS": {
 				const [max, seed] = firstWord(rest);
@@ -316,6 +327,11 @@ export class SseWriter {
 		if (!this.response.write(`data: ${JSON.stringify(payload)}\n\n`)) await this.waitFor("drain");
 	}
 
+	/** Waits until `released` settles, or less if the client leaves. */
+	until(released: Promise<void>): Promise<void> {
+		return Promise.race([released, this.waitFor(undefined)]);
+	}
+
 	/** Waits `ms` milliseconds, or less if the client leaves. */
 	sleep(ms: number): Promise<void> {
 		return ms > 0 ? this.waitFor(undefined, ms) : Promise.resolve();
@@ -345,7 +361,24 @@ export function approximateTokens(text: string): number {
 	return Math.max(1, Math.ceil(text.length / 4));
 }
 
-async function reply(record: RecordedRequest, response: ServerResponse): Promise<void> {
+/** The names HOLD waits on: released once for good, by the test. */
+class Holds {
+	private readonly released = new Set<string>();
+	private readonly waiting = new Map<string, Array<() => void>>();
+
+	wait(name: string): Promise<void> {
+		if (this.released.has(name)) return Promise.resolve();
+		return new Promise((resolve) => this.waiting.set(name, [...(this.waiting.get(name) ?? []), resolve]));
+	}
+
+	release(name: string): void {
+		this.released.add(name);
+		for (const wake of this.waiting.get(name) ?? []) wake();
+		this.waiting.delete(name);
+	}
+}
+
+async function reply(record: RecordedRequest, response: ServerResponse, holds: Holds): Promise<void> {
 	const messages: ChatMessage[] = Array.isArray(record.body?.messages) ? record.body.messages : [];
 	const lastUserText = userTurnText(messages);
 	const script = parseScript(lastUserText);
@@ -366,7 +399,11 @@ async function reply(record: RecordedRequest, response: ServerResponse): Promise
 	let deltas = 0;
 	let outputText = "";
 	let toolUse = false;
-	for (const delta of replyDeltas(script, messages, lastUserText)) {
+	const pending = replyDeltas(script, messages, lastUserText);
+	for (let next = pending.next(); !next.done; ) {
+		const delta = next.value;
+		next = pending.next();
+		if (next.done && script.hold !== undefined) await out.until(holds.wait(script.hold));
 		if (out.gone) break;
 		await out.send(chunk(delta));
 		deltas++;
@@ -398,8 +435,9 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 	const host = options.host ?? "127.0.0.1";
 	const requests: RecordedRequest[] = [];
 	const waiters: Array<(request: RecordedRequest) => void> = [];
+	const holds = new Holds();
 
-	const handleChat = (req: IncomingMessage, res: ServerResponse, rawBody: Buffer, answer: typeof reply) => {
+	const handleChat = (req: IncomingMessage, res: ServerResponse, rawBody: Buffer, answer: (record: RecordedRequest, response: ServerResponse) => Promise<void>) => {
 		let body: unknown;
 		try {
 			body = JSON.parse(rawBody.toString("utf8"));
@@ -431,7 +469,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 			return sendJson(res, 200, { object: "list", data });
 		}
 		// Chat Completions (pi), or the Responses API (codex, for the benchmark's peer side: fake-responses.ts).
-		const answer = path.endsWith("/chat/completions") ? reply : path.endsWith("/responses") ? replyResponses : undefined;
+		const answer = path.endsWith("/chat/completions") ? (record: RecordedRequest, response: ServerResponse) => reply(record, response, holds) : path.endsWith("/responses") ? replyResponses : undefined;
 		if (req.method !== "POST" || !answer) {
 			return sendJson(res, 404, { error: { message: `no route for ${req.method} ${path}`, type: "invalid_request_error", param: null, code: null } });
 		}
@@ -453,6 +491,7 @@ export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<
 		port,
 		requests,
 		nextRequest: () => new Promise((resolve) => waiters.push(resolve)),
+		release: (name) => holds.release(name),
 		close: () =>
 			new Promise((resolve) => {
 				server.close(() => resolve());

@@ -116,11 +116,13 @@ export class TestClient {
 		return new Promise((resolve, reject) => {
 			const check = () => {
 				const value = probe();
-				if (value !== undefined) {
-					clearTimeout(timer);
-					this.waiters.delete(check);
-					resolve(value);
-				}
+				if (value === undefined && this.closed === undefined) return;
+				clearTimeout(timer);
+				this.waiters.delete(check);
+				// Nothing more comes once the connection closed: waiting on would only hold the test (and its
+				// process, a request's timer, up to a minute) until the timeout.
+				if (value === undefined) reject(new Error(`the connection closed (${this.closed!.code}) before ${what}`));
+				else resolve(value);
 			};
 			const timer = setTimeout(() => {
 				this.waiters.delete(check);

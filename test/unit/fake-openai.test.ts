@@ -253,6 +253,40 @@ test("PAUSE holds after the first delta; SLOW spaces every delta", async () => {
 	assert.ok(performance.now() - started >= 4 * 60 - 10);
 });
 
+test("HOLD stops before the last delta until its name is released; a released name holds nothing; a client that leaves ends the wait", async () => {
+	const response = await post(userMessage("REPLY first then the rest\nHOLD gate-a"));
+	const reader = response.body!.getReader();
+	let streamed = "";
+	const decoder = new TextDecoder();
+	while (!streamed.includes('"content":" the"')) {
+		const chunk = await reader.read();
+		assert.equal(chunk.done, false, "the reply ended");
+		streamed += decoder.decode(chunk.value);
+	}
+	// Held: nothing more comes until the release (the ping below is answered meanwhile: only this reply waits).
+	let more = false;
+	const next = reader.read().then((chunk) => ((more = true), chunk));
+	assert.equal((await chat("REPLY meanwhile")).text, "meanwhile");
+	assert.equal(more, false, "the held reply sent nothing more");
+	assert.doesNotMatch(streamed, /"content":" rest"/);
+	server.release("gate-a");
+	streamed += decoder.decode((await next).value);
+	for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) streamed += decoder.decode(chunk.value);
+	assert.match(streamed, /"content":" rest"/);
+	assert.match(streamed, /\[DONE\]/);
+	assert.equal((await chat("REPLY again\nHOLD gate-a")).text, "again", "a released name holds no later reply");
+
+	const controller = new AbortController();
+	const arrived = server.nextRequest();
+	const left = await post(userMessage("REPLY never released\nHOLD gate-never"), {}, controller.signal);
+	const record = await arrived;
+	await left.body!.getReader().read();
+	controller.abort();
+	const deadline = Date.now() + 5000;
+	while (record.lastByteAt === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+	assert.equal(record.aborted, true, "the reply ended when its client left");
+});
+
 test("a client that leaves mid-stream is noticed, without errors, and the request still gets lastByteAt", async () => {
 	const controller = new AbortController();
 	const arrived = server.nextRequest();

@@ -1,0 +1,153 @@
+/**
+ * `npm test`'s runner: every test file, each in a process of its own as `node --test` runs them, in two phases.
+ *
+ * 1. The files that assert how long something took (a ping answered within 100 ms while the service works, a
+ *    redaction linear in its input) run one at a time with nothing else of the suite beside them: run among the
+ *    others they measured the others.
+ * 2. Then every other file, several at once: the browser files are mostly waiting (on Chromium, on the service,
+ *    on a streamed reply), so more of them run at once than the 2 cores would suggest, and the unit and
+ *    integration files fill the slots left. Browser files go first, as they are the longest, so the short
+ *    files fill the end and no long one starts last.
+ *
+ * Each file's output (the spec reporter) is printed whole once the file ends, so files running together never
+ * mix their lines; the end lists the failed files and the slowest ones.
+ *
+ *   node --import tsx test/support/run-suite.ts [file …]     every test file, or only those given
+ *
+ * SKIFF_TEST_SLOTS (default 4) sets how many files run at once in phase 2, SKIFF_TEST_BROWSER_SLOTS (default 3)
+ * how many of those may be browser files.
+ */
+import { spawn } from "node:child_process";
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import { REPO_ROOT } from "./skiff-process.js";
+
+/**
+ * The files that assert a duration, each with what it times. A file added here runs alone; one that asserts a
+ * duration and is missing from here fails now and then, when the files beside it load the machine.
+ */
+export const TIMED_FILES: Record<string, string> = {
+	"test/integration/redaction-freeze.test.ts": "pings answered within 100 ms during an adversarial redaction",
+	"test/integration/web-route.test.ts": "a ping answered within 100 ms while the page is compressed",
+	"test/integration/workflow-git-hang.test.ts": "pings answered within 100 ms while git hangs",
+	"test/integration/session-search-load.test.ts": "pings answered within 1 s during a search of 5,000 files",
+	"test/integration/files.test.ts": "pings answered while big folders are listed",
+	"test/integration/changes.test.ts": "a 200 KB write's diff made within the 50 ms the service gives jsdiff",
+	"test/unit/shared/redact-linear.test.ts": "redaction time per MiB",
+	"test/unit/memory/search-query.test.ts": "search time per MiB",
+	"test/unit/fake-openai.test.ts": "the fake model's parse time, and its pacing",
+	"test/unit/features/changes-announce.test.ts": "an announcement within 2 s (+200 ms) of a burst",
+	"test/unit/features/workflow-git-runner.test.ts": "git stopped soon after its timeout",
+	"test/unit/agent/pi/event-stream-pieces.test.ts": "the event loop turning while a stream is read",
+};
+
+const slots = positive("SKIFF_TEST_SLOTS", 4);
+const browserSlots = Math.min(slots, positive("SKIFF_TEST_BROWSER_SLOTS", 3));
+
+function positive(name: string, fallback: number): number {
+	const value = process.env[name];
+	if (value === undefined) return fallback;
+	const n = Number(value);
+	if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not "${value}"`);
+	return n;
+}
+
+interface Outcome {
+	file: string;
+	ms: number;
+	code: number | null;
+	counts: Record<string, number>;
+}
+
+/** Every `*.test.ts` under test/, by path from the repository's root, sorted. */
+function allTestFiles(): string[] {
+	const root = join(REPO_ROOT, "test");
+	return readdirSync(root, { recursive: true, encoding: "utf8" })
+		.filter((path) => path.endsWith(".test.ts"))
+		.map((path) => join("test", path))
+		.sort();
+}
+
+const isBrowser = (file: string) => file.startsWith("test/browser/");
+
+/** Runs one file as `node --test` runs each file (its own process, tsx loaded), its output kept until it ends. */
+function runFile(file: string): Promise<Outcome> {
+	const started = performance.now();
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, ["--import", "tsx", "--test-reporter=spec", file], {
+			cwd: REPO_ROOT,
+			env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0" },
+			stdio: ["ignore", "pipe", "pipe"],
+		});
+		const output: Buffer[] = [];
+		child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
+		child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
+		child.on("close", (code) => {
+			const ms = performance.now() - started;
+			const text = Buffer.concat(output).toString("utf8");
+			process.stdout.write(`\n▶ ${file} (${(ms / 1000).toFixed(1)} s${code === 0 ? "" : `, exit ${code}`})\n${text}`);
+			resolve({ file, ms, code, counts: countsOf(text) });
+		});
+	});
+}
+
+/** The spec reporter's closing counts ("ℹ tests 12", "ℹ pass 12", …); a file that never got there has none. */
+function countsOf(text: string): Record<string, number> {
+	const counts: Record<string, number> = {};
+	for (const match of text.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[match[1]!] = Number(match[2]);
+	return counts;
+}
+
+/** Runs `files` at most `limit` at once, and at most `browserLimit` browser files at once, in the order given. */
+async function runPool(files: string[], limit: number, browserLimit: number): Promise<Outcome[]> {
+	const waiting = [...files];
+	const outcomes: Outcome[] = [];
+	let browsers = 0;
+	let running = 0;
+	await new Promise<void>((done) => {
+		const next = () => {
+			if (waiting.length === 0 && running === 0) return done();
+			while (running < limit) {
+				const index = waiting.findIndex((file) => !isBrowser(file) || browsers < browserLimit);
+				if (index < 0) return;
+				const [file] = waiting.splice(index, 1) as [string];
+				const browser = isBrowser(file);
+				running++;
+				if (browser) browsers++;
+				void runFile(file).then((outcome) => {
+					outcomes.push(outcome);
+					running--;
+					if (browser) browsers--;
+					next();
+				});
+			}
+		};
+		next();
+	});
+	return outcomes;
+}
+
+async function main(): Promise<void> {
+	const given = process.argv.slice(2).map((path) => relative(REPO_ROOT, join(process.cwd(), path)));
+	const files = given.length > 0 ? given : allTestFiles();
+	const timed = files.filter((file) => file in TIMED_FILES);
+	// Browser files first (the longest), each kind in name order.
+	const rest = files.filter((file) => !(file in TIMED_FILES)).sort((a, b) => Number(isBrowser(b)) - Number(isBrowser(a)) || a.localeCompare(b));
+	const started = performance.now();
+	console.log(`${timed.length} timed files one at a time, then ${rest.length} files ${slots} at once (${browserSlots} of them browser files at most)`);
+	const outcomes = [...(await runPool(timed, 1, 1)), ...(await runPool(rest, slots, browserSlots))];
+
+	const total = (key: string) => outcomes.reduce((sum, o) => sum + (o.counts[key] ?? 0), 0);
+	const failed = outcomes.filter((o) => o.code !== 0);
+	console.log("\nslowest files:");
+	for (const o of [...outcomes].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`  ${(o.ms / 1000).toFixed(1).padStart(6)} s  ${o.file}`);
+	console.log(`\n${outcomes.length} files, ${total("tests")} tests: ${total("pass")} passed, ${total("fail")} failed, ${total("cancelled")} cancelled, ${total("skipped")} skipped, ${total("todo")} todo`);
+	console.log(`${((performance.now() - started) / 1000).toFixed(1)} s`);
+	if (failed.length > 0) {
+		console.log(`\nfailed (${failed.length}):`);
+		for (const o of failed) console.log(`  ${o.file} (exit ${o.code})`);
+		process.exitCode = 1;
+	}
+}
+
+await main();
