@@ -95,6 +95,8 @@ export class OutboundQueue {
 	private closed = false;
 	private pumping = false;
 	private mergingPaused = false;
+	/** Who waits for the queue to drain (drained()). */
+	private drainWaiters: Array<() => void> = [];
 
 	/** `onOverflow` is told when this client is beyond its caps or the budget; the queue is already dropped. */
 	constructor(
@@ -162,6 +164,26 @@ export class OutboundQueue {
 		else this.budget.enforce();
 	}
 
+	/**
+	 * Resolves once nothing waits here and less than the high-water mark is handed over and not yet written
+	 * (what was pushed has left the process, but for a socket's normal share), or once the queue is closed.
+	 */
+	drained(): Promise<void> {
+		if (this.isDrained) return Promise.resolve();
+		return new Promise((resolve) => this.drainWaiters.push(resolve));
+	}
+
+	private get isDrained(): boolean {
+		return this.closed || (this.queuedMessages === 0 && this.inFlight < this.limits.highWaterBytes);
+	}
+
+	private wakeDrainWaiters(): void {
+		if (this.drainWaiters.length === 0 || !this.isDrained) return;
+		const waiters = this.drainWaiters;
+		this.drainWaiters = [];
+		for (const resolve of waiters) resolve();
+	}
+
 	/** Drops everything and stops, in O(1) whatever is waiting (the client is gone). */
 	close(): void {
 		if (this.closed) return;
@@ -170,6 +192,7 @@ export class OutboundQueue {
 		this.entries = [];
 		this.head = 0;
 		this.bytes = 0;
+		this.wakeDrainWaiters();
 	}
 
 	/** Drops the queue and tells the owner to cut the client off (beyond its caps, or the budget's). */
@@ -204,6 +227,7 @@ export class OutboundQueue {
 		}
 		if (error) this.close();
 		else this.pump();
+		this.wakeDrainWaiters();
 	};
 
 	/** Writes waiting messages while the socket drains. */

@@ -65,7 +65,7 @@ export class ControlConnection {
 			options.budget,
 			(backlog) => this.cutOff(NOT_READING, backlog),
 		);
-		const subscriptions = dispatcher.eventClient((published) => this.queue.push(published));
+		const subscriptions = dispatcher.eventClient((published) => this.queue.push(published), () => this.queue.drained());
 		let inFlight = 0;
 		socket.on("message", (data, isBinary) => {
 			if (isBinary) {

@@ -33,6 +33,12 @@ export interface ClientLink {
 	readonly defaultSessionId?: string;
 	/** Re-sends events after `sinceSeq` (when still kept), then follows. See docs/protocol.md. */
 	subscribe(sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult;
+	/**
+	 * Resolves once what was sent to the client has left the service (nothing waits in its queue), or at once
+	 * where nothing queues. A command whose answer is large (an image) waits for it before building the next,
+	 * so a client asking for many at once holds one in the service, not all of them in its queue.
+	 */
+	drained?(): Promise<void>;
 }
 
 /** A client with an event stream (a WebSocket): its link, and how to stop its deliveries when it goes. */

@@ -32,7 +32,8 @@ export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
 	return {
 		dispatchText: (text, client) => whenReady((d) => d.dispatchText(text, client), (reason) => refusal(text, reason, "unavailable")),
 		dispatchValue: (value, client) => whenReady((d) => d.dispatchValue(value, client), (reason) => refusalOf(value, reason, "unavailable")),
-		eventClient: (deliver: (published: PublishedEvent) => void) => lazyEventClient(() => dispatcher?.eventClient(deliver)),
+		eventClient: (deliver: (published: PublishedEvent) => void, drained?: () => Promise<void>) =>
+			lazyEventClient(() => dispatcher?.eventClient(deliver, drained), drained),
 		refuse: refusal,
 		download: (sessionId, format) => whenReady((d) => d.download(sessionId, format), thrown((reason) => new CodedError("unavailable", reason))),
 		upload: (body, mimeType, length) => whenReady((d) => d.upload(body, mimeType, length), thrown((reason) => new UploadRefused(503, reason))),
@@ -43,7 +44,7 @@ export function deferredDispatcher(ready: Promise<Dispatcher>): Dispatcher {
  * An event client made on first use: its methods are only called by command handlers, which run once the
  * real dispatcher is ready.
  */
-function lazyEventClient(make: () => EventClient | undefined): EventClient {
+function lazyEventClient(make: () => EventClient | undefined, drained?: () => Promise<void>): EventClient {
 	let client: EventClient | undefined;
 	const real = (): EventClient => {
 		client ??= make();
@@ -56,5 +57,6 @@ function lazyEventClient(make: () => EventClient | undefined): EventClient {
 		subscribe: (sessionId: string, sinceSeq: number | undefined, epoch: string | undefined): SubscribeResult =>
 			real().subscribe(sessionId, sinceSeq, epoch),
 		close: () => client?.close(),
+		drained,
 	} satisfies EventClient & ClientLink;
 }

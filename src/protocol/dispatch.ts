@@ -58,7 +58,7 @@ export interface Dispatcher {
 	 * The link of a client with an event stream: the events it follows are handed to `deliver` (which can
 	 * send `published.json`, or merge `published.event` with its neighbours when the client is behind).
 	 */
-	eventClient(deliver: (published: PublishedEvent) => void): EventClient;
+	eventClient(deliver: (published: PublishedEvent) => void, drained?: () => Promise<void>): EventClient;
 	/**
 	 * The error response to a frame the transport refuses before handling it (e.g. too many commands in
 	 * flight), with the frame's `type` and `id` echoed when they can be read.
@@ -142,7 +142,7 @@ export function createDispatcher(registry: CommandRegistry, services: ProtocolSe
 		});
 	return {
 		dispatchValue: answer,
-		eventClient: (deliver) => new EventSubscriptions(services.streams, deliver),
+		eventClient: (deliver, drained) => new EventSubscriptions(services.streams, deliver, drained),
 		refuse: refusal,
 		download: (sessionId, format) => sessionDownload(runtime, sessionId, format),
 		upload: async (body, mimeType, length) => {

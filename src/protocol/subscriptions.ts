@@ -22,6 +22,8 @@ export class EventSubscriptions implements EventClient {
 	constructor(
 		private readonly streams: EventStreams,
 		private readonly deliver: (published: PublishedEvent) => void,
+		/** The transport's drained(): see ClientLink. */
+		readonly drained?: () => Promise<void>,
 	) {}
 
 	follow(sessionId: string): void {

@@ -221,6 +221,26 @@ test("several asked at once all come, in turn, and the connection stays up", asy
 	assert.equal((await client.ok({ type: "get_state", sessionId })).isStreaming, false);
 });
 
+test("a client that stops reading while it asks for many images is not cut off: the next is built once the last has left", async () => {
+	const { sessionId, userEntry } = await imagesSent();
+	const reader = await TestClient.connect(skiff.wsUrl, { protocols: [`skiff-auth.${TOKEN}`] });
+	try {
+		const tcp = (reader.socket as unknown as { _socket: import("node:net").Socket })._socket;
+		tcp.pause(); // six 5 MiB images are 40 MiB of base64: answered all at once, they would be beyond the 16 MiB a queue holds
+		const asked = [0, 2, 0, 2, 0, 2].map((index) => reader.ok({ type: "get_image", sessionId, entryId: userEntry, index }, 60_000));
+		await new Promise((resolve) => setTimeout(resolve, 1_500)); // what the service would queue meanwhile
+		tcp.resume();
+		const answers = await Promise.all(asked);
+		assert.deepEqual(
+			answers.map((a: any) => a.data.length),
+			[1, 2, 1, 2, 1, 2].map((fill) => png(5 * MIB, fill).toString("base64").length),
+		);
+		assert.equal((await reader.ok({ type: "get_state", sessionId })).isStreaming, false, "still connected");
+	} finally {
+		reader.close();
+	}
+});
+
 test("refusals: an unknown entry, an answer, an index past the images, bad fields, an unknown session", async () => {
 	const { sessionId, userEntry, answerEntry } = await imagesSent();
 	const refusal = async (command: Record<string, unknown>) => {

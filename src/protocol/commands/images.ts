@@ -13,8 +13,20 @@ import { MAX_EVENT_IMAGE_CHARS } from "../wire-images.js";
 /** The tail of each client's get_image commands: the next waits for it. */
 const queues = new WeakMap<ClientLink, Promise<unknown>>();
 
+/**
+ * Runs `run` after the client's previous get_image, once what was sent to the client has left the service:
+ * taking turns alone is not enough, since answers are built faster than a slow client reads them, and four
+ * 5 MiB images waiting in its queue would be beyond its 16 MiB and cut it off.
+ */
 function oneAtATime<T>(client: ClientLink, run: () => Promise<T>): Promise<T> {
-	const done = (queues.get(client) ?? Promise.resolve()).then(run, run);
+	const afterDrain = async () => {
+		// The previous answer reaches the client's queue a few promise steps after its handler returned: the
+		// next turn of the event loop is after them.
+		await new Promise((resolve) => setImmediate(resolve));
+		await client.drained?.();
+		return run();
+	};
+	const done = (queues.get(client) ?? Promise.resolve()).then(afterDrain, afterDrain);
 	queues.set(client, done.catch(() => undefined));
 	return done;
 }

@@ -175,3 +175,21 @@ test("a long run of merged deltas reaches a client behind whole and in order, as
 	assert.equal(merged.seq, h.seq);
 	assert.deepEqual(Object.keys(merged), ["type", "sessionId", "seq", "assistantMessageEvent"], "the wire's field order");
 });
+
+test("drained() resolves once nothing waits and the socket has written what it was handed, or once the queue closes", async () => {
+	const { sink, queue } = setup();
+	let settled = false;
+	await queue.drained(); // nothing sent: at once
+	queue.push('"a"'); // handed to the socket, not written yet
+	queue.push('"b"'); // waits in the queue
+	const first = queue.drained().then(() => (settled = true));
+	await new Promise((resolve) => setImmediate(resolve));
+	assert.equal(settled, false, "still waiting: one message in the socket, one in the queue");
+	sink.drain(); // writes "a", then "b" handed over meanwhile
+	await first;
+	assert.deepEqual(sink.written, ['"a"', '"b"']);
+	queue.push('"c"');
+	const second = queue.drained();
+	queue.close();
+	await second; // a closed queue sends nothing more: nobody waits for it
+});
