@@ -1934,7 +1934,7 @@ export interface Commands {
 			}[];
 		};
 	};
-	/** One image of a user message or tool result, with its data: what a transcript or event sent without it (`omittedBytes`). Read from the session's tree, so any branch; one at a time per client (more wait their turn). `not_found` for an unknown entry, `invalid_command` for an entry that is not such a message or an index past its images, `limit` for an image larger than one response may carry. */
+	/** One image of a user message or tool result, with its data: what a transcript or event sent without it (`omittedBytes`). Read from the session's tree, so any branch; one at a time per client, each once the one before has left the service (more wait their turn, so a client that reads slowly is never sent more than its queue holds). `not_found` for an unknown entry, `invalid_command` for an entry that is not such a message or an index past its images, `limit` for an image larger than one response may carry. */
 	get_image: {
 		params: {
 			/** The message's entry id (get_tree). */

@@ -1,8 +1,9 @@
 /**
  * One image of a recorded message, on demand: the wire leaves out the data of images past its budget
  * (wire-images.ts), and a client shows them by asking for each as it needs it. One image per command, and one
- * such command at a time per client, so that however many a client asks for at once the service builds one
- * image's response at a time for it (a 5 MiB image is 6.7 MiB of base64; a client's queue holds 16 MiB).
+ * such command at a time per client, each once the previous answer has left the service, so that however many
+ * a client asks for at once, and however slowly it reads, the service holds one image's answer at a time for
+ * it (a 5 MiB image is 6.7 MiB of base64; a client's queue holds 16 MiB).
  */
 import { Type } from "typebox";
 import { CodedError } from "../../shared/errors.js";
@@ -35,7 +36,8 @@ export const getImage = defineCommand({
 	name: "get_image",
 	summary:
 		"One image of a user message or tool result, with its data: what a transcript or event sent without it " +
-		"(`omittedBytes`). Read from the session's tree, so any branch; one at a time per client (more wait their turn). " +
+		"(`omittedBytes`). Read from the session's tree, so any branch; one at a time per client, each once the one before has " +
+		"left the service (more wait their turn, so a client that reads slowly is never sent more than its queue holds). " +
 		"`not_found` for an unknown entry, `invalid_command` for an entry that is not such a message or an index past " +
 		"its images, `limit` for an image larger than one response may carry.",
 	params: Type.Object(
