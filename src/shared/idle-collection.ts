@@ -22,8 +22,12 @@ export const START_UP_CHECK_INTERVAL_MS = 250;
 export const QUIET_UTILIZATION = 0.05;
 /** Quiet intervals in a row before a collection. */
 export const QUIET_CHECKS = 3;
-/** Growth of V8's heap (committed) over what the last collection left that is worth a collection. */
-export const HEAP_GROWTH_BYTES = 64 * 1024 * 1024;
+/**
+ * Growth of V8's heap (committed) over what the last collection left that is worth a collection. With deltas
+ * merged at the source, the slow consumers' 200,000-delta reply grows it by less than 64 MiB, and at 64 the
+ * service kept 52 MiB more resident 10 s after it than before (issue 21's goal: 50); at 32, 10 MiB.
+ */
+export const HEAP_GROWTH_BYTES = 32 * 1024 * 1024;
 
 /** What the collector looks at and does (the process's own, or a test's). */
 export interface IdleCollectionProbes {
