@@ -361,6 +361,16 @@ test("mcp_set_enabled disables and enables a server in its file, leaving the fil
 	assert.match(unknown.error!, /No MCP server named "nope"/);
 });
 
+test("mcp_set_enabled twice at once (a switch clicked off and on): both are done, in order, and the file says the last", async () => {
+	const [off, on] = await Promise.all([
+		client.request({ type: "mcp_set_enabled", name: "garbage", enabled: false }),
+		client.request({ type: "mcp_set_enabled", name: "garbage", enabled: true }),
+	]);
+	assert.equal(off.success, true, off.error);
+	assert.equal(on.success, true, on.error);
+	assert.equal(JSON.parse(readFileSync(join(agentDir, "settings.json"), "utf8")).mcpServers.garbage.enabled, true);
+});
+
 test("SIGTERM of skiff ends every server's process group: no process is left behind", async () => {
 	const servers = await list();
 	const groups = [...servers.values()].filter((s) => s.state === "ready" && s.pid !== undefined).map((s) => s.pid as number);
