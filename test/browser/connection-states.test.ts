@@ -94,7 +94,8 @@ for (const viewport of VIEWPORTS) {
 				if (!viewport.phone) assert.ok(Math.abs(geometry.panels.height - geometry.height) <= 1, "the side panel keeps the full height");
 
 				skiff = await startSkiff({ agentDir, cwd, listen, args });
-				await page.click("button.retry");
+				// The page's own backoff may reconnect before the click, taking the button away: either way it connects.
+				await Promise.race([page.click("button.retry").catch(() => undefined), page.waitForSelector('.pill[data-status="connected"]')]);
 				await page.waitForSelector('.pill[data-status="connected"]');
 				await settled(page);
 				assert.equal(await page.locator(".connection").count(), 0);

@@ -73,7 +73,9 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(readSettings().test!.enabled, false);
 			assert.deepEqual(readSettings().test!.env, env, "the file keeps its values, its secret among them");
 			await page.getByRole("switch", { name: "test enabled" }).click();
-			await page.waitForFunction(() => document.querySelector('.mcp-server[data-server="test"] input[role=switch]:checked:not(:disabled)'));
+			// A checkbox is checked as it is clicked, before the page marks the row busy: the row's state leaving
+			// "disabled" is the service's answer, given once the file is written.
+			await page.waitForFunction(() => document.querySelector('.mcp-server[data-server="test"]:not([data-state="disabled"]) input[role=switch]:checked:not(:disabled)'));
 			assert.equal(readSettings().test!.enabled, true);
 			const pid = await page.textContent(`${server("test")} .setting-meta`);
 			await page.getByRole("button", { name: "Restart test" }).click();
