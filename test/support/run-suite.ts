@@ -44,6 +44,8 @@ export const TIMED_FILES: Record<string, string> = {
 
 const slots = positive("SKIFF_TEST_SLOTS", 3);
 const browserSlots = Math.min(slots, positive("SKIFF_TEST_BROWSER_SLOTS", 2));
+/** How much of a failed file's report the summary repeats. */
+const FAILURE_REPORT_CHARS = 4_000;
 
 function positive(name: string, fallback: number): number {
 	const value = process.env[name];
@@ -58,6 +60,8 @@ interface Outcome {
 	ms: number;
 	code: number | null;
 	counts: Record<string, number>;
+	/** What the spec reporter said about the file's failures ("✖ failing tests:" on), else its last lines. */
+	failures: string;
 }
 
 /** Every `*.test.ts` under test/, by path from the repository's root, sorted. */
@@ -87,7 +91,7 @@ function runFile(file: string): Promise<Outcome> {
 			const ms = performance.now() - started;
 			const text = Buffer.concat(output).toString("utf8");
 			process.stdout.write(`\n▶ ${file} (${(ms / 1000).toFixed(1)} s${code === 0 ? "" : `, exit ${code}`})\n${text}`);
-			resolve({ file, ms, code, counts: countsOf(text) });
+			resolve({ file, ms, code, counts: countsOf(text), failures: code === 0 ? "" : failuresOf(text) });
 		});
 	});
 }
@@ -97,6 +101,13 @@ function countsOf(text: string): Record<string, number> {
 	const counts: Record<string, number> = {};
 	for (const match of text.matchAll(/^ℹ (tests|pass|fail|cancelled|skipped|todo) (\d+)$/gm)) counts[match[1]!] = Number(match[2]);
 	return counts;
+}
+
+/** The spec reporter's closing list of failures with their errors, bounded; a file that crashed: its last lines. */
+function failuresOf(text: string): string {
+	const at = text.lastIndexOf("failing tests:");
+	const part = at >= 0 ? text.slice(at) : text.split("\n").slice(-40).join("\n");
+	return part.length > FAILURE_REPORT_CHARS ? `${part.slice(0, FAILURE_REPORT_CHARS)}\n…` : part;
 }
 
 /** Runs `files` at most `limit` at once, and at most `browserLimit` browser files at once, in the order given. */
@@ -147,6 +158,8 @@ async function main(): Promise<void> {
 	if (failed.length > 0) {
 		console.log(`\nfailed (${failed.length}):`);
 		for (const o of failed) console.log(`  ${o.file} (exit ${o.code})`);
+		// Again at the very end, where a CI log's tail is read: what failed and why, not only which file.
+		for (const o of failed) console.log(`\n✖ ${o.file}\n${o.failures.trimEnd()}`);
 		process.exitCode = 1;
 	}
 }
