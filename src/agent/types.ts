@@ -3,6 +3,7 @@
  * types; only the pi adapter knows how they map onto pi's classes.
  */
 
+import type { RecordedGoal } from "./goal-record.js";
 import type { DynamicTools, FeatureTool } from "./feature-tool.js";
 import { CodedError } from "../shared/errors.js";
 
@@ -205,6 +206,8 @@ export interface SessionSummary {
 	parentSessionId?: string;
 	/** The feature's own id of the work an internal session belongs to (a job id, a workflow id). */
 	ownerId?: string;
+	/** Its goal's lifecycle as the file's active branch recorded it (goal-record.ts), when it has had a goal. */
+	goal?: RecordedGoal;
 	loaded: boolean;
 	primary: boolean;
 	/**

@@ -772,6 +772,11 @@ export interface SessionSummary {
 	parentSessionId?: string;
 	/** For an internal session: the feature's id of its work (the job id, the workflow id). */
 	ownerId?: string;
+	/** Its session goal as the file's active branch recorded it (the goal's journal), when it has had one: so that a client can flag a goal paused while the session was not loaded. Read from the file: for a loaded session `goal_get` is current. A session opened again pauses an active goal (`resume_safety`). */
+	goal?: {
+		lifecycle: "active" | "paused" | "completed" | "dropped";
+		pauseReason?: "manual" | "budget_exhausted" | "resume_safety";
+	};
 	loaded: boolean;
 	primary: boolean;
 	/** Something of it is on disk. False for a loaded session that holds nothing yet (such as the fresh session each start opens, or --no-session's): a client may leave such a row out unless it shows that session. */
@@ -2462,6 +2467,11 @@ export interface Commands {
 					parentSessionId?: string;
 					/** For an internal session: the feature's id of its work (the job id, the workflow id). */
 					ownerId?: string;
+					/** Its session goal as the file's active branch recorded it (the goal's journal), when it has had one: so that a client can flag a goal paused while the session was not loaded. Read from the file: for a loaded session `goal_get` is current. A session opened again pauses an active goal (`resume_safety`). */
+					goal?: {
+						lifecycle: "active" | "paused" | "completed" | "dropped";
+						pauseReason?: "manual" | "budget_exhausted" | "resume_safety";
+					};
 				};
 				/** Where the first hit is. */
 				matchedIn: "title" | "message";

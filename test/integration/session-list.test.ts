@@ -107,6 +107,39 @@ test("messageCount counts user and assistant messages, not tool results", async 
 	client.close();
 });
 
+test("a goal paused in a session that is not loaded is in its row, read from the file's goal journal without loading it", async () => {
+	const { client } = await start();
+	const made = async (change?: (sessionId: string) => Promise<unknown>) => {
+		const { sessionId } = await client.ok({ type: "new_session" });
+		await say(client, sessionId, "REPLY noted\nwork on it");
+		await change?.(sessionId);
+		await client.ok({ type: "close_session", sessionId });
+		return sessionId;
+	};
+	const create = (sessionId: string) => client.ok({ type: "goal_create", sessionId, objective: "Ship the release" });
+	const paused = await made(async (sessionId) => (await create(sessionId), client.ok({ type: "goal_pause", sessionId })));
+	const active = await made(create);
+	const resumed = await made(async (sessionId) => {
+		await create(sessionId);
+		await client.ok({ type: "goal_pause", sessionId });
+		await client.ok({ type: "goal_resume", sessionId });
+		await client.ok({ type: "goal_complete", sessionId });
+	});
+	const none = await made();
+	const rows = (await client.ok({ type: "session_list" })).sessions;
+	const row = (id: string) => rows.find((s: any) => s.sessionId === id);
+	assert.deepEqual(
+		[paused, active, resumed, none].map((id) => [row(id).loaded, row(id).goal]),
+		[[false, { lifecycle: "paused", pauseReason: "manual" }], [false, { lifecycle: "active" }], [false, { lifecycle: "completed" }], [false, undefined]],
+	);
+	// Opened again, the active goal pauses (resume_safety), and the list says so once the session is closed again.
+	await client.ok({ type: "goal_get", sessionId: active });
+	await client.ok({ type: "close_session", sessionId: active });
+	const reopened = (await client.ok({ type: "session_list" })).sessions.find((s: any) => s.sessionId === active);
+	assert.deepEqual(reopened.goal, { lifecycle: "paused", pauseReason: "resume_safety" });
+	client.close();
+});
+
 test("`recorded` tells the fresh, empty session each start opens from sessions on disk", async () => {
 	const { client } = await start();
 	const primary = await client.ok({ type: "get_state" });

@@ -9,6 +9,7 @@ import { open, stat } from "node:fs/promises";
 import { basename } from "node:path";
 import { createInterface } from "node:readline";
 import type { SessionOriginEntry, SessionSummary } from "../types.js";
+import { BranchGoal } from "./branch-goal.js";
 import { originOf } from "./session-origin.js";
 
 export type ScannedSummary = Omit<SessionSummary, "loaded" | "primary" | "recorded">;
@@ -19,6 +20,7 @@ export const SNIPPET_CONTEXT_CHARS = 60;
 interface Entry {
 	type?: unknown;
 	id?: unknown;
+	parentId?: unknown;
 	cwd?: unknown;
 	timestamp?: unknown;
 	parentSession?: unknown;
@@ -95,6 +97,7 @@ export async function summarize(path: string): Promise<ScannedSummary | undefine
 	let messageCount = 0;
 	let lastActivity = 0;
 	let origin: SessionOriginEntry | undefined;
+	const branchGoal = new BranchGoal();
 	try {
 		for await (const line of lines(path)) {
 			const entry = parse(line);
@@ -106,6 +109,7 @@ export async function summarize(path: string): Promise<ScannedSummary | undefine
 			}
 			if (entry.type === "session_info") name = typeof entry.name === "string" ? entry.name.trim() || undefined : undefined;
 			origin ??= originOf(entry, header.id as string);
+			branchGoal.add(entry);
 			const text = visibleText(entry);
 			if (text === undefined) continue;
 			messageCount++;
@@ -117,6 +121,7 @@ export async function summarize(path: string): Promise<ScannedSummary | undefine
 		const modified = lastActivity > 0 ? lastActivity : Number.isNaN(headerTime) ? (await stat(path)).mtimeMs : headerTime;
 		const parentSession = typeof header.parentSession === "string" ? header.parentSession : undefined;
 		const parentSessionId = origin?.parentSessionId ?? (parentSession ? idOfSessionFile(parentSession) : undefined);
+		const goal = branchGoal.goal();
 		return {
 			sessionId: header.id as string,
 			path,
@@ -130,6 +135,7 @@ export async function summarize(path: string): Promise<ScannedSummary | undefine
 			kind: origin?.kind ?? (parentSession ? "fork" : "user"),
 			...(parentSessionId ? { parentSessionId } : {}),
 			...(origin?.ownerId ? { ownerId: origin.ownerId } : {}),
+			...(goal ? { goal } : {}),
 		};
 	} catch {
 		return undefined; // gone or unreadable meanwhile: not listed

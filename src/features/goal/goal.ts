@@ -5,6 +5,7 @@
  * is malformed, from a newer version, out of sequence or not allowed in the state it meets (nothing but usage
  * after a terminal state, except a new goal; no resume of a spent budget without a new one).
  */
+import { GOAL_RECORD_VERSION } from "../../agent/goal-record.js";
 import { compileOnFirstUse } from "../../shared/compile-on-first-use.js";
 import { CodedError, type ErrorCode } from "../../shared/errors.js";
 import {
@@ -35,8 +36,8 @@ export interface GoalState {
 
 export const NO_GOAL: GoalState = { revision: 0 };
 
-/** The version of journal records this code writes (and the newest it reads). */
-export const GOAL_RECORD_VERSION = 1;
+/** The version of journal records this code writes (and the newest it reads): the runtime's, which reads them for a session list. */
+export { GOAL_RECORD_VERSION } from "../../agent/goal-record.js";
 
 export function isTerminal(goal: Goal): boolean {
 	return goal.lifecycle === "completed" || goal.lifecycle === "dropped";

@@ -3,6 +3,7 @@
  * clients see. The limits live here, beside the schemas that state them.
  */
 import { type Static, Type } from "typebox";
+import { GOAL_LIFECYCLES, PAUSE_REASONS } from "../../agent/goal-record.js";
 
 /** Longest objective (UTF-8 bytes), most pins, longest pin (characters), largest token budget. */
 export const MAX_OBJECTIVE_BYTES = 64 * 1024;
@@ -17,11 +18,9 @@ export const MAX_TOKEN_BUDGET = 1_000_000_000_000;
 /** `goal_journal` answers at most this many events (the newest). */
 export const MAX_JOURNAL_EVENTS = 1000;
 
-export const GOAL_LIFECYCLES = ["active", "paused", "completed", "dropped"] as const;
 export const GoalLifecycleSchema = Type.Enum(GOAL_LIFECYCLES, { description: "`active`, `paused`, or the terminal `completed` and `dropped`." });
 export type GoalLifecycle = Static<typeof GoalLifecycleSchema>;
 
-export const PAUSE_REASONS = ["manual", "budget_exhausted", "resume_safety"] as const;
 export const PauseReasonSchema = Type.Enum(PAUSE_REASONS, {
 	description: "`manual` (a command or the agent), `budget_exhausted` (the token budget is spent), `resume_safety` (the session was opened again).",
 });

@@ -8,6 +8,7 @@
  * active goal (`resume_safety`), so nothing works toward it unattended after a restart.
  */
 import { randomUUID } from "node:crypto";
+import { GOAL_ENTRY_TYPE } from "../../agent/goal-record.js";
 import type { FeatureSession, HiddenContext, HiddenTurnStart, SessionFeatures, TurnUsage } from "../../agent/types.js";
 import { CodedError } from "../../shared/errors.js";
 import { preciseNow } from "../../shared/precise-clock.js";
@@ -18,8 +19,8 @@ import { allowedActions, applyGoalEvent, budgetSpent, GOAL_RECORD_VERSION, type 
 import type { Goal, GoalActor, GoalChange, GoalEvent, GoalView, PauseReason } from "./schemas.js";
 import { createGoalTool } from "./tool.js";
 
-/** The custom entry type of journal events. */
-export const GOAL_ENTRY_TYPE = "skiff.goal";
+/** The custom entry type of journal events (declared in the runtime, which reads a goal's state for a session list). */
+export { GOAL_ENTRY_TYPE } from "../../agent/goal-record.js";
 
 /** Who asks for a change: a command (the user), or the agent with its goal tool. */
 

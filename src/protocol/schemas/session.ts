@@ -1,6 +1,7 @@
 /** Sessions as clients see them: state, list rows, and the snapshot lifecycle commands return. */
 import { type Static, Type } from "typebox";
 import type { QueueMode, SessionState, SessionSummary, TrashedSession } from "../../agent/types.js";
+import { GOAL_LIFECYCLES, PAUSE_REASONS } from "../../agent/goal-record.js";
 import { MessageSchema } from "./messages.js";
 import { ModelInfoSchema, ThinkingLevelSchema } from "./model.js";
 
@@ -71,6 +72,17 @@ export const SessionSummarySchema = Type.Object(
 		}),
 		parentSessionId: Type.Optional(Type.String({ description: "The session it was made from or works for (a fork's source, a job's parent), when known." })),
 		ownerId: Type.Optional(Type.String({ description: "For an internal session: the feature's id of its work (the job id, the workflow id)." })),
+		goal: Type.Optional(
+			Type.Object(
+				{ lifecycle: Type.Enum(GOAL_LIFECYCLES), pauseReason: Type.Optional(Type.Enum(PAUSE_REASONS)) },
+				{
+					description:
+						"Its session goal as the file's active branch recorded it (the goal's journal), when it has had one: so that a client " +
+						"can flag a goal paused while the session was not loaded. Read from the file: for a loaded session `goal_get` " +
+						"is current. A session opened again pauses an active goal (`resume_safety`).",
+				},
+			),
+		),
 		loaded: Type.Boolean(),
 		primary: Type.Boolean(),
 		recorded: Type.Boolean({

@@ -60,3 +60,39 @@ test("a search's first hit is a snippet of the message text around it, with quot
 	assert.equal(snippetOf("abc", "zz"), undefined);
 	assert.equal(snippetOf("line one\nline two", "one"), "line one line two");
 });
+
+/** A goal journal record (`skiff.goal`) as the goal feature writes it. */
+const goalRecord = (id: string, parentId: string | null, revision: number, change: object, version = 1) => ({
+	type: "custom",
+	id,
+	parentId,
+	customType: "skiff.goal",
+	data: { version, event: { revision, at: "2026-01-01T00:00:02.000Z", change } },
+});
+const entry = (id: string, parentId: string | null) => ({ ...message("user", "q"), id, parentId });
+
+test("a summary carries the goal's lifecycle as the active branch (the file's last entry up to the root) recorded it", async () => {
+	const created = goalRecord("g1", "m1", 1, { kind: "created", id: "goal-a", objective: "ship it" });
+	const paused = goalRecord("g3", "g2", 3, { kind: "paused", reason: "budget_exhausted" });
+	const lines = [header("goals"), entry("m1", null), created, goalRecord("g2", "g1", 2, { kind: "usage", tokens: 5, wallTimeMs: 1 }), paused];
+	assert.deepEqual((await summarize(file("g.jsonl", lines)))?.goal, { lifecycle: "paused", pauseReason: "budget_exhausted" });
+	// Usage and pins after the pause change nothing; a resume makes it active again.
+	const pinned = goalRecord("g4", "g3", 4, { kind: "pinned", text: "note" });
+	assert.deepEqual((await summarize(file("g2.jsonl", [...lines, pinned])))?.goal, { lifecycle: "paused", pauseReason: "budget_exhausted" });
+	assert.deepEqual((await summarize(file("g3.jsonl", [...lines, goalRecord("g4", "g3", 4, { kind: "resumed", tokenBudget: 99 })])))?.goal, { lifecycle: "active" });
+	// The conversation moved back to before the pause and went on: the branch holds the goal active.
+	assert.deepEqual((await summarize(file("g4.jsonl", [...lines, entry("m2", "g1")])))?.goal, { lifecycle: "active" });
+	// A branch without a record (moved back to before the goal), a file without a goal.
+	assert.equal((await summarize(file("g5.jsonl", [...lines, entry("m2", null)])))?.goal, undefined);
+	assert.equal((await summarize(file("g6.jsonl", [header("none"), entry("m1", null)])))?.goal, undefined);
+});
+
+test("a goal record this version does not read ends the reading there, as the goal's replay does; looping parents end it too", async () => {
+	const created = goalRecord("g1", null, 1, { kind: "created", id: "goal-a", objective: "x" });
+	const newer = goalRecord("g2", "g1", 2, { kind: "paused", reason: "manual" }, 2);
+	assert.deepEqual((await summarize(file("n.jsonl", [header("n"), created, newer])))?.goal, { lifecycle: "active" });
+	const odd = goalRecord("g2", "g1", 2, { kind: "paused", reason: "tired" });
+	assert.deepEqual((await summarize(file("o.jsonl", [header("o"), created, odd])))?.goal, { lifecycle: "active" });
+	const loop = [header("l"), { ...created, parentId: "g2" }, goalRecord("g2", "g1", 2, { kind: "paused", reason: "manual" })];
+	assert.deepEqual((await summarize(file("l.jsonl", loop)))?.goal, { lifecycle: "paused", pauseReason: "manual" }, "read from the leaf up, each entry once");
+});
