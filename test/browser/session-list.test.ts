@@ -240,6 +240,22 @@ for (const viewport of VIEWPORTS) {
 			await closeDrawer();
 		});
 
+		test("a goal paused in a session that is not loaded is flagged from the list, without loading the session", async () => {
+			const { sessionId } = await client.ok({ type: "new_session" });
+			await client.ok({ type: "goal_create", sessionId, objective: `Paused on disk ${tag}` });
+			await client.ok({ type: "goal_pause", sessionId });
+			await client.ok({ type: "close_session", sessionId });
+			await page.reload();
+			await page.waitForSelector('.pill[data-status="connected"]');
+			await showPanel(page, viewport, "sessions");
+			const flag = page.locator(`.session-list li[data-session-id="${sessionId}"] .job-status:has-text('needs attention')`);
+			await flag.waitFor();
+			assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
+			const row = (await client.ok({ type: "session_list" })).sessions.find((s: { sessionId: string }) => s.sessionId === sessionId);
+			assert.equal(row.loaded, false, "the page flagged it from the list: nothing loaded it");
+			await closeDrawer();
+		});
+
 		test("Ctrl+K finds sessions by their messages too, showing where, and never holds typing up", async () => {
 			const box = page.locator("dialog.switcher input[role='combobox']");
 			await page.keyboard.press("Control+k");

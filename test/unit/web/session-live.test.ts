@@ -71,3 +71,16 @@ test("a loaded session's state is asked once: a goal paused before the page look
 	assert.deepEqual(sessions.get("busy"), { state: "running" });
 	assert.deepEqual(asked.sort(), ["get_state busy", "get_state idle", "get_state job", "goal_get busy", "goal_get idle"], "once each; a job's session has no goal; an unloaded one is not followed");
 });
+
+test("a session not loaded whose file's goal is paused needs attention, once per page: not again once shown", () => {
+	const row = (sessionId: string, goal?: SessionSummary["goal"]) => ({ sessionId, kind: "user", loaded: false, goal }) as SessionSummary;
+	const { sessions, asked } = live();
+	sessions.watch([row("paused", { lifecycle: "paused", pauseReason: "budget_exhausted" }), row("active", { lifecycle: "active" }), row("none"), row("shown", { lifecycle: "paused", pauseReason: "manual" })]);
+	assert.deepEqual(sessions.get("paused"), { state: "attention", why: "its goal is paused" });
+	assert.equal(sessions.get("active"), undefined);
+	assert.equal(sessions.get("none"), undefined);
+	assert.equal(sessions.get("shown"), undefined, "what happens in the session shown is in view");
+	assert.deepEqual(asked, [], "nothing asked of a session not loaded");
+	sessions.watch([row("shown", { lifecycle: "paused", pauseReason: "manual" })]);
+	assert.equal(sessions.get("shown"), undefined, "the list read again does not flag it again");
+});

@@ -3,7 +3,8 @@
  * goal paused, a job of it failed), else idle. From the run facts of pushed events (run-watch.ts reads them, for
  * the tab's news too), never polled: the page follows every loaded session of the list (a `get_state` makes the
  * connection follow it, and says whether it runs now; `goal_get` whether its goal was paused before the page
- * looked), and a job's session is known from `job_updated`, which its parent's followers get.
+ * looked), a session not loaded cannot change, so the list's row says whether its file's goal is paused, and a
+ * job's session is known from `job_updated`, which its parent's followers get.
  */
 import type { SessionSummary } from "../../../src/client/index.js";
 import type { PanelContext } from "./panel-context.js";
@@ -15,6 +16,8 @@ export class SessionLive {
 	private readonly live = new Map<string, LiveState>();
 	/** Loaded sessions already asked for their state (followed from then on). */
 	private readonly asked = new Set<string>();
+	/** Sessions flagged from their row (or seen since): a paused goal on disk is flagged once per page. */
+	private readonly filed = new Set<string>();
 	private queue: Promise<unknown> = Promise.resolve();
 
 	constructor(
@@ -33,14 +36,19 @@ export class SessionLive {
 	/** A session's state (undefined: idle). The one shown needs no flag: what happens there is in view. */
 	get(sessionId: string): LiveState | undefined {
 		const live = this.live.get(sessionId);
-		if (live?.state === "attention" && sessionId === this.context.sessionId()) return void this.live.delete(sessionId);
+		if (live?.state === "attention" && sessionId === this.context.sessionId()) return void (this.live.delete(sessionId), this.filed.add(sessionId));
 		return live;
 	}
 
 	/** Follows the loaded sessions of a list (once per connection), and notes which of them run now or have a paused goal. */
 	watch(rows: readonly SessionSummary[]): void {
 		const { client } = this.context;
-		for (const { sessionId, loaded, kind } of rows) {
+		for (const { sessionId, loaded, kind, goal: filedGoal } of rows) {
+			// Not loaded, it cannot change: its row says whether its file's goal is paused (flagged once per page).
+			if (!loaded && filedGoal?.lifecycle === "paused" && !this.filed.has(sessionId)) {
+				this.filed.add(sessionId);
+				this.onFact(sessionId, { type: "goal", paused: filedGoal.pauseReason });
+			}
 			if (!loaded || this.asked.has(sessionId)) continue;
 			this.asked.add(sessionId);
 			// One session at a time: a socket has few commands in flight (16), and the page's own must not be refused.
