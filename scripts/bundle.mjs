@@ -94,9 +94,12 @@ export const supportsLanguage = (...args) => load().supportsLanguage(...args);
 /**
  * The model providers' SDKs (and the MCP SDK, which only skiff's MCP client imports, on first use): only pi-ai's provider modules, which run on first use, import them. They stay out of the
  * script and are required on first use from where the provider module would have found them, with what they alone
- * use (zod, google-auth-library, ...). test/integration/providers.test.ts runs each.
+ * use (zod, google-auth-library, ...). test/integration/providers.test.ts runs each. So does pi's image library
+ * (photon, which pi's read tool imports to check and shrink an image file before answering with it): its module
+ * reads its WebAssembly from beside itself, which the bundle's folder does not hold, so bundled it failed to load
+ * and every image read came back "Image omitted" (test/integration/attachments.test.ts reads PNG files).
  */
-const FIRST_USE_PACKAGES = ["openai", "@anthropic-ai/sdk", "@google/genai", "@mistralai/mistralai", "@modelcontextprotocol/sdk"];
+const FIRST_USE_PACKAGES = ["openai", "@anthropic-ai/sdk", "@google/genai", "@mistralai/mistralai", "@modelcontextprotocol/sdk", "@silvia-odwyer/photon-node"];
 
 /** The stand-in of a first-use package: CommonJS, so an ES module SDK is required too (Node 20.19+). */
 const firstUseModule = (specifier, base) => `

@@ -14,6 +14,7 @@ import { SkiffClient } from "../../src/client/node.js";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
 import { httpRequest } from "../support/http.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { grainyPng } from "../support/png.js";
 import { TestClient } from "../support/ws-client.js";
 
 const TOKEN = "upload-token_for.tests";
@@ -25,6 +26,7 @@ let skiff: SkiffProcess;
 let client: TestClient;
 let typed: SkiffClient;
 let uploadsDir: string;
+let cwd: string;
 
 /** A PNG's signature, then `size` bytes in all, each image telling itself apart by its filler. */
 const png = (size: number, fill = 7) => Buffer.concat([PNG_HEAD, Buffer.alloc(size - PNG_HEAD.length, fill)]);
@@ -49,7 +51,8 @@ before(async () => {
 	uploadsDir = join(agentDir, "attachments");
 	const tokenFile = join(tempDir(), "token");
 	writeFileSync(tokenFile, TOKEN, { mode: 0o600 });
-	skiff = await startSkiff({ agentDir, cwd: tempDir(), args: ["--model", "fake/fake-model", "--listen-token-file", tokenFile] });
+	cwd = tempDir();
+	skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-model", "--listen-token-file", tokenFile] });
 	client = await TestClient.connect(skiff.wsUrl, { protocols: [`skiff-auth.${TOKEN}`] });
 	typed = new SkiffClient({ url: skiff.wsUrl, token: TOKEN, reconnect: false });
 	await typed.connect();
@@ -268,4 +271,26 @@ test("a session that is not loaded is read from its file", async () => {
 	const { sessionId, userEntry } = await imagesSent();
 	await client.ok({ type: "close_session", sessionId });
 	assert.deepEqual(await client.ok({ type: "get_image", sessionId, entryId: userEntry, index: 2 }, 30_000), { mimeType: "image/png", data: png(5 * MIB, 2).toString("base64") });
+});
+
+test("a tool's result's images (pi's read tool opening PNG files): the transcript leaves out what it cannot carry, get_image gives it by the result's entry", async () => {
+	// Two pictures of about 4.3 MiB of base64 each (under the 4.5 MiB pi's read tool passes on as they are): a transcript
+	// carries 8 MiB of images, the newest first, so the first result's goes without its data.
+	const pictures = [grainyPng(1500, 1000, 0), grainyPng(1500, 1000, 1)];
+	pictures.forEach((picture, n) => writeFileSync(join(cwd, `shot${n}.png`), picture));
+	const sessionId = (await client.ok({ type: "new_session" })).sessionId as string;
+	const from = client.events.length;
+	await client.ok({ type: "prompt", sessionId, message: 'CALL read {"path":"shot0.png"}\nCALL read {"path":"shot1.png"}\nlook at both' });
+	await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 30_000, from);
+	const results = (await client.ok({ type: "get_messages", sessionId })).messages.filter((m: any) => m.role === "toolResult");
+	const images = results.map((m: any) => m.content.find((b: any) => b.type === "image"));
+	assert.deepEqual(images.map((i: any) => [i.mimeType, i.omittedBytes, i.data.length]), [["image/png", pictures[0]!.length, 0], ["image/png", undefined, Math.ceil(pictures[1]!.length / 3) * 4]]);
+	const { nodes } = await client.ok({ type: "get_tree", sessionId });
+	const entries = results.map((m: any) => nodes.find((n: any) => n.kind === "toolResult" && n.toolCallId === m.toolCallId).id);
+	for (const [n, entryId] of entries.entries()) {
+		assert.deepEqual(await client.ok({ type: "get_image", sessionId, entryId, index: 0 }, 30_000), { mimeType: "image/png", data: pictures[n]!.toString("base64") });
+	}
+	const past = await client.request({ type: "get_image", sessionId, entryId: entries[0], index: 1 });
+	assert.equal(past.code, "invalid_command");
+	assert.match(past.error!, /`index` 1 is past the 1 image\(s\)/);
 });
