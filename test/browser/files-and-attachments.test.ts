@@ -10,10 +10,12 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { newSession, openPage, settled, showPanel, useChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
+import { newSession, openPage, runPrompt, settled, showPanel, useChatService, VIEWPORTS, type Viewport } from "../support/browser.js";
 import { removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
+import { grainyPng } from "../support/png.js";
 import { refuseImages } from "../support/refused-images.js";
 import { tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
 
 const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
@@ -31,6 +33,8 @@ const chat = useChatService(() => {
 	mkdirSync(join(cwd, "build"));
 	writeFileSync(join(cwd, "build", "out.js"), "built\n");
 	writeFileSync(join(cwd, "logo.png"), Buffer.from(PNG_1PX, "base64"));
+	// Pictures pi's read tool passes on as they are (under 4.5 MiB of base64), two more than a transcript carries.
+	for (const n of [0, 1]) writeFileSync(join(cwd, `shot${n}.png`), grainyPng(1500, 1000, n));
 	writeFileSync(join(cwd, "data.bin"), Buffer.from([0, 1, 2, 3, 255, 254, 0, 0, 7]));
 	symlinkSync("/etc/hostname", join(cwd, "escape"));
 	writeFileSync(join(cwd, "big.log"), "line of the log\n".repeat(80_000)); // 1.2 MiB
@@ -296,6 +300,35 @@ for (const viewport of VIEWPORTS) {
 			refusal.allow();
 			while ((await retry.count()) > 0) await retry.first().click();
 			await pictures();
+		});
+
+		test("a tool card shows its result's images; one the transcript left out loads as it comes into view", async () => {
+			await newSession(page, viewport);
+			await runPrompt(page, 'CALL read {"path":"logo.png"}\nlook at the logo');
+			const logo = page.locator(".tool .user-images[aria-label='Images in the result'] img[alt='Image 1']");
+			await logo.waitFor();
+			assert.equal(await logo.getAttribute("src"), `data:image/png;base64,${PNG_1PX}`);
+			await runPrompt(page, 'CALL read {"path":"shot0.png"}\nCALL read {"path":"shot1.png"}\ncompare them');
+			const shots = page.locator(".msg.assistant:has(.tool-args:has-text('shot')) .tool .user-images");
+			await page.waitForFunction(() => document.querySelectorAll(".tool .user-images img").length === 3, undefined, { timeout: 60_000 });
+			// Opened again, the transcript carries the newest picture's data only (8 MiB of images): the older one's tile
+			// asks for it (get_image, by its tool result's entry) once in view, and it shows as the others.
+			await page.reload();
+			await page.waitForFunction(() => document.querySelectorAll(".tool .user-images img").length === 3, undefined, { timeout: 60_000 });
+			assert.equal(await page.locator(".tool .user-images .omitted").count(), 0);
+			const sizes = await shots.locator("img").evaluateAll((images) => images.map((img) => (img as HTMLImageElement).naturalWidth));
+			assert.deepEqual(sizes, [1500, 1500]);
+			const sessionId = await page.evaluate(() => sessionStorage.getItem("skiff.session")!);
+			const client = await TestClient.connect(chat.service.skiff.wsUrl);
+			try {
+				const { messages } = await client.ok({ type: "get_messages", sessionId });
+				const omitted = messages.filter((m: any) => m.role === "toolResult").map((m: any) => m.content.find((b: any) => b.type === "image")?.omittedBytes !== undefined);
+				assert.deepEqual(omitted, [false, true, false], "the older picture came by get_image");
+			} finally {
+				client.close();
+			}
+			const box = (await shots.last().locator("img").last().boundingBox())!;
+			assert.ok(box.x >= 0 && box.x + box.width <= viewport.width && box.height <= 20 * 16 + 1, `fits the card (${JSON.stringify(box)})`);
 		});
 
 		test("@ completes paths folder by folder (a combobox), and the file goes with the message as a chip", async () => {

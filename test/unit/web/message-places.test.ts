@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Message, TreeNode } from "../../../src/client/index.js";
 import { answerUsage } from "../../../web/src/state/answer-usage.js";
-import { branchTip, messagePlaces, type RecordedTree } from "../../../web/src/state/message-places.js";
+import { branchTip, messagePlaces, type RecordedTree, toolResultIds } from "../../../web/src/state/message-places.js";
 
 type Spec = Pick<TreeNode, "id" | "parentId" | "kind">;
 
@@ -95,4 +95,11 @@ test("each answer that ends a turn shows its model, the tokens of the turn's cal
 	assert.equal(lines.get(cheap), "m · 3 in · 4 out");
 	const bare = { role: "assistant", content: [], provider: "", model: "x", stopReason: "stop", timestamp: 0 } as unknown as Message;
 	assert.equal(answerUsage([bare]).get(bare), "x · 0 in · 0 out", "a message without usage (a guest's relay) still reads");
+});
+
+test("each tool result of the branch shown is found by its call's id (get_image's entry), not one of another branch", () => {
+	const result = (id: string, parentId: string, toolCallId: string) => ({ id, parentId, kind: "toolResult" as const, toolCallId });
+	const t = tree([{ id: "u", parentId: null, kind: "user" }, { id: "a", parentId: "u", kind: "assistant" }, result("r1", "a", "call_1"), result("old", "a", "call_2"), result("r2", "r1", "call_2"), { id: "b", parentId: "r2", kind: "assistant" }], "b");
+	assert.deepEqual([...toolResultIds(t)], [["call_2", "r2"], ["call_1", "r1"]]);
+	assert.deepEqual([...toolResultIds({ ...t, leafId: null })], []);
 });

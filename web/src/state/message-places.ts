@@ -76,3 +76,12 @@ export function branchTip(tree: RecordedTree, entryId: string): string {
 	}
 	return tip;
 }
+
+/** The entry of each tool result on the branch shown, by the id of the call it answers: where get_image finds its images. */
+export function toolResultIds(tree: RecordedTree): Map<string, string> {
+	const ids = new Map<string, string>();
+	for (let node = tree.leafId ? tree.nodes.get(tree.leafId) : undefined; node; node = node.parentId ? tree.nodes.get(node.parentId) : undefined) {
+		if (node.kind === "toolResult" && node.toolCallId && !ids.has(node.toolCallId)) ids.set(node.toolCallId, node.id);
+	}
+	return ids;
+}

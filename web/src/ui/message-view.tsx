@@ -34,6 +34,8 @@ export interface MessageProps {
 	actions?: MessageActions;
 	/** The answer's model, tokens and cost, on the reply that ends a turn. */
 	usage?: string;
+	/** The entry of each tool result of the branch shown, by its call's id (once the tree is read): get_image's address. */
+	resultIds?: ReadonlyMap<string, string>;
 }
 
 /** Re-renders only when its message (or its tool results) changed: long transcripts stay cheap. */
@@ -45,7 +47,7 @@ export class MessageView extends Component<MessageProps> {
 			next.stopReason !== this.props.stopReason ||
 			next.place?.key !== this.props.place?.key ||
 			next.usage !== this.props.usage ||
-			(this.hasTools() && next.version !== this.props.version)
+			(this.hasTools() && (next.version !== this.props.version || next.resultIds !== this.props.resultIds))
 		);
 	}
 
@@ -55,7 +57,7 @@ export class MessageView extends Component<MessageProps> {
 	}
 
 	override render() {
-		const { message, results, live, streaming, onFork, stopReason, place, actions, usage } = this.props;
+		const { message, results, live, streaming, onFork, stopReason, place, actions, usage, resultIds } = this.props;
 		if (message.display === false) return <HiddenMark message={message} />; // nothing, or a mark (the goal's turn, a restart)
 		switch (message.role) {
 			case "user": {
@@ -78,7 +80,10 @@ export class MessageView extends Component<MessageProps> {
 									</details>
 								);
 							if (block.type === "toolCall" && block.name === DELEGATION_TOOL) return <DelegationCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
-							if (block.type === "toolCall") return <ToolCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} />;
+							if (block.type === "toolCall") {
+								const id = resultIds?.get(block.id);
+								return <ToolCard key={n} block={block} result={results.get(block.id)} live={live.get(block.id)} load={id && actions ? (i) => actions.image(id, i) : undefined} />;
+							}
 							return null;
 						})}
 						{message.stopReason === "aborted" && <div class="note">{stopReason ? `Stopped: ${stopReason}.` : "Stopped."}</div>}

@@ -1,4 +1,4 @@
-/** A tool call's card in the transcript: its name, what it was called with, its state and its output. */
+/** A tool call's card in the transcript: its name, what it was called with, its state and its output (text and images). */
 import { useRef } from "preact/hooks";
 import { addedRows, type DiffRow, languageOf, parseDiff } from "../render/diff-rows";
 import { redact } from "../render/redact";
@@ -6,6 +6,7 @@ import { terminalText } from "../render/terminal-text";
 import { BASH_TAIL_LINES, GrowingText, settled, tail, TOOL_TAIL_LINES } from "../render/text-window";
 import type { Message, ToolCallBlock } from "../../../src/client/index.js";
 import { contentText, type LiveToolCall, type LiveToolOutput, mcpToolOf } from "../state/transcript";
+import { ContentImages, type Load } from "./content-images";
 import { DiffView } from "./diff-view";
 
 /** A card's diff shows this many rows before it folds. */
@@ -52,7 +53,8 @@ export function useShown(text: string, streaming: boolean): string {
 	return streaming ? (growing.current ??= new GrowingText()).update(text) : redact(text);
 }
 
-export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message, { role: "toolResult" }>; live?: LiveToolOutput }) {
+/** `load`: an image of the result the service left out (once the result's entry is known). */
+export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message, { role: "toolResult" }>; live?: LiveToolOutput; load?: Load }) {
 	const { block, result, live } = props;
 	const bash = block.name === "bash";
 	const running = !result && !live?.done;
@@ -79,6 +81,7 @@ export function ToolCard(props: { block: ToolCallBlock; result?: Extract<Message
 				(text || state !== "running") && <Output text={text} bash={bash} isError={isError} />
 			)}
 			{typeof omitted === "string" && <div class="omitted">No diff: {redact(omitted)}.</div>}
+			{result && <ContentImages content={result.content} load={props.load} label="Images in the result" />}
 		</div>
 	);
 }

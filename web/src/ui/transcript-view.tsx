@@ -8,7 +8,7 @@ import type { ComponentChildren } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
 import { answerUsage } from "../state/answer-usage";
-import { type MessagePlace, messagePlaces } from "../state/message-places";
+import { type MessagePlace, messagePlaces, toolResultIds } from "../state/message-places";
 import type { Transcript } from "../state/transcript";
 import type { TreeState } from "../state/tree-state";
 import { FollowScroll } from "./follow-scroll";
@@ -123,6 +123,7 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 		if (tree) for (const [message, place] of messagePlaces(tree, messages)) known.current.set(message, place);
 		return known.current;
 	}, [tree, tree?.version, messages]);
+	const resultIds = useMemo(() => tree && toolResultIds(tree), [tree, tree?.version]);
 	const usage = useMemo(() => answerUsage(messages), [messages]);
 	const actions = useMemo(() => branches && messageActions(transcript, branches), [branches?.tree]);
 
@@ -166,6 +167,7 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 								place={places.get(message)}
 								actions={actions}
 								usage={usage.get(message)}
+								resultIds={resultIds}
 								// A message's index among user messages is known once the older messages are here.
 								onFork={index === undefined || !onFork || transcript.partial ? undefined : () => onFork(index)}
 							/>
