@@ -10,7 +10,7 @@
  * list, session switcher (and panels found by name in it, and sessions by their messages: switcher-text), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
  * prompt, the setup card of a service without a model, a completed workflow (list, detail and its plan), the
  * Files panel with the composer's completions and attachments (screenshot-files.ts), a message's large images
- * loaded as they come into view and their Retry tiles (screenshot-images.ts), and MCP servers (Settings'
+ * loaded as they come into view and their Retry tiles, a tool card showing the picture it read (screenshot-images.ts), and MCP servers (Settings'
  * servers view, the mcpServers JSON editor, a tool card naming its server). Usage: npm run screenshots [-- --only chat]
  */
 import { execFileSync } from "node:child_process";
@@ -22,7 +22,7 @@ import { launchBrowser } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { filesViews, writeScreenshotProject } from "./screenshot-files.js";
-import { imagesViews, writeImagesSession } from "./screenshot-images.js";
+import { imagesViews, toolImageViews, writeImagesSession, writeToolImageSession } from "./screenshot-images.js";
 import { appendScreenshotPlan } from "./screenshot-plan.js";
 import { writeScreenshotSessions } from "./screenshot-sessions.js";
 
@@ -100,6 +100,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 	writeScreenshotProject(cwd, agentDir);
 	writeScreenshotMcpServers(agentDir);
 	const images = writeImagesSession(agentDir, cwd);
+	const toolImage = writeToolImageSession(agentDir, cwd);
 	const skiff = await startSkiff({ agentDir, cwd, args: ["--model", "fake/fake-reasoner", "--thinking", "medium", "--session", main] });
 	const page = await openPage(browser, skiff.url, size, scheme);
 	try {
@@ -300,6 +301,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await shot(page, "goal-empty", size, scheme);
 		await filesViews(page, (id) => openDrawer(page, size, id), () => closeDrawer(page, size), (view) => shot(page, view, size, scheme));
 		if (!values.only || "user-images".includes(values.only)) await imagesViews(page, images, (view) => shot(page, view, size, scheme));
+		if (!values.only || "tool-image".includes(values.only)) await toolImageViews(page, toolImage, (view) => shot(page, view, size, scheme));
 
 		// The installed page opened while the service is down: the service worker's screen.
 		if (!values.only || "offline".includes(values.only)) {
