@@ -227,32 +227,25 @@ for (const viewport of VIEWPORTS) {
 			await closeDrawer();
 		});
 
-		test("a goal paused before the page loads is flagged once the page is loaded again", async () => {
-			const { sessionId } = await client.ok({ type: "new_session" });
-			await client.ok({ type: "goal_create", sessionId, objective: `Paused before ${tag}` });
-			await client.ok({ type: "goal_pause", sessionId });
+		test("a goal paused before the page loads is flagged once the page is loaded again, in a session not loaded too (from the list)", async () => {
+			const paused = async (close: boolean) => {
+				const { sessionId } = await client.ok({ type: "new_session" });
+				await client.ok({ type: "goal_create", sessionId, objective: `Paused before ${tag}` });
+				await client.ok({ type: "goal_pause", sessionId });
+				if (close) await client.ok({ type: "close_session", sessionId });
+				return sessionId as string;
+			};
+			const ids = [await paused(false), await paused(true)];
 			await page.reload();
 			await page.waitForSelector('.pill[data-status="connected"]');
 			await showPanel(page, viewport, "sessions");
-			const flag = page.locator(`.session-list li[data-session-id="${sessionId}"] .job-status:has-text('needs attention')`);
-			await flag.waitFor();
-			assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
-			await closeDrawer();
-		});
-
-		test("a goal paused in a session that is not loaded is flagged from the list, without loading the session", async () => {
-			const { sessionId } = await client.ok({ type: "new_session" });
-			await client.ok({ type: "goal_create", sessionId, objective: `Paused on disk ${tag}` });
-			await client.ok({ type: "goal_pause", sessionId });
-			await client.ok({ type: "close_session", sessionId });
-			await page.reload();
-			await page.waitForSelector('.pill[data-status="connected"]');
-			await showPanel(page, viewport, "sessions");
-			const flag = page.locator(`.session-list li[data-session-id="${sessionId}"] .job-status:has-text('needs attention')`);
-			await flag.waitFor();
-			assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
-			const row = (await client.ok({ type: "session_list" })).sessions.find((s: { sessionId: string }) => s.sessionId === sessionId);
-			assert.equal(row.loaded, false, "the page flagged it from the list: nothing loaded it");
+			for (const sessionId of ids) {
+				const flag = page.locator(`.session-list li[data-session-id="${sessionId}"] .job-status:has-text('needs attention')`);
+				await flag.waitFor();
+				assert.match((await flag.getAttribute("title")) ?? "", /goal is paused/);
+			}
+			const rows = (await client.ok({ type: "session_list" })).sessions;
+			assert.equal(rows.find((s: { sessionId: string }) => s.sessionId === ids[1]).loaded, false, "flagged from the list: nothing loaded it");
 			await closeDrawer();
 		});
 
