@@ -97,7 +97,7 @@ export function trackedGroupCount(): number {
 }
 
 /** Whether any process of our group `pgid` is left (one we may not signal is not ours: the number was used again). */
-function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number): boolean {
 	try {
 		process.kill(-pgid, 0);
 		return true;
