@@ -9,6 +9,7 @@ import { RuntimeManager, type StartupSession } from "./agent/runtime-manager.js"
 import type { SessionContribution, SessionOrigin, ThinkingLevel } from "./agent/types.js";
 import type { CollabRooms } from "./collab/rooms.js";
 import { createCommandRegistry, createSettingsCatalog } from "./contract.js";
+import { stopGitGroups } from "./features/git-groups.js";
 import { FEATURES } from "./features/index.js";
 import type { FeatureModule } from "./features/module.js";
 import { sessionFeaturesFor } from "./features/session-policy.js";
@@ -44,7 +45,8 @@ export interface Core {
 	warmUp(): Promise<void>;
 	/**
 	 * Stops the service's work: first the features' own (`stop`: what must finish or be undone rather than be
-	 * cut off, such as a workflow moving a branch), then every run, recording and unloading every session.
+	 * cut off, such as a workflow moving a branch), then every run, recording and unloading every session, then
+	 * every git still running or left behind (src/features/git-groups.ts).
 	 */
 	shutdown(): Promise<void>;
 }
@@ -91,6 +93,9 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		attachments.close();
 		await Promise.allSettled(started.map(({ module, service }) => (module.stop && service !== undefined ? module.stop(service) : undefined)));
 		await runtime.shutdown();
+		// Last, once nothing starts git any more: every git still running (a hook that hangs) and whatever a git
+		// left behind stop with the service (SIGTERM, then SIGKILL after a grace).
+		await stopGitGroups();
 	};
 	return { runtime, dispatcher, warnings: [...pi.warnings], warmUp: () => pi.warmUp(), shutdown };
 }

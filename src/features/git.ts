@@ -5,17 +5,17 @@
  * helper that hangs must not freeze every client), each command bounded by GIT_TIMEOUT_MS: past it, git and
  * whatever it started (its own process group) are stopped and the command fails saying so. Its output is
  * bounded too: past the bound the command fails, or, for callers that show output to a person (a diff),
- * stops and answers what came so far, marked truncated (`gitBounded`).
+ * stops and answers what came so far, marked truncated (`gitBounded`). Every git and what it started stop with the
+ * service (git-groups.ts).
  */
 import { spawn } from "node:child_process";
 import { access } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { CodedError } from "../shared/errors.js";
+import { GIT_KILL_GRACE_MS, releaseGroup, stopGroup, trackGroup } from "./git-groups.js";
 
 /** How long one git command may run before it is stopped (SKIFF_GIT_TIMEOUT_MS overrides it, e.g. for tests). */
 export const GIT_TIMEOUT_MS = 30_000;
-/** After the timeout, how long git has to exit on SIGTERM (removing its lock files) before SIGKILL. */
-const GIT_KILL_GRACE_MS = 2_000;
 /** Git's output is small here; a larger one is a sign of something else. */
 const MAX_GIT_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** Of git's error output, the lines (and at most the characters) an error message quotes from its end. */
@@ -57,22 +57,28 @@ export class GitError extends CodedError {
 	}
 }
 
-/** The process groups of the git commands running now: stopped with the service, so no hung hook outlives it. */
-const runningGroups = new Set<number>();
-let stopsWithService = false;
+/**
+ * Configuration for every git the service runs (as GIT_CONFIG_COUNT entries, after the user's own): no automatic
+ * maintenance. `gc --auto` and `maintenance run --auto` (after a commit, a merge) detach into a session of their
+ * own, beyond the reach of git's process group, so they would outlive the service; the user's own git runs them.
+ */
+const SERVICE_GIT_CONFIG: ReadonlyArray<readonly [string, string]> = [
+	["maintenance.auto", "false"],
+	["gc.auto", "0"],
+	["gc.autoDetach", "false"],
+	["maintenance.autoDetach", "false"],
+];
 
-function stopRunningGroupsOnExit(): void {
-	if (stopsWithService) return;
-	stopsWithService = true;
-	process.once("exit", () => {
-		for (const pid of runningGroups) {
-			try {
-				process.kill(-pid, "SIGTERM");
-			} catch {
-				// gone already
-			}
-		}
+/** `env` with SERVICE_GIT_CONFIG added to the configuration it passes to git through GIT_CONFIG_COUNT. */
+function withServiceConfig(env: Record<string, string | undefined>): Record<string, string | undefined> {
+	const given = Number(env.GIT_CONFIG_COUNT ?? 0);
+	const count = Number.isInteger(given) && given >= 0 ? given : 0;
+	const added: Record<string, string> = { GIT_CONFIG_COUNT: String(count + SERVICE_GIT_CONFIG.length) };
+	SERVICE_GIT_CONFIG.forEach(([key, value], i) => {
+		added[`GIT_CONFIG_KEY_${count + i}`] = key;
+		added[`GIT_CONFIG_VALUE_${count + i}`] = value;
 	});
+	return { ...env, ...added };
 }
 
 /** The timeout in force: the option, else a valid SKIFF_GIT_TIMEOUT_MS, else the default. */
@@ -112,17 +118,14 @@ function run(dir: string, args: string[], options: GitOptions, truncateAt: numbe
 				stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
 				detached: group,
 				// Never prompt, never open an editor, and read no message templates that could wait for a person.
-				env: { ...process.env, ...options.env, GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no", LC_ALL: "C" },
+				env: withServiceConfig({ ...process.env, ...options.env, GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true", GIT_MERGE_AUTOEDIT: "no", LC_ALL: "C" }),
 			});
 		} catch (error) {
 			reject(new GitError(`${command} could not run in ${dir}: ${(error as Error).message}`, ""));
 			return;
 		}
 		const pid = child.pid;
-		if (group && pid !== undefined) {
-			runningGroups.add(pid);
-			stopRunningGroupsOnExit();
-		}
+		if (group && pid !== undefined) trackGroup(pid);
 		const stdout: Buffer[] = [];
 		let stdoutBytes = 0;
 		let stderr = "";
@@ -141,7 +144,7 @@ function run(dir: string, args: string[], options: GitOptions, truncateAt: numbe
 		const settle = (error: GitError | undefined, output?: BoundedOutput) => {
 			if (settled) return;
 			settled = true;
-			if (pid !== undefined) runningGroups.delete(pid);
+			if (group && pid !== undefined) releaseGroup(pid);
 			clearTimeout(timer);
 			clearTimeout(graceTimer);
 			if (error) {
@@ -181,9 +184,11 @@ function run(dir: string, args: string[], options: GitOptions, truncateAt: numbe
 			stdoutBytes += chunk.length;
 			stdout.push(chunk);
 			if (truncateAt !== undefined && stdoutBytes > truncateAt) {
-				// Enough for the reader: stop git (and its pipe) and answer what came so far.
+				// Enough for the reader: stop git and what it started (SIGKILL after the grace), and its pipe, and
+				// answer what came so far.
 				stopping = "enough";
-				signal("SIGTERM");
+				if (group && pid !== undefined) stopGroup(pid);
+				else signal("SIGTERM");
 				child.stdout?.destroy();
 				settle(undefined, truncatedOutput());
 				return;

@@ -12,7 +12,7 @@
  * gets the same events with consecutive seqs.
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import { deltaPart } from "./delta-part.js";
+import { type DeltaPart, deltaPart } from "./delta-part.js";
 
 /**
  * A run is published at once when its text reaches this many characters (UTF-16 units), so a burst within one
@@ -21,30 +21,37 @@ import { deltaPart } from "./delta-part.js";
  */
 export const MAX_RUN_CHARS = 16 * 1024;
 
-/** How an offered event merges: consecutive ones with the same `key` form a run, which `merged` stands for. */
+/**
+ * How an event that wraps a streaming update for another stream on the session's hub (a side chat's tab)
+ * merges: its deltas join only runs of the same `scope`, never the session's own (scope ""), and the merged
+ * update is wrapped again by `wrap`.
+ */
 export interface Mergeable {
-	key: string;
-	/** The text the event adds. */
-	delta: string;
-	/** The one event standing for a run whose deltas joined to `text`. */
-	merged(text: string): RuntimeEvent;
+	/** The streaming update the event carries. */
+	update: RuntimeEvent;
+	/** Which stream the update belongs to: "" for the session's own, else e.g. `side_chat_event\n<tab>`. */
+	scope: string;
+	/** The event standing for a run of merged updates. */
+	wrap(update: RuntimeEvent): RuntimeEvent;
 }
+
+/** The wrap of the session's own stream: none. */
+export const unwrapped = (update: RuntimeEvent): RuntimeEvent => update;
 
 /**
  * How a streaming delta (`message_update` with a text, thinking or tool-call arguments delta) merges: with the
- * deltas of the same kind and content block (an absent index is 0). An event that carries such an update for
- * another stream on the session's hub (a side chat's tab) gives its `scope` and how to `wrap` the merged update.
+ * deltas of the same kind and content block (an absent index is 0) of the same `scope`; undefined when
+ * `update` is no such delta. Only for an event that wraps one: the hub merges a bare update without it.
  */
-export function mergeableUpdate(update: RuntimeEvent, scope = "", wrap: (update: RuntimeEvent) => RuntimeEvent = (merged) => merged): Mergeable | undefined {
-	const part = deltaPart(update);
-	if (!part) return undefined;
-	return {
-		key: `${scope}\n${part.type}\n${String(part.contentIndex ?? 0)}`,
-		delta: part.delta,
-		merged: (text) => wrap({ ...update, assistantMessageEvent: { ...part, delta: text } }),
-	};
+export function mergeableUpdate(update: RuntimeEvent, scope = "", wrap: (update: RuntimeEvent) => RuntimeEvent = unwrapped): Mergeable | undefined {
+	return deltaPart(update) ? { update, scope, wrap } : undefined;
 }
 
+/**
+ * A run of held deltas. Whether the next delta joins it compares the delta's kind, content block and scope
+ * with the run's own, as they are: a delta that joins allocates nothing but its place among the pieces (it is
+ * offered once per model token, so building a key or a closure per delta would be most of its cost).
+ */
 export class DeltaRun {
 	/** The deltas, joined once when the run is published (concatenating each would build a rope per delta). */
 	private readonly pieces: string[];
@@ -53,15 +60,19 @@ export class DeltaRun {
 	constructor(
 		/** The run's first event, published as it is when nothing joins it. */
 		private readonly first: RuntimeEvent,
-		private readonly merge: Mergeable,
+		/** The first event's streaming update (the event itself, unless it wraps one) and its delta part. */
+		private readonly update: RuntimeEvent,
+		private readonly part: DeltaPart,
+		private readonly scope: string,
+		private readonly wrap: (update: RuntimeEvent) => RuntimeEvent,
 	) {
-		this.pieces = [merge.delta];
-		this.chars = merge.delta.length;
+		this.pieces = [part.delta];
+		this.chars = part.delta.length;
 	}
 
-	/** Whether `next` continues the run. */
-	continues(next: Mergeable): boolean {
-		return next.key === this.merge.key;
+	/** Whether a delta `part` of `scope` continues the run: the same kind of delta, content block and stream. */
+	continues(part: DeltaPart, scope: string): boolean {
+		return part.type === this.part.type && (part.contentIndex ?? 0) === (this.part.contentIndex ?? 0) && scope === this.scope;
 	}
 
 	add(delta: string): void {
@@ -76,6 +87,7 @@ export class DeltaRun {
 
 	/** The one event standing for the run (the first event itself when nothing joined it). */
 	event(): RuntimeEvent {
-		return this.pieces.length === 1 ? this.first : this.merge.merged(this.pieces.join(""));
+		if (this.pieces.length === 1) return this.first;
+		return this.wrap({ ...this.update, assistantMessageEvent: { ...this.part, delta: this.pieces.join("") } });
 	}
 }

@@ -4,7 +4,8 @@
  * deltas `offer`ed within one turn of the event loop are merged before they are numbered (delta-run.ts).
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import { DeltaRun, type Mergeable, mergeableUpdate } from "./delta-run.js";
+import { DeltaRun, type Mergeable, unwrapped } from "./delta-run.js";
+import { deltaPart } from "./delta-part.js";
 
 /** Replay window per session: whichever bound is hit first drops the oldest events. */
 export const REPLAY_MAX_EVENTS = 50_000;
@@ -67,15 +68,19 @@ export class EventHub {
 	 * any other event of the session, whichever comes first (delta-run.ts). A lone delta still goes out in the
 	 * turn it came in.
 	 */
-	offer(event: RuntimeEvent, merge: Mergeable | undefined = mergeableUpdate(event)): void {
-		if (!merge) {
+	offer(event: RuntimeEvent, merge?: Mergeable): void {
+		// A bare update is its own update, of the session's own stream: nothing is built for it per delta.
+		const update = merge ? merge.update : event;
+		const scope = merge ? merge.scope : "";
+		const part = deltaPart(update);
+		if (!part) {
 			this.publish(event);
 			return;
 		}
-		if (this.run?.continues(merge)) this.run.add(merge.delta);
+		if (this.run?.continues(part, scope)) this.run.add(part.delta);
 		else {
 			this.flush();
-			this.run = new DeltaRun(event, merge);
+			this.run = new DeltaRun(event, update, part, scope, merge ? merge.wrap : unwrapped);
 		}
 		if (this.run.full) this.flush();
 		else if (!this.flushScheduled) {

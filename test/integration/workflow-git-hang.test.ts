@@ -35,8 +35,11 @@ after(async () => {
 	await model?.close();
 });
 
-/** A repository whose post-checkout hook (which `git worktree add` runs) records its pid and sleeps far past any timeout here. */
-function repositoryWithHangingHook(): { repo: string; pidFile: string } {
+/**
+ * A repository whose post-checkout hook (which `git worktree add` runs) records its pid and sleeps far past any
+ * timeout here; `ignoringTerm`: the hook and its sleep ignore SIGTERM.
+ */
+function repositoryWithHangingHook(ignoringTerm = false): { repo: string; pidFile: string } {
 	const repo = realpathSync(tempDir("skiff-wf-hang-"));
 	git(repo, "init", "-q", "-b", "main");
 	writeFileSync(join(repo, "a.txt"), "one\n");
@@ -45,7 +48,8 @@ function repositoryWithHangingHook(): { repo: string; pidFile: string } {
 	const hooks = join(tempDir(), "hooks");
 	const pidFile = join(hooks, "hook.pid");
 	mkdirSync(hooks);
-	writeFileSync(join(hooks, "post-checkout"), `#!/bin/sh\necho $$ > ${pidFile}\nexec sleep 60\n`);
+	// The pid goes to a temporary name first and is renamed: a reader never sees the file created but still empty.
+	writeFileSync(join(hooks, "post-checkout"), `#!/bin/sh\n${ignoringTerm ? "trap '' TERM\n" : ""}echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}\nexec sleep 60\n`);
 	chmodSync(join(hooks, "post-checkout"), 0o755);
 	git(repo, "config", "core.hooksPath", hooks);
 	return { repo, pidFile };
@@ -62,8 +66,7 @@ test("a git hook that hangs leaves ping answered within 100 ms; the command then
 
 	const started = Date.now();
 	const created = creator.request({ type: "workflow_create", sessionId, name: "hangs", objective: "Anything." }, 30_000);
-	await until(() => existsSync(pidFile), "the hook to start");
-	const hook = Number(readFileSync(pidFile, "utf8"));
+	const hook = await hookPid(pidFile);
 	const pings: number[] = [];
 	for (let i = 0; i < 5; i++) {
 		const sent = performance.now();
@@ -93,8 +96,18 @@ test("a git hook that hangs leaves ping answered within 100 ms; the command then
 	bystander.close();
 });
 
-test("a git that hangs when the service stops is stopped with it", async () => {
-	const { repo, pidFile } = repositoryWithHangingHook();
+/** The hook's pid, once its file holds it. */
+async function hookPid(pidFile: string): Promise<number> {
+	await until(() => existsSync(pidFile), "the hook to start");
+	return Number(readFileSync(pidFile, "utf8"));
+}
+
+for (const ignoringTerm of [false, true]) {
+	test(`a git that hangs when the service stops is stopped with it${ignoringTerm ? ", though its hook ignores SIGTERM" : ""}`, () => hangsWhenTheServiceStops(ignoringTerm));
+}
+
+async function hangsWhenTheServiceStops(ignoringTerm: boolean): Promise<void> {
+	const { repo, pidFile } = repositoryWithHangingHook(ignoringTerm);
 	const dir = tempDir();
 	writeFakeModelsJson(dir, model.url);
 	const own = await startSkiff({ agentDir: dir, cwd: repo, args: ["--model", "fake/fake-model"] }); // the default timeout: 30 s
@@ -104,13 +117,16 @@ test("a git that hangs when the service stops is stopped with it", async () => {
 		await client.ok({ type: "prompt", sessionId, message: "REPLY ready" });
 		await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000);
 		void client.request({ type: "workflow_create", sessionId, name: "hangs", objective: "Anything." }, 60_000).catch(() => undefined);
-		await until(() => existsSync(pidFile), "the hook to start");
-		const hook = Number(readFileSync(pidFile, "utf8"));
-		assert.ok(alive(hook));
-		client.close();
-		assert.equal(await own.stop(), 0);
-		await until(() => !alive(hook), "the hook's sleep to be stopped with the service");
+		const hook = await hookPid(pidFile);
+		try {
+			assert.ok(alive(hook));
+			client.close();
+			assert.equal(await own.stop(), 0);
+			await until(() => !alive(hook), "the hook's sleep to be stopped with the service");
+		} finally {
+			if (alive(hook)) process.kill(hook, "SIGKILL");
+		}
 	} finally {
 		await own.stop("SIGKILL");
 	}
-});
+}

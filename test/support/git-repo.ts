@@ -101,8 +101,12 @@ export function processGroupOf(pid: number): number {
 	return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
 }
 
-/** Whether a process runs (a zombie not yet reaped has ended). */
+/**
+ * Whether a process runs (a zombie not yet reaped has ended). Only for a real pid: 0 (the number of a pid file
+ * read while still empty) would ask about the test's own process group, which always runs.
+ */
 export function alive(pid: number): boolean {
+	if (!Number.isInteger(pid) || pid <= 0) throw new Error(`alive() needs a process id, got ${pid}`);
 	try {
 		process.kill(pid, 0);
 	} catch {

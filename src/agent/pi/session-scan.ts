@@ -7,9 +7,9 @@
  */
 import { open, stat } from "node:fs/promises";
 import { basename } from "node:path";
-import { createInterface } from "node:readline";
 import type { SessionOriginEntry, SessionSummary } from "../types.js";
 import { BranchGoal } from "./branch-goal.js";
+import { boundedLines, fileChunks } from "./bounded-lines.js";
 import { originOf } from "./session-origin.js";
 
 export type ScannedSummary = Omit<SessionSummary, "loaded" | "primary" | "recorded">;
@@ -33,11 +33,13 @@ interface Entry {
 /**
  * Files up to this size are read whole (one read on the thread pool, then split): most sessions are small, and
  * a stream's buffers and line reader for each of thousands of small files cost more in garbage collection
- * (measured: a second of it per 5,000 files) than the reading. Larger files are streamed, so none is held whole.
+ * (measured: a second of it per 5,000 files) than the reading. Larger files are streamed, so none is held whole,
+ * and neither is a long line (a message with large images): each line is held within SESSION_LINE_BOUNDS
+ * (bounded-lines.ts: past 2 MiB, its strings are cut, so image data is not read into memory).
  */
 export const WHOLE_READ_MAX_BYTES = 256 * 1024;
 
-/** The lines of a file: read whole when small, else streamed. */
+/** The lines of a file: read whole when small, else streamed, each line bounded. */
 async function* lines(path: string): AsyncGenerator<string> {
 	const handle = await open(path, "r");
 	try {
@@ -51,7 +53,7 @@ async function* lines(path: string): AsyncGenerator<string> {
 			}
 			return;
 		}
-		yield* createInterface({ input: handle.createReadStream({ encoding: "utf8", autoClose: false }), crlfDelay: Infinity });
+		yield* boundedLines(fileChunks(handle));
 	} finally {
 		await handle.close();
 	}

@@ -11,25 +11,40 @@ import { defineCommand } from "../command.js";
 import type { ClientLink } from "../context.js";
 import { MAX_EVENT_IMAGE_CHARS } from "../wire-images.js";
 
-/** The tail of each client's get_image commands: the next waits for it. */
-const queues = new WeakMap<ClientLink, Promise<unknown>>();
+/**
+ * Per client, while one of its get_image commands is running or its answer has not left the service yet:
+ * when that answer has left. A client without an entry asks its first image, or asks after the last answer
+ * left: that one runs at once.
+ */
+const answersLeft = new WeakMap<ClientLink, Promise<void>>();
 
 /**
- * Runs `run` after the client's previous get_image, once what was sent to the client has left the service:
- * taking turns alone is not enough, since answers are built faster than a slow client reads them, and four
- * 5 MiB images waiting in its queue would be beyond its 16 MiB and cut it off.
+ * Runs `run` once the client's previous get_image has answered and its answer has left the service: taking
+ * turns alone is not enough, since answers are built faster than a slow client reads them, and four 5 MiB
+ * images waiting in its queue would be beyond its 16 MiB and cut it off. Only a command that follows another
+ * waits; the first of a burst (or one asked once the answers before it left) runs at once.
  */
 function oneAtATime<T>(client: ClientLink, run: () => Promise<T>): Promise<T> {
-	const afterDrain = async () => {
-		// The previous answer reaches the client's queue a few promise steps after its handler returned: the
-		// next turn of the event loop is after them.
-		await new Promise((resolve) => setImmediate(resolve));
-		await client.drained?.();
-		return run();
-	};
-	const done = (queues.get(client) ?? Promise.resolve()).then(afterDrain, afterDrain);
-	queues.set(client, done.catch(() => undefined));
+	const before = answersLeft.get(client);
+	const done = before ? before.then(run) : run();
+	const left = done.then(
+		() => answerLeft(client),
+		() => answerLeft(client),
+	);
+	answersLeft.set(client, left);
+	// Forgotten once nothing follows it, so the next image after a pause does not wait for what already left.
+	void left.then(() => {
+		if (answersLeft.get(client) === left) answersLeft.delete(client);
+	});
 	return done;
+}
+
+/** Resolves once an answer the handler just returned has left the service (never rejects). */
+async function answerLeft(client: ClientLink): Promise<void> {
+	// The answer reaches the client's queue a few promise steps after its handler returned: the next turn of
+	// the event loop is after them.
+	await new Promise((resolve) => setImmediate(resolve));
+	await client.drained?.().catch(() => undefined);
 }
 
 export const getImage = defineCommand({

@@ -187,3 +187,51 @@ test("a follower that throws on a run flushed at the turn's end neither stops th
 	assert.match(written.join(""), /a follower of session s1 failed on event 1 \(Error\)/);
 	assert.doesNotMatch(written.join(""), /Hello|broken follower/, "neither the event's text nor the error's message is written");
 });
+
+test("a delta joins a run only when its kind, content block and stream all match the run's; one differing alone starts a run", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	const wrap = (update: { type: string; [key: string]: unknown }) => ({ type: "side_chat_event", name: "a", event: update });
+	const inTab = (text: string, type = "text_delta", contentIndex?: number) => {
+		const update = delta(text, type, contentIndex);
+		hub.offer(wrap(update), mergeableUpdate(update, "side_chat_event\na", wrap));
+	};
+	hub.offer(delta("a", "text_delta", 0));
+	hub.offer(delta("b", "text_delta", 0)); // joins
+	hub.offer(delta("c", "thinking_delta", 0)); // the same block, another kind
+	hub.offer(delta("d", "text_delta", 0)); // back to text: a new run
+	hub.offer(delta("e", "text_delta", 1)); // the same kind, another block
+	hub.offer(delta("f", "toolcall_delta", 1)); // the same block, another kind
+	inTab("g", "toolcall_delta", 1); // the same kind and block, another stream
+	inTab("h", "toolcall_delta", 1); // joins the tab's run
+	hub.offer(delta("i", "toolcall_delta", 1)); // the session's own again
+	await nextTurn();
+	assert.deepEqual(
+		seen.map((e) => [e.type, ((e.event ?? e) as { assistantMessageEvent: Record<string, unknown> }).assistantMessageEvent]),
+		[
+			["message_update", { type: "text_delta", contentIndex: 0, delta: "ab" }],
+			["message_update", { type: "thinking_delta", contentIndex: 0, delta: "c" }],
+			["message_update", { type: "text_delta", contentIndex: 0, delta: "d" }],
+			["message_update", { type: "text_delta", contentIndex: 1, delta: "e" }],
+			["message_update", { type: "toolcall_delta", contentIndex: 1, delta: "f" }],
+			["side_chat_event", { type: "toolcall_delta", contentIndex: 1, delta: "gh" }],
+			["message_update", { type: "toolcall_delta", contentIndex: 1, delta: "i" }],
+		],
+	);
+});
+
+test("a merged run keeps the first event's other fields and part fields; an event that wraps no delta is published as it is", async () => {
+	const hub = new EventHub("s1");
+	const seen = followed(hub);
+	const first = { type: "message_update", message: { role: "assistant" }, assistantMessageEvent: { type: "text_delta", contentIndex: 2, delta: "x", extra: 1 } };
+	hub.offer(first);
+	hub.offer({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 2, delta: "y" } });
+	assert.equal(mergeableUpdate({ type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 2 } }, "tab"), undefined);
+	hub.offer({ type: "side_chat_event", name: "t", event: { type: "agent_start" } }, mergeableUpdate({ type: "agent_start" }, "tab"));
+	await nextTurn();
+	assert.deepEqual(seen, [
+		{ type: "message_update", sessionId: "s1", seq: 1, message: { role: "assistant" }, assistantMessageEvent: { type: "text_delta", contentIndex: 2, delta: "xy", extra: 1 } },
+		{ type: "side_chat_event", sessionId: "s1", seq: 2, name: "t", event: { type: "agent_start" } },
+	]);
+	assert.deepEqual(first.assistantMessageEvent, { type: "text_delta", contentIndex: 2, delta: "x", extra: 1 }, "the offered event is not altered");
+});

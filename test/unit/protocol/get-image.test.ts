@@ -49,3 +49,41 @@ test("one client's commands run one at a time, in order; another client's do not
 	await assert.rejects(ask("x", 5, contextOf({ x: image }, client)));
 	assert.equal((await ask("x", 0, contextOf({ x: image }, client))).data, "iVBO");
 });
+
+test("a client's first image, and one asked once the answers before it left, run at once; only an image that follows another waits for its answer to leave", async () => {
+	const image = user({ type: "image", mimeType: "image/png", data: "iVBO" });
+	let drains = 0;
+	let letDrain!: () => void;
+	const client = {
+		drained: () => {
+			drains++;
+			return new Promise<void>((resolve) => (letDrain = resolve));
+		},
+	};
+	const context = contextOf({ x: image }, client);
+	let turnEnded = false;
+	setImmediate(() => (turnEnded = true));
+	assert.equal((await ask("x", 0, context)).data, "iVBO");
+	assert.equal(turnEnded, false, "the first image did not wait a turn of the event loop");
+	assert.equal(drains, 0, "nor for an earlier answer to leave");
+
+	let secondRan = false;
+	const second = ask("x", 0, { ...context, session: async () => ((secondRan = true), { handle: { entryMessage: () => image } }) } as unknown as CommandContext);
+	await new Promise((resolve) => setImmediate(resolve));
+	await new Promise((resolve) => setImmediate(resolve));
+	assert.equal(drains, 1, "the second waits for the first answer to leave");
+	assert.equal(secondRan, false);
+	letDrain();
+	assert.equal((await second).data, "iVBO");
+	assert.equal(secondRan, true);
+
+	// Once the second's answer has left too, nothing is pending: the next image runs at once again.
+	await new Promise((resolve) => setImmediate(resolve));
+	letDrain();
+	await new Promise((resolve) => setImmediate(resolve));
+	turnEnded = false;
+	setImmediate(() => (turnEnded = true));
+	assert.equal((await ask("x", 0, context)).data, "iVBO");
+	assert.equal(turnEnded, false, "an image asked after the answers left does not wait");
+	assert.equal(drains, 2);
+});

@@ -1,6 +1,7 @@
 /** Reading one session file for a list or a search (src/agent/pi/session-scan.ts). */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { firstHit, snippetOf, summarize, WHOLE_READ_MAX_BYTES } from "../../../../src/agent/pi/session-scan.js";
@@ -95,4 +96,38 @@ test("a goal record this version does not read ends the reading there, as the go
 	assert.deepEqual((await summarize(file("o.jsonl", [header("o"), created, odd])))?.goal, { lifecycle: "active" });
 	const loop = [header("l"), { ...created, parentId: "g2" }, goalRecord("g2", "g1", 2, { kind: "paused", reason: "manual" })];
 	assert.deepEqual((await summarize(file("l.jsonl", loop)))?.goal, { lifecycle: "paused", pauseReason: "manual" }, "read from the leaf up, each entry once");
+});
+
+/** Writes a session whose third line is a user message of text, eight 5 MiB images and more text: ~40 MiB on one line. */
+function sessionWithHugeLine(): { path: string; lineBytes: number } {
+	const path = join(tempDir(), "huge.jsonl");
+	const fd = openSync(path, "w");
+	const line = (entry: unknown) => writeSync(fd, `${JSON.stringify(entry)}\n`);
+	line(header("huge"));
+	line(message("user", "the first question"));
+	let lineBytes = writeSync(fd, `{"type":"message","id":"m2","parentId":null,"timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"user","timestamp":2,"content":[{"type":"text","text":"look at BEFORE-IMAGES"}`);
+	const mib = Buffer.alloc(1024 * 1024, "A");
+	for (let image = 0; image < 8; image++) {
+		lineBytes += writeSync(fd, ',{"type":"image","mimeType":"image/png","data":"');
+		for (let i = 0; i < 5; i++) lineBytes += writeSync(fd, mib);
+		lineBytes += writeSync(fd, '"}');
+	}
+	lineBytes += writeSync(fd, ',{"type":"text","text":"and \\"AFTER-IMAGES\\" too"}]}}\n');
+	line(message("assistant", [{ type: "text", text: "the NEXT-LINE answer" }]));
+	closeSync(fd);
+	return { path, lineBytes };
+}
+
+test("a line of eight 5 MiB images is read past, not into memory: its text and the lines after it are still found", async () => {
+	const { path, lineBytes } = sessionWithHugeLine();
+	assert.ok(lineBytes > 40 * 1024 * 1024);
+	// The warm-up file has a line long enough to be cut, so the code and V8's young generation are ready before measuring.
+	const warmUp = file("warm.jsonl", [header("w"), message("user", [{ type: "text", text: "warm" }, { type: "image", mimeType: "image/png", data: "A".repeat(3 * 1024 * 1024) }])]);
+	const output = execFileSync(process.execPath, ["--import", "tsx", join(import.meta.dirname, "../../../support/scan-memory.ts"), path, warmUp, "before-images", '"after-images"', "next-line"], { encoding: "utf8" });
+	const { grownBytes, messageCount, firstMessage, hits } = JSON.parse(output) as { grownBytes: number; messageCount: number; firstMessage: string; hits: string[] };
+	assert.equal(messageCount, 3, "the huge line's message is counted");
+	assert.equal(firstMessage, "the first question");
+	assert.deepEqual(hits, ['look at BEFORE-IMAGES and "AFTER-IMAGES" too', 'look at BEFORE-IMAGES and "AFTER-IMAGES" too', "the NEXT-LINE answer"]);
+	// One summary and three searches of the file: peak memory grows by far less than the line (it grew by ten times it).
+	assert.ok(grownBytes < 16 * 1024 * 1024, `peak resident memory grew by ${(grownBytes / 1024 / 1024).toFixed(1)} MiB reading a ${(lineBytes / 1024 / 1024).toFixed(0)} MiB line`);
 });
