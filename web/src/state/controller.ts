@@ -142,6 +142,8 @@ export class Controller extends PageStore<ViewState> {
 	private lost = false;
 	/** The toast saying the connection was lost: it goes once the page is bound again. */
 	private connectionToast: number | undefined;
+	/** Waiting for the first bind to end (afterFirstBind). */
+	private firstBindOver: (() => void) | undefined;
 
 	constructor(wsUrl: string) {
 		super();
@@ -248,16 +250,18 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	/**
-	 * Calls `then` once, when the first connection has opened (the first bind's commands are sent by then: the
-	 * controller's own listener came first) or failed.
+	 * Calls `then` once, when the first bind has ended (bound, or failed: a toast says why) or the first connection
+	 * did not open (refused, or lost: the page retries); returns the function that stops waiting.
 	 */
-	afterOpening(then: () => void): () => void {
-		const stop = this.client.onStatus((change) => {
-			if (change.status === "connecting") return;
-			stop();
-			then();
-		});
-		return stop;
+	afterFirstBind(then: () => void): () => void {
+		this.firstBindOver = then;
+		return () => (this.firstBindOver = undefined);
+	}
+
+	private endFirstBind(): void {
+		const then = this.firstBindOver;
+		this.firstBindOver = undefined;
+		then?.();
 	}
 
 	/** Tries to connect again now, instead of waiting for the next retry. */
@@ -483,6 +487,7 @@ export class Controller extends PageStore<ViewState> {
 		}
 		// The bar says so too, but only in the main column: a toast reaches whoever is reading a panel or the drawer.
 		if (wasConnected) this.connectionToast = this.toast(change.status === "offline" ? "Disconnected from the service." : "Connection to the service lost: reconnecting…");
+		if (change.status !== "connecting") this.endFirstBind();
 	}
 
 	/**
@@ -513,6 +518,8 @@ export class Controller extends PageStore<ViewState> {
 			void this.refreshMemory();
 		} catch (error) {
 			this.toast(`could not bind to a session: ${failureText(error)}`);
+		} finally {
+			this.endFirstBind();
 		}
 	}
 
