@@ -232,14 +232,15 @@ test("a remembered session that is gone gives way to the primary, without an err
  * #app), each command it sends, its socket's first answer, a socket that closed before opening, and the
  * registration of its service worker. Also what the first render showed (`window.firstRender`): the connection
  * status its pill said, and how often the page read the transcript's scroll height before it (a read forces the
- * browser to lay the page out then).
+ * browser to lay the page out then); and how far the document was read when the first socket was made, and how many
+ * sockets were made before the first render.
  */
 function recordStart(): void {
 	const order: string[] = [];
 	(window as any).startOrder = order;
 	const times: Record<string, number> = {};
 	(window as any).startTimes = times;
-	const first = { status: "", transcriptReads: 0 };
+	const first = { status: "", transcriptReads: 0, socketWhile: "", sockets: 0 };
 	(window as any).firstRender = first;
 	const height = Object.getOwnPropertyDescriptor(Element.prototype, "scrollHeight")!;
 	Object.defineProperty(Element.prototype, "scrollHeight", {
@@ -262,6 +263,8 @@ function recordStart(): void {
 		constructor(url: string | URL, protocols?: string | string[]) {
 			super(url, protocols);
 			times.socket ??= performance.now();
+			first.socketWhile ||= document.readyState;
+			if (!order.includes("rendered")) first.sockets++;
 			this.addEventListener("open", () => order.includes("opened") || order.push("opened"));
 			// A socket that closes before it opened (a busy service refused or dropped it): the page retries.
 			let opened = false;
@@ -310,7 +313,10 @@ test("the page sends its first bind's commands as its socket opens and renders o
 			const sent = order.indexOf(`sent ${command}`);
 			assert.ok(sent > opened && sent < order.indexOf("answered"), `${command} is sent with subscribe, before its answer: ${order.join(", ")}`);
 		}
-		const first = await page.evaluate(() => (window as any).firstRender as { status: string; transcriptReads: number });
+		const first = await page.evaluate(() => (window as any).firstRender as { status: string; transcriptReads: number; socketWhile: string; sockets: number });
+		// The socket opens as the document is read, before the script is parsed and run, which takes it over.
+		assert.equal(first.socketWhile, "loading", "the socket is made while the document is read");
+		if (!order.includes("failed")) assert.equal(first.sockets, 1, "one socket: the script takes over the early one");
 		if (first.status !== "connected") {
 			// The first socket failed (the page renders then, and retries), or the bind took longer than the page waits
 			// for it (a loaded machine): the page rendered at its deadline, not before.

@@ -25,6 +25,7 @@ import { Completions } from "./completions";
 import { FilesState } from "./files-state";
 import { splitMentions, withMentions } from "./mentions";
 import { Drafts } from "./drafts";
+import { withEarlySocket } from "./early-socket";
 import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
@@ -168,7 +169,7 @@ export class Controller extends PageStore<ViewState> {
 			notes: {},
 			announcement: undefined,
 		};
-		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined, WebSocket: withEarlySocket() });
 		// Each panel state subscribes to the events it follows in its constructor. None of them reads what the
 		// controller makes of an event (and views render a frame later, after every listener has run), so the
 		// order in which the client calls them and the controller does not matter.
