@@ -1,8 +1,9 @@
 /**
- * The socket web/index.html opens as the page is read, before the script is parsed, compiled and run: the client
- * takes it over for its first connection when it is to the same place with the same token, so the handshake
- * overlaps the script's start instead of following it (docs/web.md, Connection). What the socket said meanwhile
- * (opened, closed, a message) is told to the client's handlers once it has set them.
+ * The socket web/index.html opens as the page is read (an inline script that then removes itself), before the
+ * script is parsed, compiled and run: the client takes it over for its first connection when it is to the same
+ * place with the same token, so the handshake overlaps the script's start instead of following it (docs/web.md,
+ * Connection). What the socket said meanwhile (opened, closed, a message) is told to the client's handlers once
+ * it has set them.
  */
 import type { WebSocketConstructor } from "../../../src/client/index.js";
 
