@@ -230,17 +230,30 @@ test("a remembered session that is gone gives way to the primary, without an err
 /**
  * An init script that records, in the page's order (`window.startOrder`): its first render (the first child of
  * #app), each command it sends, its socket's first answer, a socket that closed before opening, and the
- * registration of its service worker.
+ * registration of its service worker. Also what the first render showed (`window.firstRender`): the connection
+ * status its pill said, and how often the page read the transcript's scroll height before it (a read forces the
+ * browser to lay the page out then); and how far the document was read when the first socket was made, and how many
+ * sockets were made before the first render.
  */
 function recordStart(): void {
 	const order: string[] = [];
 	(window as any).startOrder = order;
 	const times: Record<string, number> = {};
 	(window as any).startTimes = times;
+	const first = { status: "", transcriptReads: 0, socketWhile: "", sockets: 0 };
+	(window as any).firstRender = first;
+	const height = Object.getOwnPropertyDescriptor(Element.prototype, "scrollHeight")!;
+	Object.defineProperty(Element.prototype, "scrollHeight", {
+		get(this: Element) {
+			if (!order.includes("rendered") && this.classList.contains("transcript")) first.transcriptReads++;
+			return height.get!.call(this);
+		},
+	});
 	new MutationObserver((_, observer) => {
 		if (!document.getElementById("app")?.firstChild) return;
 		order.push("rendered");
 		times.rendered = performance.now();
+		first.status = document.querySelector<HTMLElement>(".pill")?.dataset.status ?? "";
 		observer.disconnect();
 	}).observe(document, { childList: true, subtree: true });
 	const register = navigator.serviceWorker.register.bind(navigator.serviceWorker);
@@ -250,6 +263,8 @@ function recordStart(): void {
 		constructor(url: string | URL, protocols?: string | string[]) {
 			super(url, protocols);
 			times.socket ??= performance.now();
+			first.socketWhile ||= document.readyState;
+			if (!order.includes("rendered")) first.sockets++;
 			this.addEventListener("open", () => order.includes("opened") || order.push("opened"));
 			// A socket that closes before it opened (a busy service refused or dropped it): the page retries.
 			let opened = false;
@@ -288,23 +303,30 @@ test("the page registers its service worker only once it has bound to its sessio
 		assert.deepEqual((await startOrder(page)).filter((step) => step === "answered" || step === "register"), ["answered", "register"]);
 	}));
 
-test("the page sends its first bind's commands before its first render, so the service answers them while it renders", () =>
+test("the page sends its first bind's commands as its socket opens and renders once they are answered: its first render is of the bound session", () =>
 	checkStart(async (page) => {
 		const order = await startOrder(page);
 		const rendered = order.indexOf("rendered");
 		const opened = order.indexOf("opened");
-		if (opened > rendered) {
-			// The first socket failed (the page renders then, and retries), or took longer than the page waits for
-			// it (a loaded machine): the page rendered at its deadline, not before. Either way it sent its commands
-			// as soon as a socket opened.
-			assert.equal(order[opened + 1], "sent subscribe", `the first bind goes out as the socket opens: ${order.join(", ")}`);
+		assert.ok(opened >= 0 && order[opened + 1] === "sent subscribe", `the first bind goes out as the socket opens: ${order.join(", ")}`);
+		for (const command of ["get_messages", "get_state", "get_available_models", "get_available_thinking_levels"]) {
+			const sent = order.indexOf(`sent ${command}`);
+			assert.ok(sent > opened && sent < order.indexOf("answered"), `${command} is sent with subscribe, before its answer: ${order.join(", ")}`);
+		}
+		const first = await page.evaluate(() => (window as any).firstRender as { status: string; transcriptReads: number; socketWhile: string; sockets: number });
+		// The socket opens as the document is read, before the script is parsed and run, which takes it over.
+		assert.equal(first.socketWhile, "loading", "the socket is made while the document is read");
+		if (!order.includes("failed")) assert.equal(first.sockets, 1, "one socket: the script takes over the early one");
+		if (first.status !== "connected") {
+			// The first socket failed (the page renders then, and retries), or the bind took longer than the page waits
+			// for it (a loaded machine): the page rendered at its deadline, not before.
 			if (order.indexOf("failed") >= 0 && order.indexOf("failed") < rendered) return;
 			const times = await page.evaluate(() => (window as any).startTimes);
-			assert.ok(times.rendered - times.socket >= 90, `rendered ${Math.round(times.rendered - times.socket)} ms after opening its socket, before it opened: ${order.join(", ")}`);
+			assert.ok(times.rendered - times.socket >= 140, `rendered ${Math.round(times.rendered - times.socket)} ms after opening its socket, unbound (${first.status}): ${order.join(", ")}`);
 			return;
 		}
-		for (const command of ["subscribe", "get_messages", "get_state", "get_available_models", "get_available_thinking_levels"]) {
-			const sent = order.indexOf(`sent ${command}`);
-			assert.ok(sent >= 0 && sent < rendered, `${command} is sent before the first render: ${order.join(", ")}`);
-		}
+		assert.ok(order.indexOf("answered") < rendered, order.join(", "));
+		// A new session has no conversation to keep at its bottom: its first render reads no size of the transcript,
+		// which would lay the page out before its frame does.
+		assert.equal(first.transcriptReads, 0, "the transcript's height is not read by the first render");
 	}));

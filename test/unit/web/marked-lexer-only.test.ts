@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { Lexer } from "marked";
-import { keepLexerOnly } from "../../../web/marked-lexer-only.js";
+import { keepLexerOnly, lexerOnFirstUse } from "../../../web/marked-lexer-only.js";
 import { foldUnsetOptions } from "../../../web/marked-unset-options.js";
 import { tempDir } from "../../support/skiff-process.js";
 
@@ -38,6 +38,22 @@ test("the cut module exports the Lexer alone, which lexes as marked's own", asyn
 	for (const options of ['{"gfm":true,"breaks":true}', '{"gfm":false}', '{"pedantic":true,"gfm":false}']) {
 		assert.deepEqual(new module.Lexer(JSON.parse(options)).lex(SAMPLE), new Lexer(JSON.parse(options)).lex(SAMPLE), options);
 	}
+});
+
+test("the build's module runs marked's code on the first new Lexer, not as it loads, and lexes as marked's own", async () => {
+	// A statement put first in marked's code counts its runs: none as the module loads, one for any number of lexers.
+	const built = lexerOnFirstUse(`globalThis.markedRuns=(globalThis.markedRuns??0)+1;${foldUnsetOptions(keepLexerOnly(original))}`);
+	const file = join(tempDir("skiff-marked-"), "marked-lazy.mjs");
+	writeFileSync(file, built);
+	const runs = () => (globalThis as { markedRuns?: number }).markedRuns ?? 0;
+	const module = (await import(pathToFileURL(file).href)) as { Lexer: typeof Lexer };
+	assert.deepEqual(Object.keys(module), ["Lexer"]);
+	assert.equal(runs(), 0, "not run as the module loads");
+	const options = '{"gfm":true,"breaks":true}';
+	assert.deepEqual(new module.Lexer(JSON.parse(options)).lex(SAMPLE), new Lexer(JSON.parse(options)).lex(SAMPLE));
+	assert.deepEqual(new module.Lexer(JSON.parse(options)).lex(SAMPLE), new Lexer(JSON.parse(options)).lex(SAMPLE));
+	assert.equal(runs(), 1, "run once, on first use");
+	assert.throws(() => lexerOnFirstUse("var a=1;export{a as Lexer,b as Parser};", "/x/marked.esm.js"), /\/x\/marked\.esm\.js: the cut module does not end by exporting its Lexer alone/);
 });
 
 test("a marked of another shape fails the build with a sentence naming the file", () => {

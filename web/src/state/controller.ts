@@ -25,6 +25,7 @@ import { Completions } from "./completions";
 import { FilesState } from "./files-state";
 import { splitMentions, withMentions } from "./mentions";
 import { Drafts } from "./drafts";
+import { withEarlySocket } from "./early-socket";
 import { type Announcement, PageStore, type Toast } from "./page-store";
 import { GoalState } from "./goal-state";
 import { JobsState } from "./jobs-state";
@@ -142,6 +143,8 @@ export class Controller extends PageStore<ViewState> {
 	private lost = false;
 	/** The toast saying the connection was lost: it goes once the page is bound again. */
 	private connectionToast: number | undefined;
+	/** Waiting for the first bind to end (afterFirstBind). */
+	private firstBindOver: (() => void) | undefined;
 
 	constructor(wsUrl: string) {
 		super();
@@ -166,7 +169,7 @@ export class Controller extends PageStore<ViewState> {
 			notes: {},
 			announcement: undefined,
 		};
-		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined });
+		this.client = new SkiffClient({ url: wsUrl, token: () => sessionStorage.getItem(TOKEN_KEY) ?? undefined, WebSocket: withEarlySocket() });
 		// Each panel state subscribes to the events it follows in its constructor. None of them reads what the
 		// controller makes of an event (and views render a frame later, after every listener has run), so the
 		// order in which the client calls them and the controller does not matter.
@@ -248,16 +251,18 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	/**
-	 * Calls `then` once, when the first connection has opened (the first bind's commands are sent by then: the
-	 * controller's own listener came first) or failed.
+	 * Calls `then` once, when the first bind has ended (bound, or failed: a toast says why) or the first connection
+	 * did not open (refused, or lost: the page retries); returns the function that stops waiting.
 	 */
-	afterOpening(then: () => void): () => void {
-		const stop = this.client.onStatus((change) => {
-			if (change.status === "connecting") return;
-			stop();
-			then();
-		});
-		return stop;
+	afterFirstBind(then: () => void): () => void {
+		this.firstBindOver = then;
+		return () => (this.firstBindOver = undefined);
+	}
+
+	private endFirstBind(): void {
+		const then = this.firstBindOver;
+		this.firstBindOver = undefined;
+		then?.();
 	}
 
 	/** Tries to connect again now, instead of waiting for the next retry. */
@@ -483,6 +488,7 @@ export class Controller extends PageStore<ViewState> {
 		}
 		// The bar says so too, but only in the main column: a toast reaches whoever is reading a panel or the drawer.
 		if (wasConnected) this.connectionToast = this.toast(change.status === "offline" ? "Disconnected from the service." : "Connection to the service lost: reconnecting…");
+		if (change.status !== "connecting") this.endFirstBind();
 	}
 
 	/**
@@ -513,6 +519,8 @@ export class Controller extends PageStore<ViewState> {
 			void this.refreshMemory();
 		} catch (error) {
 			this.toast(`could not bind to a session: ${failureText(error)}`);
+		} finally {
+			this.endFirstBind();
 		}
 	}
 

@@ -51,6 +51,16 @@ export abstract class PageStore<S extends Notices> {
 		return toast.id;
 	}
 
+	/**
+	 * Drops the notification waiting for the next frame: for the page's first render, which renders the state as
+	 * it is (its views subscribe as they render), and would otherwise render all of it again a frame later, before
+	 * its first paint.
+	 */
+	rendering(): void {
+		if (this.frame !== undefined) cancelAnimationFrame(this.frame);
+		this.frame = undefined;
+	}
+
 	protected announce(text: string): void {
 		this.update({ announcement: { id: ++this.announcementId, text } } as Partial<S>);
 	}

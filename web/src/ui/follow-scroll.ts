@@ -57,6 +57,15 @@ export class FollowScroll {
 		this.height = this.scroller.scrollHeight;
 	}
 
+	/**
+	 * After a render: as pin, but with nothing to pin (following, and no conversation: a new session, the setup
+	 * card) no size is read, which would lay the page out before its frame does; the resize observer pins once
+	 * the frame has laid it out.
+	 */
+	rendered(): void {
+		if (!this.following || this.hasConversation()) this.pin();
+	}
+
 	/** Scrolls by however far the anchor moved, so that the reader's text stays put. */
 	private keep(): void {
 		const anchor = this.anchor;

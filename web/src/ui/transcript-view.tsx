@@ -85,7 +85,7 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 		if (transcript.followRequests !== followRequests.current) {
 			followRequests.current = transcript.followRequests;
 			follow.current?.jump();
-		} else follow.current?.pin();
+		} else follow.current?.rendered();
 	});
 
 	/** Renders a batch of earlier messages above (the reader's place is kept by FollowScroll). */
