@@ -158,6 +158,24 @@ export async function openPage(
 	return page;
 }
 
+/**
+ * Waits until the page is connected again to a service that is back at its address: it presses Retry now
+ * whenever the page shows it, as a user would, instead of waiting for the page's own next attempt (its backoff
+ * grows to 15 s, so a restart that outlasted one attempt cost seconds of waiting). The reconnection is the page's
+ * own either way; a page that reconnects before the button shows simply connects.
+ */
+export async function reconnected(page: Page): Promise<void> {
+	await page.waitForFunction(
+		() => {
+			if (document.querySelector('.pill[data-status="connected"]')) return true;
+			(document.querySelector("button.retry") as HTMLButtonElement | null)?.click(); // a DOM click: on a phone the drawer may cover the bar
+			return false;
+		},
+		undefined,
+		{ polling: 100, timeout: 30_000 },
+	);
+}
+
 /** Types `text` into the message box and presses Enter (a prompt while idle, a steer during a run). */
 export async function typeAndSend(page: Page, text: string): Promise<void> {
 	await page.fill("#composer", text);
