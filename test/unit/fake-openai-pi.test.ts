@@ -75,14 +75,20 @@ function finalAssistantText(events: AgentSessionEvent[]): string {
 	return last.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
 }
 
-test("pi end to end: RUN makes pi execute bash, send the output back, and finish with the text reply", async () => {
-	const { session, events } = await piSession(FAKE_MODEL);
+/** One prompt in a new pi session on `modelId`: its events, and the model requests it made. */
+async function promptOnce(modelId: string, text: string) {
+	const { session, events } = await piSession(modelId);
 	const before = server.requests.length;
 	try {
-		await session.prompt("RUN echo hi");
+		await session.prompt(text);
 	} finally {
 		session.dispose();
 	}
+	return { events, requests: server.requests.slice(before) };
+}
+
+test("pi end to end: RUN makes pi execute bash, send the output back, and finish with the text reply", async () => {
+	const { events, requests } = await promptOnce(FAKE_MODEL, "RUN echo hi");
 	const ends = events.flatMap((e) => (e.type === "tool_execution_end" ? [e] : []));
 	assert.equal(ends.length, 1);
 	assert.equal(ends[0]!.toolName, "bash");
@@ -92,7 +98,6 @@ test("pi end to end: RUN makes pi execute bash, send the output back, and finish
 	assert.ok(assistantEvents(events, "toolcall_delta").length >= 2, "pi saw the arguments arrive in pieces");
 	assert.equal(finalAssistantText(events), "Tool result received: hi");
 	// Two model requests: the prompt, then the tool result (sent back under role "tool").
-	const requests = server.requests.slice(before);
 	assert.equal(requests.length, 2);
 	assert.equal(requests[0]!.body.stream, true);
 	assert.deepEqual(requests[0]!.body.stream_options, { include_usage: true });
@@ -130,16 +135,10 @@ test("pi end to end: a thinking level asked for the plain model is clamped to of
 });
 
 test("pi end to end: ERROR surfaces as the assistant's error message after exactly one request", async () => {
-	const { session, events } = await piSession(FAKE_MODEL);
-	const before = server.requests.length;
-	try {
-		await session.prompt("ERROR 400 the model refused this request");
-	} finally {
-		session.dispose();
-	}
+	const { events, requests } = await promptOnce(FAKE_MODEL, "ERROR 400 the model refused this request");
 	const last = events.flatMap((e) => (e.type === "message_end" && e.message.role === "assistant" ? [e.message] : [])).at(-1);
 	assert.ok(last && last.role === "assistant");
 	assert.equal(last.stopReason, "error");
 	assert.match(last.errorMessage ?? "", /400 the model refused this request/);
-	assert.equal(server.requests.length - before, 1);
+	assert.equal(requests.length, 1);
 });
