@@ -12,7 +12,7 @@ import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
+import { allStarted, type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
 import { baseRepository, removeTempRepos, tempRepoDir } from "../support/git-repo.js";
 import { tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
@@ -23,8 +23,7 @@ let repo: string;
 
 before(async () => {
 	repo = baseRepository(tempRepoDir("skiff-changes-ui-"));
-	browser = await launchBrowser();
-	service = await startChatService({ cwd: repo });
+	await allStarted([launchBrowser().then((b) => (browser = b)), startChatService({ cwd: repo }).then((s) => (service = s))]);
 });
 
 after(async () => {

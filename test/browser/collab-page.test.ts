@@ -84,12 +84,15 @@ for (const viewport of VIEWPORTS) {
 			assert.equal(await host.locator("button.share-button .count").innerText(), "1");
 			await host.keyboard.press("Escape");
 
-			// The host's run streams to the guest: a part of the reply shows before the whole.
+			// The host's run streams to the guest: a part of the reply shows before the whole (its last word is held
+			// back by the model until the guest has seen the rest, so the stream lasts as long as the check needs).
 			const words = Array.from({ length: 16 }, (_, i) => `w${i}`).join(" ");
-			await typeAndSend(host, `Stream this to the guest (${viewport.name}).\nREPLY streamed ${words} done\nSLOW 120`);
+			const hold = `guest-stream-${viewport.name}`;
+			await typeAndSend(host, `Stream this to the guest (${viewport.name}).\nREPLY streamed ${words} done\nHOLD ${hold}`);
 			await guest.waitForSelector(".guest[data-run='running']");
 			await guest.waitForSelector(".msg.assistant.streaming:has-text('streamed w0 w1 w2')");
 			assert.equal(await guest.locator(".msg.assistant.streaming").innerText().then((t) => t.includes("done")), false, "seen while it streams");
+			service.model.release(hold);
 			await guest.waitForSelector(`.msg.assistant:not(.streaming):has-text('${words} done')`);
 			await guest.waitForSelector(".guest[data-run='idle']");
 			assert.equal(await guest.locator(`.msg.user:has-text('Stream this to the guest (${viewport.name})')`).count(), 1);
@@ -101,7 +104,7 @@ for (const viewport of VIEWPORTS) {
 			await guest.waitForSelector(`.msg.assistant:has-text('hello host, from a ${viewport.name} guest')`);
 
 			// During a run the guest's Enter steers, and its Abort stops the host's run.
-			await typeAndSend(guest, "A long one.\nREPLY a b c d e f g h i j k l m n o p q r s t u v w x y z\nSLOW 400");
+			await typeAndSend(guest, "A long one.\nREPLY a b c d e f g h i j k l m n o p q r s t u v w x y z\nHOLD until-stopped"); // ended by the guest's Abort below
 			await guest.waitForSelector(".msg.assistant.streaming:has-text('a b')");
 			await guest.waitForSelector("button.send:has-text('Steer')");
 			await typeAndSend(guest, `steered by the ${viewport.name} guest`);

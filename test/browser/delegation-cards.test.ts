@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import { allStarted, type ChatService, launchBrowser, newSession, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
 import { tempDir } from "../support/skiff-process.js";
 
 let browser: Browser;
@@ -19,17 +19,17 @@ let gate: Promise<void> | undefined;
 const call = (tool: string, args: unknown) => `CALL ${tool} ${JSON.stringify(args)}`;
 
 before(async () => {
-	browser = await launchBrowser();
 	const agentDir = tempDir();
 	mkdirSync(join(agentDir, "agents"));
 	writeFileSync(join(agentDir, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: Reviews changes\n---\nReview.\n");
-	service = await startChatService({
+	const serviceStarted = startChatService({
 		agentDir,
 		onModelRequest: (request) => {
 			const text = JSON.stringify(request.body.messages);
 			return text.includes("HOLD") && !text.includes("CALL task") ? gate : undefined; // the child's requests, not its parent's
 		},
 	});
+	await allStarted([launchBrowser().then((b) => (browser = b)), serviceStarted.then((s) => (service = s))]);
 });
 
 after(async () => {

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, VIEWPORTS } from "../support/browser.js";
+import { allStarted, type ChatService, launchBrowser, newSession, openPage, runPrompt, settled, VIEWPORTS } from "../support/browser.js";
 import { startChatService } from "../support/browser.js";
 import { startSkiff, tempDir, type SkiffProcess } from "../support/skiff-process.js";
 
@@ -17,8 +17,7 @@ let service: ChatService;
 let tokenSkiff: SkiffProcess;
 
 before(async () => {
-	browser = await launchBrowser();
-	service = await startChatService();
+	await allStarted([launchBrowser().then((b) => (browser = b)), startChatService().then((s) => (service = s))]);
 	const dir = tempDir();
 	writeFileSync(join(dir, "token"), "layout-token", { mode: 0o600 });
 	tokenSkiff = await startSkiff({ agentDir: tempDir(), args: ["--listen-token-file", join(dir, "token")] });

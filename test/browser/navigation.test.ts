@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, afterEach, before, beforeEach, describe, test } from "node:test";
 import type { Page } from "playwright-core";
-import { newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
+import { newSession, openPage, reconnected, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
 import { writeFakeModelsJson } from "../support/fake-openai.js";
 import { portForRestart } from "../support/restart-port.js";
 import { startSkiff, tempDir } from "../support/skiff-process.js";
@@ -325,7 +325,7 @@ describe("a lost connection raises a toast (desktop and phone)", () => {
 				await page.waitForSelector(".toast:has-text('Connection to the service lost')");
 				assert.equal(await page.locator(".toast").count(), 1, "one toast");
 				skiff = await startSkiff({ agentDir, cwd, listen, args });
-				await page.waitForSelector('.pill[data-status="connected"]', { timeout: 30_000 });
+				await reconnected(page);
 				await page.waitForSelector(".toast", { state: "detached" });
 			} finally {
 				await page.context().close();

@@ -5,15 +5,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { type ChatService, launchBrowser, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import { allStarted, type ChatService, launchBrowser, openPage, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
 
 let browser: Browser;
 let bare: ChatService;
 
 before(async () => {
-	browser = await launchBrowser();
 	// As `npm start` runs it: npm names the script it runs in npm_lifecycle_event.
-	bare = await startChatService({ models: false, env: { npm_lifecycle_event: "start" } });
+	await allStarted([launchBrowser().then((b) => (browser = b)), startChatService({ models: false, env: { npm_lifecycle_event: "start" } }).then((s) => (bare = s))]);
 });
 
 after(async () => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { launchBrowser, openPage, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import { launchBrowser, openPage, reconnected, typeAndSend, VIEWPORTS } from "../support/browser.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { ReplyGate } from "../support/reply-gate.js";
 import { portForRestart } from "../support/restart-port.js";
@@ -42,7 +42,7 @@ for (const viewport of VIEWPORTS) {
 				await skiff.stop("SIGTERM");
 				release();
 				skiff = await startSkiff({ agentDir, cwd, listen, args: ["--model", "fake/fake-model", "--continue"] });
-				await page.waitForSelector('.pill[data-status="connected"]', { timeout: 30_000 });
+				await reconnected(page);
 
 				const mark = page.locator(".transcript .run-interrupted");
 				await mark.waitFor();

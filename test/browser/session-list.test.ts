@@ -10,7 +10,7 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser, newSession, openPage, runPrompt, settled, showPanel, VIEWPORTS } from "../support/browser.js";
+import { launchBrowser, newSession, openPage, reconnected, runPrompt, settled, showPanel, VIEWPORTS } from "../support/browser.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { ReplyGate } from "../support/reply-gate.js";
 import { portForRestart } from "../support/restart-port.js";
@@ -67,7 +67,7 @@ test("restarting the service with the page open, and reloading it, adds no empty
 			const primary = (await client.ok({ type: "get_state" })).sessionId; // the new, empty session of this start
 			frames.length = 0;
 			if (reload) await page.reload();
-			await page.waitForSelector('.pill[data-status="connected"]', { timeout: 30_000 });
+			await reconnected(page);
 			await showPanel(page, VIEWPORTS[0], "sessions");
 			// The page has read a list naming the new session (so it knows of it) before the rows are looked at.
 			await until(() => frames.some((f) => f.includes('"command":"session_list"') && f.includes(primary)), "a session list naming the new session");

@@ -7,16 +7,18 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { type ChatService, launchBrowser, openPage, settled, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
+import { allStarted, type ChatService, launchBrowser, openPage, settled, showPanel, startChatService, typeAndSend, VIEWPORTS } from "../support/browser.js";
 
 let browser: Browser;
 let bare: ChatService;
 let configured: ChatService;
 
 before(async () => {
-	browser = await launchBrowser();
-	bare = await startChatService({ models: false });
-	configured = await startChatService({ args: ["--model", "fake/fake-model"] });
+	await allStarted([
+		launchBrowser().then((b) => (browser = b)),
+		startChatService({ models: false }).then((s) => (bare = s)),
+		startChatService({ args: ["--model", "fake/fake-model"] }).then((s) => (configured = s)),
+	]);
 });
 
 after(async () => {

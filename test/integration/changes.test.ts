@@ -6,6 +6,7 @@
  * since it was listed, a path outside the working directory and a call without `confirm`; repositories
  * mid-merge, on a detached HEAD and without a commit answer honestly. A write's result carries its diff
  * against what the file held (`details.diff`), or `created`, or why not (`diffOmitted`), live and recorded.
+ * (A large write's diff, made within the time the service gives jsdiff, is timed: changes-large-write.test.ts.)
  */
 import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, realpathSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -13,13 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
-import { MAX_WRITE_DIFF_BYTES } from "../../src/features/changes/write-diff.js";
 import { createEventRegistry, createSchemaRegistry } from "../../src/contract.js";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
 import { fakeModelHome } from "../support/fake-model-home.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
+import { edit, toolResults, write } from "../support/write-calls.js";
 
 let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
@@ -49,8 +50,6 @@ function plainDir(): string {
 	return dir;
 }
 
-const edit = (path: string, oldText: string, newText: string) => `CALL edit ${JSON.stringify({ path, edits: [{ oldText, newText }] })}`;
-const write = (path: string, content: string) => `CALL write ${JSON.stringify({ path, content })}`;
 
 async function sessionIn(cwd: string): Promise<string> {
 	const { sessionId } = await client.ok({ type: "new_session", cwd });
@@ -413,16 +412,7 @@ test("outside git, the recorded base survives a restart with --continue", async 
 	}
 });
 
-/** The tool results of one turn, in call order (pi runs the calls at once): live (tool_execution_end) and as recorded (get_messages). */
-async function results(cwd: string, calls: string[]): Promise<{ live: Event[]; recorded: any[] }> {
-	const sessionId = await sessionIn(cwd);
-	const events = await client.turn(sessionId, `${calls.join("\n")}\nAFTER_TOOL Done.`);
-	const byCall = (a: any, b: any) => String(a.toolCallId).localeCompare(String(b.toolCallId), "en", { numeric: true });
-	const live = events.filter((e) => e.type === "tool_execution_end").sort(byCall);
-	assert.equal(live.length, calls.length);
-	const { messages } = await client.ok({ type: "get_messages", sessionId });
-	return { live, recorded: messages.filter((m: any) => m.role === "toolResult").sort(byCall) };
-}
+const results = (cwd: string, calls: string[]) => toolResults(client, cwd, calls);
 
 for (const where of ["in a git repository", "outside git"] as const) {
 	test(`${where}: a write of an existing file carries its diff, a new file says so, an edit keeps pi's diff`, async () => {
@@ -453,20 +443,6 @@ test("bad input: a binary file before, one over the kept size, a failed write an
 	assert.equal(failed!.result.details?.diff, undefined, "a failed write has no diff");
 	assert.equal(away!.isError, false);
 	assert.equal(away!.result.details, undefined, "outside the working directory nothing is read");
-});
-
-test("a large write's diff is cut at a line's end and says so", async () => {
-	const dir = plainDir();
-	// Every tenth of 200 long lines changes: one hunk of over 200 KB, and few enough changes for jsdiff to be quick.
-	const lines = (tag: string) => Array.from({ length: 200 }, (_, n) => `${n % 10 ? "same" : tag} line ${n} ${"-".repeat(1_000)}`).join("\n") + "\n";
-	writeFileSync(join(dir, "long.txt"), lines("old"));
-	const { live } = await results(dir, [write("long.txt", lines("new"))]);
-	const details = live[0]!.result.details;
-	assert.equal(details.diffOmitted, undefined);
-	assert.equal(details.diffTruncated, true);
-	assert.ok(Buffer.byteLength(details.diff) <= MAX_WRITE_DIFF_BYTES);
-	assert.ok(details.diff.endsWith("\n"));
-	assert.match(details.diff, /^--- a\/long.txt\n\+\+\+ b\/long.txt\n@@ /);
 });
 
 test("every response and event of these runs fits the published schemas", () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { RpcClient } from "@mariozechner/pi-coding-agent";
+import { RpcClient } from "../support/pi-rpc-client.js";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { REPO_ROOT, tempDir } from "../support/skiff-process.js";
 

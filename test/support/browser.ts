@@ -108,6 +108,15 @@ export async function startChatService(options: ChatServiceOptions = {}): Promis
 	};
 }
 
+/**
+ * Waits for starts made at once (Chromium's and a service's take about as long, each mostly waiting), then fails
+ * with the first that failed: only once all have settled, so that each start that succeeded has been kept
+ * (by its `.then`) for the file's `after` hook to close, and no process outlives the file.
+ */
+export async function allStarted(starts: Array<Promise<unknown>>): Promise<void> {
+	for (const started of await Promise.allSettled(starts)) if (started.status === "rejected") throw started.reason;
+}
+
 /** A test file's browser and chat service: set once its `before` hook ran. */
 export interface ChatFixture {
 	browser: Browser;
@@ -120,12 +129,9 @@ export interface ChatFixture {
  */
 export function useChatService(options: ChatServiceOptions | (() => ChatServiceOptions) = {}): ChatFixture {
 	const fixture = {} as ChatFixture;
-	before(async () => {
-		const [browser, service] = await Promise.allSettled([launchBrowser(), startChatService(typeof options === "function" ? options() : options)]);
-		if (browser.status === "fulfilled") fixture.browser = browser.value;
-		if (service.status === "fulfilled") fixture.service = service.value;
-		for (const started of [browser, service]) if (started.status === "rejected") throw started.reason;
-	});
+	before(() =>
+		allStarted([launchBrowser().then((browser) => (fixture.browser = browser)), startChatService(typeof options === "function" ? options() : options).then((service) => (fixture.service = service))]),
+	);
 	after(async () => {
 		await fixture.browser?.close();
 		await fixture.service?.close();
@@ -156,6 +162,24 @@ export async function openPage(
 	await page.goto(`${url}/web`);
 	if (options.connected !== false) await page.waitForSelector('.pill[data-status="connected"]');
 	return page;
+}
+
+/**
+ * Waits until the page is connected again to a service that is back at its address: it presses Retry now
+ * whenever the page shows it, as a user would, instead of waiting for the page's own next attempt (its backoff
+ * grows to 15 s, so a restart that outlasted one attempt cost seconds of waiting). The reconnection is the page's
+ * own either way; a page that reconnects before the button shows simply connects.
+ */
+export async function reconnected(page: Page): Promise<void> {
+	await page.waitForFunction(
+		() => {
+			if (document.querySelector('.pill[data-status="connected"]')) return true;
+			(document.querySelector("button.retry") as HTMLButtonElement | null)?.click(); // a DOM click: on a phone the drawer may cover the bar
+			return false;
+		},
+		undefined,
+		{ polling: 100, timeout: 30_000 },
+	);
 }
 
 /** Types `text` into the message box and presses Enter (a prompt while idle, a steer during a run). */

@@ -6,8 +6,9 @@
  *    others they measured the others.
  * 2. Then every other file, several at once: the browser files are mostly waiting (on Chromium, on the service,
  *    on a streamed reply), so more of them run at once than the 2 cores would suggest, and the unit and
- *    integration files fill the slots left. Browser files go first, as they are the longest, so the short
- *    files fill the end and no long one starts last.
+ *    integration files fill the slots left. The longest files go first (by how long each took last time, see
+ *    {@link expectedSeconds}), so the short files fill the end and no long one starts last: a 48 s integration
+ *    file started once the browser files were done would have run alone at the end with a core idle.
  *
  * Each file's output (the spec reporter) is printed whole once the file ends, so files running together never
  * mix their lines; the end lists the failed files and the slowest ones.
@@ -19,8 +20,8 @@
  * concurrency 2, and stalled the machine long enough for a clean-clone CI run to time out two waits of 10 and 30 s.)
  */
 import { spawn } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { join, relative } from "node:path";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { REPO_ROOT } from "./skiff-process.js";
 
 /**
@@ -32,8 +33,7 @@ export const TIMED_FILES: Record<string, string> = {
 	"test/integration/web-route.test.ts": "a ping answered within 100 ms while the page is compressed",
 	"test/integration/workflow-git-hang.test.ts": "pings answered within 100 ms while git hangs",
 	"test/integration/session-search-load.test.ts": "pings answered within 1 s during a search of 5,000 files",
-	"test/integration/files.test.ts": "pings answered while big folders are listed",
-	"test/integration/changes.test.ts": "a 200 KB write's diff made within the 50 ms the service gives jsdiff",
+	"test/integration/changes-large-write.test.ts": "a 200 KB write's diff made within the 50 ms the service gives jsdiff",
 	"test/unit/shared/redact-linear.test.ts": "redaction time per MiB",
 	"test/unit/memory/search-query.test.ts": "search time per MiB",
 	"test/unit/fake-openai.test.ts": "the fake model's parse time, and its pacing",
@@ -74,6 +74,45 @@ function allTestFiles(): string[] {
 }
 
 const isBrowser = (file: string) => file.startsWith("test/browser/");
+
+/**
+ * How long each file took, in seconds: the last run's (kept under node_modules/.cache/, written when a run ends),
+ * else the committed figures in file-durations.json (a clean clone's, and CI's, as `npm ci` empties
+ * node_modules). Only the order of the files depends on them.
+ */
+const DURATIONS_CACHE = join(REPO_ROOT, "node_modules", ".cache", "skiff-tests", "durations.json");
+const DURATIONS_COMMITTED = join(REPO_ROOT, "test", "support", "file-durations.json");
+
+function readDurations(): Record<string, number> {
+	return { ...readJson(DURATIONS_COMMITTED), ...readJson(DURATIONS_CACHE) };
+}
+
+function readJson(path: string): Record<string, number> {
+	try {
+		const value: unknown = JSON.parse(readFileSync(path, "utf8"));
+		if (typeof value !== "object" || value === null) return {};
+		return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, number] => typeof entry[1] === "number"));
+	} catch {
+		return {}; // none yet, or unreadable: the committed figures and the guesses below order the files
+	}
+}
+
+/** A file's expected time: as measured, else a guess by kind (a new browser file is among the longer ones). */
+function expectedSeconds(durations: Record<string, number>, file: string): number {
+	return durations[file] ?? (isBrowser(file) ? 20 : file.startsWith("test/integration/") ? 5 : 1);
+}
+
+/** Keeps this run's times for the next run's order (a run of some files updates theirs only). */
+function writeDurations(outcomes: Outcome[]): void {
+	const next = { ...readJson(DURATIONS_CACHE) };
+	for (const o of outcomes) if (o.code === 0) next[o.file] = Math.round(o.ms / 100) / 10;
+	try {
+		mkdirSync(dirname(DURATIONS_CACHE), { recursive: true });
+		writeFileSync(DURATIONS_CACHE, `${JSON.stringify(next, null, "\t")}\n`);
+	} catch (error) {
+		console.log(`(the files' times were not kept for the next run's order: ${(error as Error).message})`);
+	}
+}
 
 /** Runs one file as `node --test` runs each file (its own process, tsx loaded), its output kept until it ends. */
 function runFile(file: string): Promise<Outcome> {
@@ -142,12 +181,14 @@ async function runPool(files: string[], limit: number, browserLimit: number): Pr
 async function main(): Promise<void> {
 	const given = process.argv.slice(2).map((path) => relative(REPO_ROOT, join(process.cwd(), path)));
 	const files = given.length > 0 ? given : allTestFiles();
-	const timed = files.filter((file) => file in TIMED_FILES);
-	// Browser files first (the longest), each kind in name order.
-	const rest = files.filter((file) => !(file in TIMED_FILES)).sort((a, b) => Number(isBrowser(b)) - Number(isBrowser(a)) || a.localeCompare(b));
+	const durations = readDurations();
+	const longestFirst = (a: string, b: string) => expectedSeconds(durations, b) - expectedSeconds(durations, a) || a.localeCompare(b);
+	const timed = files.filter((file) => file in TIMED_FILES).sort(longestFirst);
+	const rest = files.filter((file) => !(file in TIMED_FILES)).sort(longestFirst);
 	const started = performance.now();
 	console.log(`${timed.length} timed files one at a time, then ${rest.length} files ${slots} at once (${browserSlots} of them browser files at most)`);
 	const outcomes = [...(await runPool(timed, 1, 1)), ...(await runPool(rest, slots, browserSlots))];
+	writeDurations(outcomes);
 
 	const total = (key: string) => outcomes.reduce((sum, o) => sum + (o.counts[key] ?? 0), 0);
 	const failed = outcomes.filter((o) => o.code !== 0);
