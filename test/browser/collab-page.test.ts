@@ -102,6 +102,8 @@ for (const viewport of VIEWPORTS) {
 			await host.waitForSelector(`.msg.user:has-text('from a ${viewport.name} guest')`);
 			await host.waitForSelector(`.msg.assistant:has-text('hello host, from a ${viewport.name} guest')`);
 			await guest.waitForSelector(`.msg.assistant:has-text('hello host, from a ${viewport.name} guest')`);
+			// The reply's text can show before its run's end reaches the guest: Enter then steers the ending run.
+			await guest.waitForSelector(".guest[data-run='idle']");
 
 			// During a run the guest's Enter steers, and its Abort stops the host's run.
 			await typeAndSend(guest, "A long one.\nREPLY a b c d e f g h i j k l m n o p q r s t u v w x y z\nHOLD until-stopped"); // ended by the guest's Abort below
