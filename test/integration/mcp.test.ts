@@ -384,8 +384,8 @@ test("SIGTERM of skiff ends every server's process group: no process is left beh
 	client.sendRaw(JSON.stringify({ type: "mcp_restart", name: "mute", id: "restart-mute" })); // never answered: skiff stops first
 	// Stopping the starting server (a 2 s grace before SIGKILL) and spawning another: slow when the machine is loaded.
 	await until(() => mutes().length > before, "the server started again", 30_000);
+	// Starting, unless its own 1 s start timeout already stopped it (a loaded machine): its group is checked either way.
 	const starting = mutes().at(-1)!;
-	assert.ok(alive(starting));
 	groups.push(starting);
 	assert.equal(await skiff.stop("SIGTERM"), 0);
 	assert.deepEqual(membersOf(groups), [], "no process of any server's group is left");

@@ -8,8 +8,6 @@
  */
 import { spawn } from "node:child_process";
 import { appendFileSync } from "node:fs";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { createTestServer } from "./tools.mjs";
 
 const mode = process.argv[2];
 if (mode === "--exit-now") {
@@ -26,5 +24,8 @@ if (mode === "--no-init") {
 		const child = spawn("sleep", ["1000"], { stdio: "ignore" });
 		appendFileSync(process.env.MCP_TEST_LOG, `server ${process.pid}\ngrandchild ${child.pid}\n`);
 	}
+	// Loaded here, not as static imports: those would load the SDK before --no-init writes its pid, and on a loaded
+	// machine that outlasted the server's 1 s start timeout, so it was stopped before saying it had started.
+	const [{ StdioServerTransport }, { createTestServer }] = await Promise.all([import("@modelcontextprotocol/sdk/server/stdio.js"), import("./tools.mjs")]);
 	await createTestServer().connect(new StdioServerTransport());
 }
