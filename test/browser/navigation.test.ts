@@ -215,7 +215,10 @@ for (const viewport of VIEWPORTS) {
 			const where = await boxes();
 			await showPanel(page, viewport, "maintenance");
 			await page.click(".panel.maintenance button:has-text('Run the checks')");
-			await page.waitForSelector(".checks li[data-check='model'].ok");
+			// Failing, the panel's text says what the doctor answered instead (a CI run timed this out twice).
+			await page.waitForSelector(".checks li[data-check='model'].ok").catch(async (error: Error) => {
+				throw new Error(`${error.message}\nthe panel said: ${await page.locator(".panel.maintenance").innerText().catch(() => "(unreadable)")}`);
+			});
 			for (const id of ALL) {
 				await page.click(`#tab-${id}`);
 				await page.waitForSelector(`#panel-${id}:not([hidden]) h2`);
