@@ -2,6 +2,7 @@
 import { after, before } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type FakeOpenAiOptions, type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "./fake-openai.js";
+import { redactSecrets } from "../../src/shared/redact.js";
 import { type SkiffProcess, startSkiff, tempDir } from "./skiff-process.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -188,12 +189,33 @@ export async function typeAndSend(page: Page, text: string): Promise<void> {
 	await page.press("#composer", "Enter");
 }
 
-/** Sends a prompt and waits until its run has ended (its user message shown, the page idle again). */
+/**
+ * Sends a prompt and waits until its run has ended (its user message shown, the page idle again).
+ * The prompt's message is known by the count of user messages growing, or, when the transcript was replaced
+ * meanwhile (a branch just navigated to, whose answer came after the count was read), by the newest user
+ * message now holding the prompt's text, as the page shows it (redacted, spaces collapsed).
+ */
 export async function runPrompt(page: Page, text: string): Promise<void> {
-	const users = await page.locator(".msg.user:not(.pending)").count();
+	const before = await page.evaluate(() => {
+		const users = document.querySelectorAll(".msg.user:not(.pending)");
+		return { count: users.length, last: users[users.length - 1]?.textContent ?? "" };
+	});
 	await typeAndSend(page, text);
-	await page.waitForFunction((n) => document.querySelectorAll(".msg.user:not(.pending)").length > n, users);
+	const shown = collapse(redactSecrets(text)).slice(0, 40);
+	await page.waitForFunction(
+		({ count, last, shown }) => {
+			const users = document.querySelectorAll(".msg.user:not(.pending)");
+			if (users.length > count) return true;
+			const newest = users[users.length - 1]?.textContent ?? "";
+			return newest !== last && newest.replace(/\s+/g, " ").includes(shown);
+		},
+		{ ...before, shown },
+	);
 	await page.waitForSelector(".app[data-run='idle']");
+}
+
+function collapse(text: string): string {
+	return text.replace(/\s+/g, " ").trim();
 }
 
 /** Waits until the page's transitions have finished and it has rendered what is pending (two frames more). */
