@@ -78,7 +78,7 @@ export async function loadCore(config: CoreConfig): Promise<Core> {
 		runtime,
 		settings,
 		knownTools: pi.tools,
-		publish: (sessionId, event, merge) => (merge ? streams.hub(sessionId).offer(event, merge) : streams.hub(sessionId).publish(event)),
+		publish: (sessionId, event, merge) => streams.hub(sessionId).offer(event, merge),
 		collab: config.collab,
 	});
 	sessionFeatures = sessionFeaturesFor(started);

@@ -35,9 +35,9 @@ export interface FeatureHost {
 	/** The names of the tools every session gets (agent definitions are checked against them). */
 	readonly knownTools: readonly string[];
 	/**
-	 * Sends an event to the followers of one session, numbered with the session's own events. With `merge`, a
-	 * streaming delta it carries is merged with the next ones of the same stream that come within this turn of
-	 * the event loop, as the session's own are (src/protocol/delta-run.ts).
+	 * Sends an event to the followers of one session, numbered with the session's own events. A streaming delta,
+	 * bare or carried by the event as `merge` says, is merged with the next ones of the same stream that come
+	 * within this turn of the event loop, as the session's own are (src/protocol/delta-run.ts).
 	 */
 	publish(sessionId: string, event: RuntimeEvent, merge?: Mergeable): void;
 	/** The listener's collaboration rooms (absent in `--mode rpc`). */

@@ -12,7 +12,7 @@
  * gets the same events with consecutive seqs.
  */
 import type { RuntimeEvent } from "../agent/types.js";
-import { type DeltaPart, deltaPart } from "./delta-part.js";
+import type { DeltaPart } from "./delta-part.js";
 
 /**
  * A run is published at once when its text reaches this many characters (UTF-16 units), so a burst within one
@@ -22,12 +22,13 @@ import { type DeltaPart, deltaPart } from "./delta-part.js";
 export const MAX_RUN_CHARS = 16 * 1024;
 
 /**
- * How an event that wraps a streaming update for another stream on the session's hub (a side chat's tab)
- * merges: its deltas join only runs of the same `scope`, never the session's own (scope ""), and the merged
- * update is wrapped again by `wrap`.
+ * How an event that wraps an update of another stream on the session's hub (a side chat's tab) merges: when the
+ * update is a streaming delta, it joins only runs of the same `scope`, never the session's own (scope ""), and
+ * the merged update is wrapped again by `wrap`; any other update's event is published as it is. A stream makes
+ * its scope and wrap once, so nothing is built per delta but this object.
  */
 export interface Mergeable {
-	/** The streaming update the event carries. */
+	/** The update the event carries. */
 	update: RuntimeEvent;
 	/** Which stream the update belongs to: "" for the session's own, else e.g. `side_chat_event\n<tab>`. */
 	scope: string;
@@ -37,15 +38,6 @@ export interface Mergeable {
 
 /** The wrap of the session's own stream: none. */
 export const unwrapped = (update: RuntimeEvent): RuntimeEvent => update;
-
-/**
- * How a streaming delta (`message_update` with a text, thinking or tool-call arguments delta) merges: with the
- * deltas of the same kind and content block (an absent index is 0) of the same `scope`; undefined when
- * `update` is no such delta. Only for an event that wraps one: the hub merges a bare update without it.
- */
-export function mergeableUpdate(update: RuntimeEvent, scope = "", wrap: (update: RuntimeEvent) => RuntimeEvent = unwrapped): Mergeable | undefined {
-	return deltaPart(update) ? { update, scope, wrap } : undefined;
-}
 
 /**
  * A run of held deltas. Whether the next delta joins it compares the delta's kind, content block and scope

@@ -5,7 +5,7 @@
  * Nothing is recorded: a session's tabs are disposed when it unloads, and gone after a restart.
  */
 import type { AgentHandle, RuntimeEvent, SessionObserver, SideChatHandle } from "../../agent/types.js";
-import { type Mergeable, mergeableUpdate } from "../../protocol/delta-run.js";
+import type { Mergeable } from "../../protocol/delta-run.js";
 import { createEventShaper, type EventShaper } from "../../protocol/event-shape.js";
 import { CodedError } from "../../shared/errors.js";
 import { redactSecrets } from "../../shared/redact.js";
@@ -34,6 +34,9 @@ export interface SideChatServiceOptions {
 interface Tab {
 	readonly name: string;
 	readonly created: string;
+	/** The tab's stream on the session's hub: its deltas merge among themselves, wrapped as the tab's events. */
+	readonly scope: string;
+	readonly wrap: (update: RuntimeEvent) => RuntimeEvent;
 	side?: SideChatHandle;
 	unsubscribe?: () => void;
 }
@@ -67,7 +70,8 @@ export class SideChatService {
 			throw new CodedError("limit", `Session ${main.id} already has ${MAX_SIDE_CHATS} side chats, the most it may hold: close one first (side_chat_close)`);
 		}
 		if (!tabs) this.sessions.set(main.id, (tabs = new Map()));
-		const tab: Tab = { name, created: new Date(this.options.now?.() ?? Date.now()).toISOString() };
+		const wrap = (update: RuntimeEvent): RuntimeEvent => ({ type: sideChatEvent.type, name, event: update });
+		const tab: Tab = { name, created: new Date(this.options.now?.() ?? Date.now()).toISOString(), scope: `${sideChatEvent.type}\n${name}`, wrap };
 		tabs.set(name, tab);
 		const source = main.handle;
 		const fork = forkPointOf(source.messages()); // the same moment openSideChat copies the conversation
@@ -157,11 +161,8 @@ export class SideChatService {
 	private forward(sessionId: string, tab: Tab, shape: EventShaper, event: RuntimeEvent): void {
 		if (!FORWARDED.has(event.type)) return;
 		const shaped = shape(event);
-		if (shaped) {
-			// A tab's deltas of one turn go out as one event, as the main transcript's do (delta-run.ts).
-			const wrap = (update: RuntimeEvent): RuntimeEvent => ({ type: sideChatEvent.type, name: tab.name, event: update });
-			this.options.publish(sessionId, wrap(shaped), mergeableUpdate(shaped, `${sideChatEvent.type}\n${tab.name}`, wrap));
-		}
+		// A tab's deltas of one turn go out as one event, as the main transcript's do (delta-run.ts).
+		if (shaped) this.options.publish(sessionId, tab.wrap(shaped), { update: shaped, scope: tab.scope, wrap: tab.wrap });
 		if (event.type === "agent_start" || event.type === "agent_end") this.announce(sessionId);
 	}
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { MAX_RUN_CHARS, mergeableUpdate } from "../../../src/protocol/delta-run.js";
+import { MAX_RUN_CHARS } from "../../../src/protocol/delta-run.js";
 import { EventHub } from "../../../src/protocol/event-hub.js";
 
 const delta = (text: string, type = "text_delta", contentIndex?: number) => ({
@@ -146,7 +146,7 @@ test("deltas of another stream on the hub (a side chat's tab) merge among themse
 	const tab = (name: string, text: string) => {
 		const wrap = (update: { type: string; [key: string]: unknown }) => ({ type: "side_chat_event", name, event: update });
 		const update = delta(text);
-		hub.offer(wrap(update), mergeableUpdate(update, `side_chat_event\n${name}`, wrap));
+		hub.offer(wrap(update), { update, scope: `side_chat_event\n${name}`, wrap });
 	};
 	tab("a", "si");
 	tab("a", "de");
@@ -194,7 +194,7 @@ test("a delta joins a run only when its kind, content block and stream all match
 	const wrap = (update: { type: string; [key: string]: unknown }) => ({ type: "side_chat_event", name: "a", event: update });
 	const inTab = (text: string, type = "text_delta", contentIndex?: number) => {
 		const update = delta(text, type, contentIndex);
-		hub.offer(wrap(update), mergeableUpdate(update, "side_chat_event\na", wrap));
+		hub.offer(wrap(update), { update, scope: "side_chat_event\na", wrap });
 	};
 	hub.offer(delta("a", "text_delta", 0));
 	hub.offer(delta("b", "text_delta", 0)); // joins
@@ -226,12 +226,15 @@ test("a merged run keeps the first event's other fields and part fields; an even
 	const first = { type: "message_update", message: { role: "assistant" }, assistantMessageEvent: { type: "text_delta", contentIndex: 2, delta: "x", extra: 1 } };
 	hub.offer(first);
 	hub.offer({ type: "message_update", assistantMessageEvent: { type: "text_delta", contentIndex: 2, delta: "y" } });
-	assert.equal(mergeableUpdate({ type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 2 } }, "tab"), undefined);
-	hub.offer({ type: "side_chat_event", name: "t", event: { type: "agent_start" } }, mergeableUpdate({ type: "agent_start" }, "tab"));
+	const wrap = (update: { type: string; [key: string]: unknown }) => ({ type: "side_chat_event", name: "t", event: update });
+	const end = { type: "message_update", assistantMessageEvent: { type: "text_end", contentIndex: 2 } };
+	hub.offer(wrap(end), { update: end, scope: "tab", wrap });
+	hub.offer(wrap({ type: "agent_start" }), { update: { type: "agent_start" }, scope: "tab", wrap });
 	await nextTurn();
 	assert.deepEqual(seen, [
 		{ type: "message_update", sessionId: "s1", seq: 1, message: { role: "assistant" }, assistantMessageEvent: { type: "text_delta", contentIndex: 2, delta: "xy", extra: 1 } },
-		{ type: "side_chat_event", sessionId: "s1", seq: 2, name: "t", event: { type: "agent_start" } },
+		{ type: "side_chat_event", sessionId: "s1", seq: 2, name: "t", event: end },
+		{ type: "side_chat_event", sessionId: "s1", seq: 3, name: "t", event: { type: "agent_start" } },
 	]);
 	assert.deepEqual(first.assistantMessageEvent, { type: "text_delta", contentIndex: 2, delta: "x", extra: 1 }, "the offered event is not altered");
 });
