@@ -37,11 +37,18 @@ afterEach(() => {
 	mock.timers.reset();
 });
 
-/** A store made where the page's pointer events reach it: `pointer(type)` sends one. */
-function pressableStore(): { store: Store; pointer(type: "pointerdown" | "pointerup" | "pointercancel"): void } {
+/**
+ * A store made where the page's pointer events reach it (`pointer(type)` sends one), on fake timers, with a view
+ * that counts its notifications (`notified()`).
+ */
+function pressableStore(): { store: Store; pointer(type: "pointerdown" | "pointerup" | "pointercancel"): void; notified(): number } {
+	mock.timers.enable({ apis: ["setTimeout"] });
 	const handlers = new Map<string, () => void>();
 	globals.addEventListener = (type: string, handler: () => void) => handlers.set(type, handler);
-	return { store: new Store(), pointer: (type) => handlers.get(type)!() };
+	const store = new Store();
+	let notified = 0;
+	store.subscribe(() => notified++);
+	return { store, pointer: (type) => handlers.get(type)!(), notified: () => notified };
 }
 
 function frame(): void {
@@ -100,56 +107,47 @@ test("flush notifies at once and drops the frame asked for (a click's busy state
 });
 
 test("a press holds notifications until a task after its release; a flush renders through it", () => {
-	mock.timers.enable({ apis: ["setTimeout"] });
-	const { store, pointer } = pressableStore();
-	let notified = 0;
-	store.subscribe(() => notified++);
+	const { store, pointer, notified } = pressableStore();
 	pointer("pointerdown");
 	store.set(1); // an answer arriving while the button is held down
 	frame();
-	assert.equal(notified, 0, "nothing moves under the pressed button");
+	assert.equal(notified(), 0, "nothing moves under the pressed button");
 	pointer("pointerup");
 	frame();
-	assert.equal(notified, 0, "not before the click that follows the release");
+	assert.equal(notified(), 0, "not before the click that follows the release");
 	mock.timers.tick(0);
-	assert.equal(notified, 0, "asked for at the release's next task…");
+	assert.equal(notified(), 0, "asked for at the release's next task…");
 	frame();
-	assert.equal(notified, 1, "…and rendered at the frame after it");
+	assert.equal(notified(), 1, "…and rendered at the frame after it");
 	pointer("pointerdown");
 	store.flush(); // what the user's own click changed
-	assert.equal(notified, 2);
+	assert.equal(notified(), 2);
 });
 
 test("a press whose release is never heard holds notifications 2 s at most", () => {
-	mock.timers.enable({ apis: ["setTimeout"] });
-	const { store, pointer } = pressableStore();
-	let notified = 0;
-	store.subscribe(() => notified++);
+	const { store, pointer, notified } = pressableStore();
 	pointer("pointerdown");
 	store.set(1);
 	frame();
 	mock.timers.tick(1999);
 	frame();
-	assert.equal(notified, 0);
+	assert.equal(notified(), 0);
 	mock.timers.tick(1);
 	frame();
-	assert.equal(notified, 1);
+	assert.equal(notified(), 1);
 });
 
 test("a second press before the first one's release task keeps holding", () => {
-	mock.timers.enable({ apis: ["setTimeout"] });
-	const { store, pointer } = pressableStore();
-	let notified = 0;
-	store.subscribe(() => notified++);
+	const { store, pointer, notified } = pressableStore();
 	pointer("pointerdown");
 	pointer("pointercancel");
 	pointer("pointerdown"); // a double click's second press
 	mock.timers.tick(0);
 	store.set(1);
 	frame();
-	assert.equal(notified, 0, "the first release does not end the second press");
+	assert.equal(notified(), 0, "the first release does not end the second press");
 	pointer("pointerup");
 	mock.timers.tick(0);
 	frame();
-	assert.equal(notified, 1);
+	assert.equal(notified(), 1);
 });
