@@ -4,7 +4,7 @@
  * themes, into screenshots/ (not committed): chat (and its message actions, a prompt's editor, the branch
  * switcher), sessions, settings (and its pending changes, and its "When a
  * run ends" section), the project picker (and a folder it refuses), the offline screen, session tree
- * (and a search in it), maintenance (and the doctor's checks), jobs, personas (a job's detail, a persona
+ * (and a search in it), maintenance (and the doctor's checks, and their error when cut off), jobs, personas (a job's detail, a persona
  * opened, the purge confirmation), todo (a task opened, its removal asked), goal and side chat panels, delegation cards (and the jobs' results), the Share dialog and the guest
  * view at its links (control, view, ended, a bad link), phone drawer, shortcut
  * list, session switcher (and panels found by name in it, and sessions by their messages: switcher-text), the panel rail with a badge (jobs finished), a run in progress with a queued steer, the steer returned after a stop, the token
@@ -21,6 +21,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
+import { SocketGate } from "../test/support/socket-gate.js";
 import { filesViews, writeScreenshotProject } from "./screenshot-files.js";
 import { imagesViews, toolImageViews, writeImagesSession, writeToolImageSession } from "./screenshot-images.js";
 import { appendScreenshotPlan } from "./screenshot-plan.js";
@@ -71,9 +72,10 @@ async function shot(page: Page, view: string, size: Size, scheme: string): Promi
 	written++;
 }
 
-async function openPage(browser: Browser, url: string, size: Size, scheme: (typeof SCHEMES)[number]): Promise<Page> {
+async function openPage(browser: Browser, url: string, size: Size, scheme: (typeof SCHEMES)[number], before?: (page: Page) => Promise<void>): Promise<Page> {
 	const context = await browser.newContext({ viewport: size.viewport, colorScheme: scheme, hasTouch: size.phone, isMobile: size.phone, deviceScaleFactor: size.phone ? 2 : 1 });
 	const page = await context.newPage();
+	await before?.(page);
 	await page.goto(`${url}/web`);
 	return page;
 }
@@ -205,6 +207,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.locator(".panel.maintenance section[aria-label='Doctor']").evaluate((el) => el.scrollIntoView({ block: "start" }));
 		await shot(page, "maintenance-doctor", size, scheme);
 		await closeDrawer(page, size);
+		if (!values.only || "maintenance-doctor-error".includes(values.only)) await doctorErrorView(browser, skiff.url, size, scheme);
 
 		await shareViews(browser, page, size, scheme);
 
@@ -315,6 +318,29 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await page.context().close();
 		await skiff.stop();
 		rmSync(agentDir, { recursive: true, force: true });
+	}
+}
+
+/** The doctor's checks cut off (the connection dropped while it checked): the error the panel ends in. */
+async function doctorErrorView(browser: Browser, url: string, size: Size, scheme: (typeof SCHEMES)[number]): Promise<void> {
+	const gate = new SocketGate();
+	gate.holdAnswersTo = (command) => command === "doctor";
+	const page = await openPage(browser, url, size, scheme, (p) => gate.attach(p));
+	try {
+		await page.waitForSelector('.pill[data-status="connected"]');
+		await openDrawer(page, size, "maintenance");
+		await page.waitForSelector(".panel.maintenance .memory-status");
+		await page.click(".panel.maintenance button:has-text('Run the checks')");
+		await page.waitForSelector(".panel.maintenance button:has-text('Checking…')");
+		while (gate.holding === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+		await gate.drop();
+		await page.waitForSelector(".panel.maintenance section[aria-label='Doctor'] .error-text");
+		await page.waitForSelector('.pill[data-status="connected"]');
+		await page.waitForSelector(".toast", { state: "detached" });
+		await page.locator(".panel.maintenance section[aria-label='Doctor']").evaluate((el) => el.scrollIntoView({ block: "start" }));
+		await shot(page, "maintenance-doctor-error", size, scheme);
+	} finally {
+		await page.context().close();
 	}
 }
 

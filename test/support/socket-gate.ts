@@ -1,7 +1,8 @@
 /**
  * Stands between a page and the service on the page's WebSocket (Playwright's routeWebSocket) to make a race
  * happen on cue: events from a chosen one on, or the answers to a chosen command, wait until `release`, which
- * sends them in order. Everything else passes as it comes. The commands the page sends are listed by type.
+ * sends them in order. Everything else passes as it comes. The commands the page sends are listed by type; `drop`
+ * closes the page's socket as a lost connection would (the page reconnects through the gate).
  */
 import type { Page, WebSocketRoute } from "playwright-core";
 
@@ -20,6 +21,7 @@ export class SocketGate {
 	private held: string[] = [];
 	private holdingEvents = false;
 	private page: WebSocketRoute | undefined;
+	private server: ReturnType<WebSocketRoute["connectToServer"]> | undefined;
 
 	/** Routes the page's WebSocket to the service through this gate; call before the page loads. */
 	attach(page: Page): Promise<void> {
@@ -29,6 +31,7 @@ export class SocketGate {
 	private route(ws: WebSocketRoute): void {
 		const server = ws.connectToServer();
 		this.page = ws;
+		this.server = server;
 		ws.onMessage((message) => {
 			this.commands.push((JSON.parse(String(message)) as Frame).type);
 			server.send(message);
@@ -40,6 +43,13 @@ export class SocketGate {
 			if (answer ? this.holdAnswersTo?.(frame.command ?? "") : this.holdingEvents) this.held.push(String(message));
 			else ws.send(message);
 		});
+	}
+
+	/** Closes the page's socket as a lost connection would (what waits is dropped with it). */
+	async drop(): Promise<void> {
+		this.held = [];
+		await this.server?.close();
+		await this.page!.close({ code: 1011, reason: "dropped by the test" });
 	}
 
 	/** How many frames wait. */

@@ -4,7 +4,7 @@
  * service is reached, feature checks) are handed in by the composition root as plain data and functions.
  */
 import { randomBytes } from "node:crypto";
-import { unlinkSync, writeFileSync } from "node:fs";
+import { unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Static, Type } from "typebox";
 import type { LoadedSession } from "../../agent/runtime-manager.js";
@@ -69,7 +69,7 @@ export function doctorCommands(sources: DoctorSources) {
 				const checks: DoctorCheck[] = [modelCheck(session)];
 				if (checkModel) checks.push(await reachableCheck(session));
 				const { service } = sources;
-				if (service) checks.push(...binaryChecks(service.tools), directoryCheck(service.agentDir, service.sessionsDir), reachCheck(service.reach));
+				if (service) checks.push(...binaryChecks(service.tools), await directoryCheck(service.agentDir, service.sessionsDir), reachCheck(service.reach));
 				for (const check of sources.checks ?? []) {
 					const found = await check(session);
 					if (found) checks.push(found);
@@ -130,14 +130,17 @@ function binaryChecks(tools: readonly string[]): DoctorCheck[] {
 	return [check("rg", "grep", "rg", "ripgrep (apt install ripgrep, brew install ripgrep)"), check("fd", "find", "fd", "fd (apt install fd-find, brew install fd)")];
 }
 
-/** Writes and removes a small file in each folder: the one way to know that writing works there now. */
-function directoryCheck(agentDir: string, sessionsDir: string): DoctorCheck {
+/**
+ * Writes and removes a small file in each folder: the one way to know that writing works there now (without
+ * blocking the service on a slow disk: other clients' commands go on meanwhile).
+ */
+async function directoryCheck(agentDir: string, sessionsDir: string): Promise<DoctorCheck> {
 	const title = "The agent directory";
 	for (const dir of [agentDir, sessionsDir]) {
 		const probe = join(dir, `.skiff-doctor-${process.pid}-${randomBytes(4).toString("hex")}`);
 		try {
-			writeFileSync(probe, "", { flag: "wx", mode: 0o600 });
-			unlinkSync(probe);
+			await writeFile(probe, "", { flag: "wx", mode: 0o600 });
+			await unlink(probe);
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code ?? "error";
 			return {

@@ -176,7 +176,7 @@ export class Controller extends PageStore<ViewState> {
 		const context: PanelContext = {
 			client: this.client,
 			sessionId: () => this.state.sessionId,
-			changed: () => this.schedule(),
+			changed: (now) => (now ? this.flush() : this.schedule()),
 			toast: (text) => this.toast(text),
 			announce: (text) => this.announce(text),
 		};

@@ -16,6 +16,11 @@ type MemoryEntries = CommandResult<"memory_entries">;
 const OBJECT_URL_LIFETIME_MS = 60_000;
 /** Memory entries listed at most (the service's own limit). */
 export const MEMORY_LIST_LIMIT = 100;
+/**
+ * How long the doctor's answer may take before the panel says it got none: above the service's own worst case
+ * (the memory server's 10 s, the MCP servers' 20 s, the model's 30 s when asked), with room for a loaded machine.
+ */
+export const DOCTOR_ANSWER_MS = 90_000;
 
 export interface MemoryInspector {
 	sessionId: string;
@@ -91,7 +96,7 @@ export class MaintenanceState {
 	async compact(sessionId: string, instructions: string): Promise<void> {
 		this.compaction = { sessionId };
 		this.compacting.add(sessionId);
-		this.context.changed();
+		this.context.changed(true);
 		try {
 			const text = instructions.trim();
 			const result = await this.context.client.call("compact", text ? { customInstructions: text } : {}, { sessionId });
@@ -125,7 +130,7 @@ export class MaintenanceState {
 	 */
 	async save(sessionId: string, format: DownloadFormat): Promise<void> {
 		this.download = { busy: format };
-		this.context.changed();
+		this.context.changed(true);
 		try {
 			const token = this.token();
 			const response = await fetch(`/export/${encodeURIComponent(sessionId)}.${format}`, {
@@ -227,7 +232,7 @@ export class MaintenanceState {
 		const memory = this.memory;
 		if (!memory || memory.selected.size === 0) return;
 		memory.forgetting = true;
-		this.context.changed();
+		this.context.changed(true);
 		try {
 			const { forgotten, missing } = await this.context.client.call("memory_forget", { ids: [...memory.selected] }, { sessionId: memory.sessionId });
 			memory.selected = new Set();
@@ -247,13 +252,16 @@ export class MaintenanceState {
 		this.context.changed();
 	}
 
-	/** Runs the doctor's checks (with the model request only when asked for). */
+	/**
+	 * Runs the doctor's checks (with the model request only when asked for). "Checking…" renders with the click;
+	 * no answer within DOCTOR_ANSWER_MS (or a lost connection) ends it in an error, never an idle panel.
+	 */
 	async runDoctor(sessionId: string): Promise<void> {
 		const checkModel = this.doctor.checkModel;
 		this.doctor = { running: true, checkModel };
-		this.context.changed();
+		this.context.changed(true);
 		try {
-			const { ok, checks } = await this.context.client.call("doctor", checkModel ? { checkModel: true } : {}, { sessionId });
+			const { ok, checks } = await this.context.client.call("doctor", checkModel ? { checkModel: true } : {}, { sessionId, timeoutMs: DOCTOR_ANSWER_MS });
 			this.doctor = { running: false, checkModel, ok, checks };
 			const failed = checks.filter((c) => !c.ok).length;
 			this.context.announce(failed ? `${plural(failed, "check", "checks")} failed.` : "Every check passed.");
@@ -266,7 +274,7 @@ export class MaintenanceState {
 
 	private async runPrune(days: number, dryRun: boolean): Promise<void> {
 		this.prune = { ...this.prune, running: true, days, error: undefined, ...(dryRun ? { listed: undefined, removed: undefined } : {}) };
-		this.context.changed();
+		this.context.changed(true);
 		try {
 			const answer = await this.context.client.call("sessions_prune", { olderThanDays: days, dryRun });
 			this.prune = dryRun ? { running: false, days, listed: answer } : { running: false, days, removed: answer };

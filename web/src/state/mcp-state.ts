@@ -51,7 +51,7 @@ export class McpState {
 	private async run(server: McpServerView, doing: string, command: () => Promise<{ data: { server: McpServerView } } | undefined>): Promise<void> {
 		const key = keyOf(server);
 		this.busy.add(key);
-		this.context.changed();
+		this.context.changed(true);
 		this.context.announce(`${doing} MCP server ${server.name}…`);
 		const done = await command();
 		this.busy.delete(key);

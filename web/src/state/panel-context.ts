@@ -1,9 +1,10 @@
 /**
  * What the controller gives every panel's state (web/src/state/*-state.ts), one object for all of them: the
  * page's one client, for commands and for the events the state follows itself (`on`, `onEvent`, `onResync`);
- * the session the page shows; a re-render; error toasts; the screen reader's live region. Each state takes
- * `(context, ...its own extra arguments)`, subscribes in its constructor, and never polls. Also
- * `SessionSnapshots`, the per-session value such a state loads once and then keeps current from events alone.
+ * the session the page shows; a re-render (at once for a click's busy state); error toasts; the screen
+ * reader's live region. Each state takes `(context, ...its own extra arguments)`, subscribes in its constructor,
+ * and never polls. Also `SessionSnapshots`, the per-session value such a state loads once and then keeps current
+ * from events alone.
  */
 import { type CommandName, type CommandParams, type CommandResult, type SkiffClient, SkiffCommandError } from "../../../src/client/index.js";
 
@@ -12,8 +13,11 @@ export interface PanelContext {
 	readonly client: SkiffClient;
 	/** The session the page shows now (undefined until the first bind). */
 	sessionId(): string | undefined;
-	/** Something shown changed: re-render (coalesced to one per animation frame). */
-	changed(): void;
+	/**
+	 * Something shown changed: re-render (coalesced to one per animation frame). `now` for what a click started
+	 * (its busy state): rendered with the click, so it always shows at once that it was taken.
+	 */
+	changed(now?: boolean): void;
 	/** An error toast at the top of the main column. */
 	toast(text: string): void;
 	/** Reads a sentence out in the polite live region. */

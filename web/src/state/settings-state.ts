@@ -116,7 +116,7 @@ export class SettingsState {
 			if (!draft) return;
 			this.working = true;
 			this.actionError = undefined;
-			this.context.changed();
+			this.context.changed(true);
 			try {
 				const result = await this.context.client.call("settings_apply", { draftId: draft.draftId }, { sessionId: this.sessionId });
 				delete this.drafts[scope];
@@ -152,7 +152,7 @@ export class SettingsState {
 		return this.queue(async () => {
 			this.working = true;
 			this.actionError = undefined;
-			this.context.changed();
+			this.context.changed(true);
 			try {
 				const result = await this.context.client.call("project_trust", { trusted }, { sessionId: this.sessionId });
 				if (!trusted) delete this.drafts.project;

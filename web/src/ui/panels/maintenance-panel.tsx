@@ -361,7 +361,7 @@ function DoctorSection({ controller, state, sessionId }: SectionProps) {
 			)}
 			{error && (
 				<p class="error-text" role="alert">
-					{redact(error)}
+					The checks did not finish: {redact(error)}
 				</p>
 			)}
 		</PanelSection>
