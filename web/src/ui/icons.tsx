@@ -1,6 +1,8 @@
 /** The few line icons the page uses (24×24 strokes), drawn inline so the page stays one file. */
+import { LOGO_PATH } from "../../../src/shared/app-icon.js";
+
 const PATHS = {
-	logo: "M3 16.5c2.8 1.9 5.8 2.8 9 2.8s6.2-.9 9-2.8l-2 3.5H5zM12 3v12M12 4l6 9.5h-6M11 6.5 6.5 13.5H11",
+	logo: LOGO_PATH,
 	send: "M12 19V5M5.5 11.5 12 5l6.5 6.5",
 	stop: "M7 7h10v10H7z",
 	panels: "M4 5h16v14H4zM15 5v14",
