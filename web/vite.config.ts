@@ -4,6 +4,7 @@
  */
 import { defineConfig } from "vite";
 import { viteSingleFile } from "vite-plugin-singlefile";
+import { cssVariableNames } from "./css-variable-names.js";
 import { markedLexerOnly } from "./marked-lexer-only.js";
 
 const listener = process.env.SKIFF_LISTEN ?? "http://127.0.0.1:8787";
@@ -11,7 +12,7 @@ const listener = process.env.SKIFF_LISTEN ?? "http://127.0.0.1:8787";
 export default defineConfig({
 	root: import.meta.dirname,
 	base: "./",
-	plugins: [markedLexerOnly(), viteSingleFile({ removeViteModuleLoader: true })],
+	plugins: [markedLexerOnly(), viteSingleFile({ removeViteModuleLoader: true }), cssVariableNames()],
 	// JSX compiles to preact's `h(type, props, ...children)` (the classic runtime) rather than the automatic
 	// runtime's `jsx(type, {...props, children: [...]})`: the same vnodes (both extract `key` and a DOM
 	// element's `ref` from the props), without a `children:[…]` per element: 10 KB less script, 1.1 KB gzipped.

@@ -66,11 +66,6 @@ export class FilesState {
 		this.context.changed();
 	}
 
-	closePreview(): void {
-		this.preview = undefined;
-		this.context.changed();
-	}
-
 	private async list(path: string, offset: number): Promise<void> {
 		const asked = ++this.asked;
 		this.context.changed();

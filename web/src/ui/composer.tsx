@@ -22,7 +22,7 @@ export interface ComposerProps {
 	ready: boolean;
 	note?: string;
 	placeholder?: string;
-	/** The hint under the box while idle (by default it also points to the shortcuts). */
+	/** How the hint under the box ends while idle, after the keys that send (by default it points to the shortcuts). */
 	idleHint?: ComponentChildren;
 	/** Completes `/` commands and `@` paths (the host's composer; a guest's has none). */
 	completions?: Completions;
@@ -280,11 +280,13 @@ export function Composer(props: ComposerProps) {
 						<kbd>Enter</kbd> steers the run · <kbd>Esc</kbd> stops it
 					</>
 				) : (
-					(props.idleHint ?? (
-						<>
-							<kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>?</kbd> shortcuts
-						</>
-					))
+					<>
+						<kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · {props.idleHint ?? (
+							<>
+								<kbd>?</kbd> shortcuts
+							</>
+						)}
+					</>
 				)}
 			</p>
 		</div>

@@ -10,7 +10,7 @@ import { useEffect, useMemo, useReducer } from "preact/hooks";
 import { redact } from "../render/redact";
 import { GuestSession } from "../state/guest-state";
 import { Composer } from "./composer";
-import { Icon } from "./icons";
+import { Brand } from "./header";
 import { LiveRegion, Toasts } from "./toasts";
 import { TranscriptView } from "./transcript-view";
 
@@ -48,10 +48,7 @@ export function GuestView() {
 		<div class="app guest" data-run={running ? "running" : "idle"} data-role={role} data-status={status}>
 			<div class="main">
 				<header class="top">
-					<h1 class="brand">
-						<Icon name="logo" />
-						<span>Skiff</span>
-					</h1>
+					<Brand />
 					{connection && (
 						<span class={`pill ${status === "connected" || status === "connecting" || status === "reconnecting" ? status : "offline"}`} data-status={status}>
 							<span class="label">{status}</span>
@@ -87,11 +84,7 @@ export function GuestView() {
 						running={running}
 						ready={status === "connected"}
 						placeholder={running ? "Steer the agent…" : "Ask the agent in this shared session…"}
-						idleHint={
-							<>
-								<kbd>Enter</kbd> sends · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · the host sees what you send
-							</>
-						}
+						idleHint="the host sees what you send"
 						onDraft={() => undefined}
 						onSend={(text) => guest.send(text)}
 						onAbort={() => guest.abort()}

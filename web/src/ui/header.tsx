@@ -6,6 +6,16 @@ import { StatusPill } from "./connection-bar";
 import { Icon } from "./icons";
 import { ShareButton } from "./share-dialog";
 
+/** The app's name with its logo, on the host's page and a guest's. */
+export function Brand() {
+	return (
+		<h1 class="brand">
+			<Icon name="logo" />
+			<span>Skiff</span>
+		</h1>
+	);
+}
+
 export function Header(props: { controller: Controller; running: boolean; drawerOpen: boolean; onToggleDrawer(): void; onOpenSettings(): void; onShare(): void }) {
 	const { state } = props.controller;
 	const model = props.controller.model();
@@ -13,10 +23,7 @@ export function Header(props: { controller: Controller; running: boolean; drawer
 	const title = state.session ? redact(props.controller.title()) : "";
 	return (
 		<header class="top">
-			<h1 class="brand">
-				<Icon name="logo" />
-				<span>Skiff</span>
-			</h1>
+			<Brand />
 			<StatusPill status={state.status} />
 			{/* The project, then the title: side by side, or on a phone the project in small type above the title. */}
 			<div class="where">

@@ -1,6 +1,8 @@
 /** The few line icons the page uses (24×24 strokes), drawn inline so the page stays one file. */
+import { LOGO_PATH } from "../../../src/shared/app-icon.js";
+
 const PATHS = {
-	logo: "M3 16.5c2.8 1.9 5.8 2.8 9 2.8s6.2-.9 9-2.8l-2 3.5H5zM12 3v12M12 4l6 9.5h-6M11 6.5 6.5 13.5H11",
+	logo: LOGO_PATH,
 	send: "M12 19V5M5.5 11.5 12 5l6.5 6.5",
 	stop: "M7 7h10v10H7z",
 	panels: "M4 5h16v14H4zM15 5v14",
@@ -13,7 +15,6 @@ const PATHS = {
 	check: "M5 12.5l4.5 4.5L19 7",
 	edit: "M4 20h4L19 9l-4-4L4 16zM13.5 6.5l4 4",
 	retry: "M20 12a8 8 0 1 1-2.3-5.7M20 4v5h-5",
-	keyboard: "M3 7h18v10H3zM7 11h.01M11 11h.01M15 11h.01M8 14.5h8",
 	// The panels' rail.
 	sessions: "M4 5h16v11H9l-5 4z",
 	tree: "M6 4v16M6 9h8M6 17h8M14 9a2 2 0 1 0 4 0a2 2 0 1 0-4 0M14 17a2 2 0 1 0 4 0a2 2 0 1 0-4 0",
