@@ -12,11 +12,19 @@ export interface DraftBox {
 	box: RefObject<HTMLTextAreaElement | null>;
 }
 
+/**
+ * The browser grows the box with its text (and its placeholder) itself: CSS `field-sizing` (Chromium). Elsewhere the
+ * box is measured after each change, which lays the page out there and then: the longest step of the page's first
+ * render, traced.
+ */
+const SIZED_BY_BROWSER = typeof CSS !== "undefined" && CSS.supports("field-sizing", "content");
+
 export function useDraftBox(draft: string, onDraft: (text: string) => void): DraftBox {
 	const [text, setText] = useState(draft);
 	const box = useRef<HTMLTextAreaElement>(null);
 	useLayoutEffect(() => {
 		const el = box.current!;
+		if (SIZED_BY_BROWSER) return void el.style.setProperty("field-sizing", "content");
 		el.style.height = "auto";
 		el.style.height = `${el.scrollHeight}px`;
 	}, [text]);
