@@ -6,10 +6,10 @@
  *
  * Runs COMMAND and reads /proc/<pid>/stat of each of its descendants every 200 ms (linux only), keeping each
  * process's last CPU figures. A process that lived less than a sampling interval (most git commands) is never
- * seen: its CPU shows in its parent's reaped-children time (cutime + cstime), and what a parent reaped beyond the
- * seen children it outlived is counted as "unseen children of" the parent's kind. The total is this process's own
- * reaped-children time once COMMAND has ended, so the kinds add up to it but for orphans (reparented to init) and
- * the CPU of a process after its last sample.
+ * seen: its CPU shows in its parent's reaped-children time (cutime + cstime), and what a parent had reaped beyond
+ * the seen children it outlived is counted as "unseen children of" the parent's kind. A process's CPU after its
+ * last sample (under 200 ms of it) is missed. The reaped time of this process is no total: Chromium leaves its
+ * renderers to init, whose CPU then reaches no ancestor.
  *
  * Why sampling and not process accounting: acct(2) needs a capability containers often lack, and ps(1) at exit
  * misses every process that ended before. Its own CPU (run with tsx) is not in the figures: it is no child of itself.
@@ -149,13 +149,16 @@ async function main(): Promise<void> {
 		byKind.set(kind, k);
 	};
 	const entries = [...seen.values()];
+	const childrenOf = (e: Seen) => entries.filter((c) => c.ppid === e.pid && c.start >= e.start);
+	const subtree = (e: Seen): number => e.user + e.system + childrenOf(e).reduce((sum, c) => sum + subtree(c), 0);
 	for (const e of entries) {
 		add(e.kind, e.user + e.system, 1, e.user, e.system);
-		// What it reaped beyond the seen children that ended while it was seen alive.
-		const children = entries.filter((c) => c.ppid === e.pid && c.start >= e.start && c.lastSeen < e.lastSeen);
-		const known = children.reduce((sum, c) => sum + c.user + c.system + c.reaped, 0);
-		const unseen = e.reaped - known;
-		if (unseen > 0) add(`unseen children of ${e.kind}`, unseen, 0);
+		// What it had reaped by its last sample beyond the seen children (with theirs) that had ended by then: never
+		// more than the unseen took (an orphan's CPU, counted in its subtree though another reaped it, only lowers it).
+		const known = childrenOf(e)
+			.filter((c) => c.lastSeen < e.lastSeen)
+			.reduce((sum, c) => sum + subtree(c), 0);
+		if (e.reaped > known) add(`unseen children of ${e.kind}`, e.reaped - known, 0);
 	}
 	const accounted = [...byKind.values()].reduce((sum, k) => sum + k.ticks, 0);
 	const rows = [...byKind.entries()].sort((a, b) => b[1].ticks - a[1].ticks);
@@ -163,11 +166,11 @@ async function main(): Promise<void> {
 	console.log(`\nCPU by kind of process (${wallSeconds.toFixed(1)} s wall, exit ${code}):`);
 	console.log(`${"CPU s".padStart(8)} ${"user".padStart(8)} ${"system".padStart(8)} ${"count".padStart(6)}  kind`);
 	for (const [kind, k] of rows) console.log(`${s(k.ticks)} ${s(k.user)} ${s(k.system)} ${String(k.count).padStart(6)}  ${kind}`);
-	console.log(`${s(total)} in all (reaped by this process); ${s(total - accounted).trim()} s not placed (orphans, CPU after a last sample)`);
+	console.log(`${s(accounted)} in all; ${s(total).trim()} s reaped by this process (less: what the processes' parents left to init)`);
 	if (jsonFile) {
 		writeFileSync(
 			jsonFile,
-			JSON.stringify({ wallSeconds, totalSeconds: total / TICKS_PER_SECOND, kinds: Object.fromEntries(rows.map(([kind, k]) => [kind, { seconds: k.ticks / TICKS_PER_SECOND, count: k.count }])), processes: entries }, null, "\t"),
+			JSON.stringify({ wallSeconds, totalSeconds: accounted / TICKS_PER_SECOND, reapedSeconds: total / TICKS_PER_SECOND, kinds: Object.fromEntries(rows.map(([kind, k]) => [kind, { seconds: k.ticks / TICKS_PER_SECOND, count: k.count }])), processes: entries }, null, "\t"),
 		);
 	}
 	process.exitCode = code ?? 1;
