@@ -40,7 +40,7 @@ test("one --disable-features holds the tests' features and playwright-core's", a
 	assert.ok(args.includes("--no-sandbox") && args.includes("--remote-debugging-pipe"), "the other switches go through as given");
 });
 
-test("a page's window builds no omnibox popup (a renderer of its own each)", async () => {
+test("a page's window builds no omnibox popup (a renderer of its own)", async () => {
 	const context = await browser.newContext();
 	try {
 		const page = await context.newPage();

@@ -10,9 +10,9 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /**
  * Chromium's features the tests turn off, for the CPU they cost and no test needs: each window (one per browser
- * context, so one per page a test opens) made two renderers for its omnibox's popups (chrome://omnibox-popup,
- * WebUI that new headless Chromium builds though nothing shows it), as costly as the page's own renderer. Off,
- * a page opened and used cost about a third less of Chromium's CPU (docs/testing.md).
+ * context, so one per page a test opens) started a renderer for its omnibox's two popups (chrome://omnibox-popup,
+ * WebUI that new headless Chromium builds though nothing shows it), about as costly as the page's own. Off, a
+ * page opened and used costs about a third less of Chromium's CPU (docs/testing.md).
  */
 export const DISABLED_CHROMIUM_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
 
