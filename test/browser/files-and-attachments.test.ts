@@ -263,7 +263,9 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForSelector(".composer-note:has-text('An image could not be uploaded: remove it')");
 			assert.equal(await page.locator(".msg.user").count(), 0, "nothing sent");
 			await page.click("button[aria-label='Remove image 1']");
-			await paste(page, Array.from({ length: 4 }, (_, i) => ({ name: `photo${i}.png`, type: "image/png", width: 2400, height: 1600, noise: 700 })));
+			// 400 noisy rows: each about 2.4 MB once downsized (under the 5 MiB an upload may be), 12 MiB of base64 in
+			// all (over the 8 MiB a transcript carries, so a reload leaves some out); 700 rows took 21 MiB, for nothing.
+			await paste(page, Array.from({ length: 4 }, (_, i) => ({ name: `photo${i}.png`, type: "image/png", width: 2400, height: 1600, noise: 400 })));
 			await page.waitForFunction(() => document.querySelectorAll(".attachments li").length === 4 && !document.querySelector(".attachments .busy"), undefined, { timeout: 60_000 });
 			assert.equal(await page.locator(".attachments .failed").count(), 0, "every upload was kept");
 			await page.fill("#composer", "REPLY four photos\nwhat are these?");

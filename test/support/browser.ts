@@ -1,5 +1,6 @@
 /** Debian's Chromium driven by playwright-core, with the flags this workplace needs (no background network). */
 import { after, before } from "node:test";
+import { fileURLToPath } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { type FakeOpenAiOptions, type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "./fake-openai.js";
 import { redactSecrets } from "../../src/shared/redact.js";
@@ -7,9 +8,21 @@ import { type SkiffProcess, startSkiff, tempDir } from "./skiff-process.js";
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
+/**
+ * Chromium's features the tests turn off, for the CPU they cost and no test needs: each window (one per browser
+ * context, so one per page a test opens) started a renderer for its omnibox's two popups (chrome://omnibox-popup,
+ * WebUI that new headless Chromium builds though nothing shows it), about as costly as the page's own. Off, a
+ * page opened and used costs about a third less of Chromium's CPU (docs/testing.md).
+ */
+export const DISABLED_CHROMIUM_FEATURES = ["WebUIOmniboxPopup", "WebUIOmniboxAimPopup"];
+
+/** Merges this list with playwright-core's own `--disable-features` (Chromium reads only the last one given). */
+const CHROMIUM_LAUNCHER = fileURLToPath(new URL("./chromium.sh", import.meta.url));
+
 export function launchBrowser(): Promise<Browser> {
 	return chromium.launch({
-		executablePath: CHROMIUM_PATH,
+		executablePath: CHROMIUM_LAUNCHER,
+		env: { ...process.env, SKIFF_CHROMIUM_BINARY: CHROMIUM_PATH },
 		headless: true,
 		args: [
 			"--headless",
@@ -20,6 +33,7 @@ export function launchBrowser(): Promise<Browser> {
 			"--disable-component-update",
 			"--disable-sync",
 			"--disable-quic",
+			`--disable-features=${DISABLED_CHROMIUM_FEATURES.join(",")}`,
 		],
 	});
 }
