@@ -14,6 +14,7 @@
  * turned off for the service's git (git.ts, SERVICE_GIT_CONFIG).
  */
 import { spawn } from "node:child_process";
+import { groupAlive, signalGroup } from "../shared/process-group.js";
 
 /** After a SIGTERM, how long a group has to end before SIGKILL. */
 export const GIT_KILL_GRACE_MS = 2_000;
@@ -94,24 +95,6 @@ export async function stopGitGroups(graceMs = GIT_KILL_GRACE_MS): Promise<void> 
 /** How many groups are tracked now (for tests). */
 export function trackedGroupCount(): number {
 	return groups.size;
-}
-
-/** Whether any process of our group `pgid` is left (one we may not signal is not ours: the number was used again). */
-export function groupAlive(pgid: number): boolean {
-	try {
-		process.kill(-pgid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-pgid, signal);
-	} catch {
-		// ended already
-	}
 }
 
 function forget(pgid: number): void {

@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { access } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { CodedError } from "../shared/errors.js";
+import { signalGroup } from "../shared/process-group.js";
 import { GIT_KILL_GRACE_MS, releaseGroup, stopGroup, trackGroup } from "./git-groups.js";
 
 /** How long one git command may run before it is stopped (SKIFF_GIT_TIMEOUT_MS overrides it, e.g. for tests). */
@@ -134,12 +135,8 @@ function run(dir: string, args: string[], options: GitOptions, truncateAt: numbe
 		let graceTimer: NodeJS.Timeout | undefined;
 
 		const signal = (name: NodeJS.Signals) => {
-			try {
-				if (group && pid !== undefined) process.kill(-pid, name);
-				else child.kill(name);
-			} catch {
-				// gone already
-			}
+			if (group && pid !== undefined) signalGroup(pid, name);
+			else child.kill(name);
 		};
 		const settle = (error: GitError | undefined, output?: BoundedOutput) => {
 			if (settled) return;

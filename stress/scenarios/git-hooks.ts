@@ -13,7 +13,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { groupAlive } from "../../src/features/git-groups.js";
+import { groupAlive } from "../../src/shared/process-group.js";
 import { writeFakeModelsJson } from "../../test/support/fake-openai.js";
 import { alive, baseRepository, holdMoves, onMove, processGroupOf, removeTempRepos, sh, useHooks } from "../../test/support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../../test/support/skiff-process.js";

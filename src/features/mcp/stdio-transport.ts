@@ -8,6 +8,7 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { signalGroup } from "../../shared/process-group.js";
 import { idOfCutResponse, type LineEvent, MessageLines, textOfCutResponse } from "./message-lines.js";
 
 /** How long a stopped server has between SIGTERM and SIGKILL (of its whole group). */
@@ -25,16 +26,8 @@ function trackGroup(pid: number): void {
 	if (exitHookInstalled) return;
 	exitHookInstalled = true;
 	process.once("exit", () => {
-		for (const group of liveGroups) killGroup(group, "SIGKILL");
+		for (const group of liveGroups) signalGroup(group, "SIGKILL");
 	});
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-pid, signal);
-	} catch {
-		// already gone
-	}
 }
 
 export interface StdioLaunch {
@@ -101,7 +94,7 @@ export class ProcessGroupTransport implements Transport {
 				this.exitDescription = description;
 				if (child.pid !== undefined) liveGroups.delete(child.pid);
 				// Whatever it left running in its group goes with it.
-				if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+				if (child.pid !== undefined) signalGroup(child.pid, "SIGKILL");
 				resolve();
 				this.onclose?.();
 			};
@@ -140,8 +133,8 @@ export class ProcessGroupTransport implements Transport {
 			return;
 		}
 		child.stdin.end();
-		killGroup(child.pid, "SIGTERM");
-		const timer = setTimeout(() => killGroup(child.pid!, "SIGKILL"), STOP_GRACE_MS);
+		signalGroup(child.pid, "SIGTERM");
+		const timer = setTimeout(() => signalGroup(child.pid!, "SIGKILL"), STOP_GRACE_MS);
 		await this.exited;
 		clearTimeout(timer);
 	}
