@@ -4,10 +4,10 @@
  * to latest" (with the count of new messages) brings it back; a long session opens at its newest message.
  */
 import assert from "node:assert/strict";
-import { deflateSync, crc32 } from "node:zlib";
 import { after, before, describe, test } from "node:test";
 import type { Page } from "playwright-core";
 import { distanceFromBottom, newSession, openPage, runPrompt, settled, showPanel, typeAndSend, useChatService, VIEWPORTS } from "../support/browser.js";
+import { rgbPng } from "../support/png.js";
 import { writeLongSession } from "../support/session-file.js";
 import { tempDir } from "../support/skiff-process.js";
 
@@ -35,23 +35,10 @@ function longMarkdown(): string {
 
 /** A PNG of the given size (one grey colour), as a data: URI: an image whose height is known only once it loads. */
 function pngDataUri(width: number, height: number): string {
-	const chunk = (type: string, data: Buffer) => {
-		const body = Buffer.concat([Buffer.from(type, "ascii"), data]);
-		const length = Buffer.alloc(4);
-		length.writeUInt32BE(data.length);
-		const crc = Buffer.alloc(4);
-		crc.writeUInt32BE(crc32(body));
-		return Buffer.concat([length, body, crc]);
-	};
-	const header = Buffer.alloc(13);
-	header.writeUInt32BE(width, 0);
-	header.writeUInt32BE(height, 4);
-	header.set([8, 0, 0, 0, 0], 8); // 8-bit greyscale
-	const rows = Buffer.alloc((width + 1) * height, 0x99);
-	for (let y = 0; y < height; y++) rows[y * (width + 1)] = 0; // filter byte of each row
-	const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", Buffer.alloc(0))]);
-	return `data:image/png;base64,${png.toString("base64")}`;
+	return `data:image/png;base64,${rgbPng(width, height, () => GREY).toString("base64")}`;
 }
+
+const GREY = [0x99, 0x99, 0x99];
 
 for (const viewport of VIEWPORTS) {
 	describe(`scrolling at ${viewport.name} size (${viewport.width}×${viewport.height})`, () => {
