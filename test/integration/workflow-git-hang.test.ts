@@ -10,7 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSy
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
-import { alive } from "../support/git-repo.js";
+import { alive, writePid, writtenPid } from "../support/git-repo.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { until } from "../support/until.js";
 import { TestClient } from "../support/ws-client.js";
@@ -48,8 +48,7 @@ function repositoryWithHangingHook(ignoringTerm = false): { repo: string; pidFil
 	const hooks = join(tempDir(), "hooks");
 	const pidFile = join(hooks, "hook.pid");
 	mkdirSync(hooks);
-	// The pid goes to a temporary name first and is renamed: a reader never sees the file created but still empty.
-	writeFileSync(join(hooks, "post-checkout"), `#!/bin/sh\n${ignoringTerm ? "trap '' TERM\n" : ""}echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}\nexec sleep 60\n`);
+	writeFileSync(join(hooks, "post-checkout"), `#!/bin/sh\n${ignoringTerm ? "trap '' TERM\n" : ""}${writePid(pidFile)}\nexec sleep 60\n`);
 	chmodSync(join(hooks, "post-checkout"), 0o755);
 	git(repo, "config", "core.hooksPath", hooks);
 	return { repo, pidFile };
@@ -66,7 +65,7 @@ test("a git hook that hangs leaves ping answered within 100 ms; the command then
 
 	const started = Date.now();
 	const created = creator.request({ type: "workflow_create", sessionId, name: "hangs", objective: "Anything." }, 30_000);
-	const hook = await hookPid(pidFile);
+	const hook = await writtenPid(pidFile);
 	const pings: number[] = [];
 	for (let i = 0; i < 5; i++) {
 		const sent = performance.now();
@@ -97,12 +96,6 @@ test("a git hook that hangs leaves ping answered within 100 ms; the command then
 	bystander.close();
 });
 
-/** The hook's pid, once its file holds it. */
-async function hookPid(pidFile: string): Promise<number> {
-	await until(() => existsSync(pidFile), "the hook to start");
-	return Number(readFileSync(pidFile, "utf8"));
-}
-
 for (const ignoringTerm of [false, true]) {
 	test(`a git that hangs when the service stops is stopped with it${ignoringTerm ? ", though its hook ignores SIGTERM" : ""}`, () => hangsWhenTheServiceStops(ignoringTerm));
 }
@@ -118,7 +111,7 @@ async function hangsWhenTheServiceStops(ignoringTerm: boolean): Promise<void> {
 		await client.ok({ type: "prompt", sessionId, message: "REPLY ready" });
 		await client.waitForEvent((e) => e.type === "agent_end" && e.sessionId === sessionId, 20_000);
 		void client.request({ type: "workflow_create", sessionId, name: "hangs", objective: "Anything." }, 60_000).catch(() => undefined);
-		const hook = await hookPid(pidFile);
+		const hook = await writtenPid(pidFile);
 		try {
 			assert.ok(alive(hook));
 			client.close();

@@ -4,9 +4,10 @@
  * or hostile hook of the user's does.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "./until.js";
 
 export const sh = (dir: string, ...args: string[]) =>
 	execFileSync("git", ["-c", "user.name=T", "-c", "user.email=t@example.com", ...args], { cwd: dir, encoding: "utf8" });
@@ -93,6 +94,20 @@ export function holdMoves(repo: string, ref = "refs/heads/main"): HeldHook {
 /** Installs a reference-transaction hook that refuses every move of refs/heads/main (after git wrote the files). */
 export function refuseMainMoves(repo: string): void {
 	useHooks(repo, { "reference-transaction": onMove("exit 1") });
+}
+
+/**
+ * A hook's shell line writing `pid` (by default the hook's own, `$$`) to `file` whole: to a temporary name, then
+ * renamed, so a reader never sees the file created but still empty (a pid of 0 asks about the reader's own group).
+ */
+export function writePid(file: string, pid = "$$"): string {
+	return `echo ${pid} > ${file}.tmp && mv ${file}.tmp ${file}`;
+}
+
+/** The pid a hook wrote with writePid, once it is there. */
+export async function writtenPid(file: string, what = "the hook to start"): Promise<number> {
+	await until(() => existsSync(file), what);
+	return Number(readFileSync(file, "utf8"));
 }
 
 /** The process group a process is in (from /proc: the hook runs in git's group). */

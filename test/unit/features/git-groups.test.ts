@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import { promisify } from "node:util";
 import { stopGitGroups, trackedGroupCount } from "../../../src/features/git-groups.js";
 import { git } from "../../../src/features/git.js";
-import { alive, removeTempRepos, tempRepoDir } from "../../support/git-repo.js";
+import { alive, removeTempRepos, tempRepoDir, writePid } from "../../support/git-repo.js";
 import { until } from "../../support/until.js";
 
 after(removeTempRepos);
@@ -26,9 +26,8 @@ function repositoryWithHooks(): { repo: string; hooks: string } {
 		writeFileSync(join(hooks, folder, name), `#!/bin/sh\ntrap '' TERM\n${script}\n`);
 		chmodSync(join(hooks, folder, name), 0o755);
 	};
-	// The pid is written whole (to a temporary name, then renamed) so that a reader never sees it half-written.
-	hook("leaves-behind", "post-commit", `sleep 60 </dev/null >/dev/null 2>&1 &\necho $! > ${hooks}/left.tmp && mv ${hooks}/left.tmp ${hooks}/left.pid`);
-	hook("hangs", "pre-commit", `echo $$ > ${hooks}/hanging.tmp && mv ${hooks}/hanging.tmp ${hooks}/hanging.pid\nexec sleep 60 >/dev/null 2>&1`);
+	hook("leaves-behind", "post-commit", `sleep 60 </dev/null >/dev/null 2>&1 &\n${writePid(join(hooks, "left.pid"), "$!")}`);
+	hook("hangs", "pre-commit", `${writePid(join(hooks, "hanging.pid"))}\nexec sleep 60 >/dev/null 2>&1`);
 	return { repo, hooks };
 }
 
