@@ -9,6 +9,7 @@
 import { gzipSync } from "node:zlib";
 import { relative } from "node:path";
 import { transform } from "lightningcss";
+import { type RawSourceMap, SourceMapConsumer } from "source-map-js";
 import { build, type Plugin } from "vite";
 import { shortenCustomProperties } from "../web/css-variable-names.js";
 
@@ -17,7 +18,7 @@ const showAll = process.argv.includes("--all");
 const gz = (text: string) => gzipSync(text, { level: 9 }).length;
 
 /** Takes the script chunk and the style sheet as the build makes them, before the single-file plugin inlines them. */
-let script = { code: "", map: "" };
+let script = { code: "" };
 const sheets: { id: string; css: string }[] = [];
 const capture: Plugin = {
 	name: "page-size-capture",
@@ -27,51 +28,46 @@ const capture: Plugin = {
 	},
 	generateBundle(_options, bundle) {
 		for (const file of Object.values(bundle)) {
-			if (file.type === "chunk" && file.isEntry) script = { code: file.code, map: file.map?.mappings ?? "" };
+			if (file.type !== "chunk" || !file.isEntry) continue;
+			script = { code: file.code };
+			// The sheets in the order the page imports them (as the build joins them), not in the order they were
+			// transformed, which varies from run to run and with it each sheet's cost.
+			const order: string[] = [];
+			const visit = (id: string) => {
+				if (order.includes(id)) return;
+				order.push(id);
+				for (const imported of this.getModuleInfo(id)?.importedIds ?? []) visit(imported);
+			};
+			if (file.facadeModuleId) visit(file.facadeModuleId);
+			sheets.sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
 		}
 	},
 };
 const outputs = await build({ configFile: `${root}web/vite.config.ts`, logLevel: "warn", plugins: [capture], build: { sourcemap: "hidden", write: false } });
 const output = (Array.isArray(outputs) ? outputs[0] : outputs) as { output: { fileName: string; type: string; source?: string | Uint8Array; map?: unknown }[] };
 const html = String(output.output.find((file) => file.fileName === "index.html")?.source ?? "");
-const mapSources = (JSON.parse(String(output.output.find((file) => file.fileName.endsWith(".js.map"))?.source ?? "{}")) as { sources?: string[] }).sources ?? [];
-if (!html || !script.code || !mapSources.length) throw new Error("the build made no page, script or source map (has web/vite.config.ts changed shape?)");
+const sourceMap = JSON.parse(String(output.output.find((file) => file.fileName.endsWith(".js.map"))?.source ?? "{}")) as Partial<RawSourceMap>;
+const mapSources = sourceMap.sources ?? [];
+if (!html || !script.code || !mapSources.length || !sourceMap.mappings) throw new Error("the build made no page, script or source map (has web/vite.config.ts changed shape?)");
 
-const BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-/** Each generated character's source index (-1: none), decoded from the map's VLQ `mappings`. */
-function sourceOfEachChar(code: string, mappings: string): Int32Array {
+/**
+ * Each generated character's source index in `map.sources` (-1: none), read with source-map-js: a mapping owns
+ * the characters from its place to the next mapping's, or to its line's end.
+ */
+function sourceOfEachChar(code: string, map: RawSourceMap): Int32Array {
 	const owner = new Int32Array(code.length).fill(-1);
 	const lineStarts = [0];
 	for (let i = 0; i < code.length; i++) if (code[i] === "\n") lineStarts.push(i + 1);
-	let source = 0;
-	let line = 0;
-	for (const lineText of mappings.split(";")) {
-		let column = 0;
-		let previous: { at: number; source: number } | undefined;
-		const start = lineStarts[line] ?? code.length;
-		const end = (lineStarts[line + 1] ?? code.length + 1) - 1;
-		for (const segment of lineText ? lineText.split(",") : []) {
-			const fields: number[] = [];
-			let value = 0;
-			let shift = 0;
-			for (const char of segment) {
-				const digit = BASE64.indexOf(char);
-				value += (digit & 31) << shift;
-				if (digit & 32) shift += 5;
-				else {
-					fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
-					value = 0;
-					shift = 0;
-				}
-			}
-			column += fields[0] ?? 0;
-			if (previous) owner.fill(previous.source, previous.at, start + column);
-			if (fields.length >= 4) source += fields[1] ?? 0;
-			previous = fields.length >= 4 ? { at: start + column, source } : undefined;
-		}
-		if (previous) owner.fill(previous.source, previous.at, end);
-		line++;
-	}
+	const lineEnd = (line: number) => (lineStarts[line] ?? code.length + 1) - 1; // `line` counted from 1
+	const consumer = new SourceMapConsumer(map);
+	const index = new Map(consumer.sources.map((source, n) => [source, n]));
+	let previous: { at: number; line: number; source: number } | undefined;
+	consumer.eachMapping(({ generatedLine: line, generatedColumn: column, source }) => {
+		const at = (lineStarts[line - 1] ?? code.length) + column;
+		if (previous) owner.fill(previous.source, previous.at, line === previous.line ? at : lineEnd(previous.line));
+		previous = source === null ? undefined : { at, line, source: index.get(source) ?? -1 };
+	});
+	if (previous) owner.fill(previous.source, previous.at, lineEnd(previous.line));
 	return owner;
 }
 
@@ -84,7 +80,7 @@ function label(source: string): string {
 
 const whole = gz(html);
 const rows: { name: string; bytes: number; cost: number }[] = [];
-const allOwners = sourceOfEachChar(script.code, script.map);
+const allOwners = sourceOfEachChar(script.code, sourceMap as RawSourceMap);
 // The single-file plugin drops Vite's module preload polyfill from the chunk's start as it inlines it (and escapes
 // `<!--` in it): the costs are measured on the document with the chunk, from where its inlined copy starts, in place
 // of that copy (which compresses to within a few bytes of it).
