@@ -5,12 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, openPage, settled, typeAndSend, VIEWPORTS } from "../support/browser.js";
 import { startFakeOpenAi, writeFakeModelsJson, type FakeOpenAiServer } from "../support/fake-openai.js";
+import { portForRestart } from "../support/restart-port.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 
 const TOKEN = "connection-states-token";
@@ -32,16 +32,6 @@ after(async () => {
 	await tokenSkiff?.stop();
 });
 
-function freePort(): Promise<number> {
-	return new Promise((resolve) => {
-		const server = createServer();
-		server.listen(0, "127.0.0.1", () => {
-			const { port } = server.address() as { port: number };
-			server.close(() => resolve(port));
-		});
-	});
-}
-
 /** Whether the element at the centre of `selector` is that element (or inside it): nothing covers it. */
 function uncovered(page: Page, selector: string): Promise<boolean> {
 	return page.evaluate((s) => {
@@ -61,7 +51,7 @@ for (const viewport of VIEWPORTS) {
 			const agentDir = tempDir();
 			writeFakeModelsJson(agentDir, model.url);
 			const cwd = tempDir();
-			const listen = `127.0.0.1:${await freePort()}`;
+			const listen = `127.0.0.1:${await portForRestart()}`;
 			const args = ["--model", "fake/fake-model"];
 			let skiff = await startSkiff({ agentDir, cwd, listen, args });
 			const page = await openPage(browser, skiff.url, viewport);
