@@ -93,7 +93,7 @@ function runOnce(unshareOptions: string[], scenario: DiskScenarioArgs): Promise<
 			stderr += String(error);
 			done(null);
 		});
-		child.on("exit", (code) => done(code));
+		child.on("close", (code) => done(code)); // "close": its result, on stdout, has been read whole
 	});
 }
 

@@ -59,7 +59,8 @@ export function startRpcProcess(options: { agentDir: string; cwd: string; args?:
 		for (const wake of [...waiters]) wake();
 	});
 	child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-	const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+	// "close", not "exit": by then everything the process wrote has been read (a refusal on stderr, its last lines).
+	const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
 	let closed = false;
 	exited.then(() => {
 		closed = true;

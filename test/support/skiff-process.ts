@@ -50,7 +50,7 @@ export function runSkiff(args: string[], env: Record<string, string> = {}, bin =
 		let stderr = "";
 		child.stdout.on("data", (d) => (stdout += d));
 		child.stderr.on("data", (d) => (stderr += d));
-		child.on("exit", (code) => resolve({ code, stdout, stderr }));
+		child.on("close", (code) => resolve({ code, stdout, stderr })); // "close": all it wrote has been read
 	});
 }
 
@@ -95,7 +95,8 @@ export function launchSkiff(options: StartOptions): Promise<StartOutcome> {
 	let stderr = "";
 	child.stdout!.on("data", (d) => (stdout += d));
 	child.stderr!.on("data", (d) => (stderr += d));
-	const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+	// "close", not "exit": a test reads stdout and stderr once its stop has resolved, so all of it must have been read.
+	const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
 	return new Promise((resolve, reject) => {
 		const timer = setTimeout(() => {
 			child.kill("SIGKILL");
