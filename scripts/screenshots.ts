@@ -18,7 +18,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../test/support/browser.js";
+import { launchBrowser, newSession, VIEWPORTS, type Viewport } from "../test/support/browser.js";
 import { type FakeOpenAiServer, type RecordedRequest, startFakeOpenAi, writeFakeModelsJson } from "../test/support/fake-openai.js";
 import { REPO_ROOT, type SkiffProcess, startSkiff, tempDir } from "../test/support/skiff-process.js";
 import { SocketGate } from "../test/support/socket-gate.js";
@@ -34,6 +34,8 @@ const SIZES = [
 ] as const;
 const SCHEMES = ["light", "dark"] as const;
 type Size = (typeof SIZES)[number];
+/** The tests' name for a size, for their helpers. */
+const asViewport = (size: Size): Viewport => VIEWPORTS.find((v) => v.name === size.name)!;
 
 /**
  * What the fake model answers to the questions typed in these views, so their bubbles read as people write
@@ -235,9 +237,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		}
 
 		// Delegation cards in a new session: a batch of two jobs, finished, and the reply to their results.
-		await openDrawer(page, size, "sessions");
-		await page.click("button:has-text('New session')");
-		await page.waitForSelector(".empty:has-text('Ask the agent')");
+		await newSession(page, asViewport(size));
 		const tasks = [
 			{ task: 'CALL yield {"text":"No flaky waits left in test/browser."}', description: "Look for timed waits in the browser tests" },
 			{ task: 'CALL yield {"text":"Two findings, both fixed."}', agent: "reviewer", description: "Review the scrolling fix" },
@@ -260,9 +260,7 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 		await closeDrawer(page, size);
 
 		// A run in progress in a new session: a tool runs, and a steer waits for the agent.
-		await openDrawer(page, size, "sessions");
-		await page.click("button:has-text('New session')");
-		await page.waitForSelector(".empty:has-text('Ask the agent')");
+		await newSession(page, asViewport(size));
 		await page.fill("#composer", "Time the browser tests once more.\nRUN sleep 30");
 		await page.keyboard.press("Enter");
 		await page.waitForSelector(".working:has-text('Running bash')");
@@ -528,10 +526,7 @@ async function changesView(browser: Browser, skiff: SkiffProcess, repo: string, 
 			`CALL write ${JSON.stringify({ path: `notes/${size.name}-${scheme}.md`, content: "# Retries\n\nFive tries, doubling the wait.\n" })}`,
 		];
 		await page.waitForSelector('.pill[data-status="connected"]');
-		await openDrawer(page, size, "sessions");
-		await page.click("button:has-text('New session')");
-		await page.waitForSelector(".empty:has-text('Ask the agent')");
-		if (size.phone) await page.waitForSelector(".app:not(.panel-open)");
+		await newSession(page, asViewport(size));
 		await page.fill("#composer", `Make the retries back off.\n${calls.join("\n")}\nAFTER_TOOL Retries now back off, doubling the wait; the notes say so.`);
 		await page.keyboard.press("Enter");
 		await page.waitForSelector(".msg.assistant:has-text('doubling the wait;')");
@@ -595,6 +590,15 @@ function gitRepository(): string {
 	return dir;
 }
 
+/** On a failure, what each open page showed (failed-<n>.png beside the views), to see why a wait ran out. */
+async function pictureOpenPages(browser: Browser): Promise<void> {
+	const pages = browser.contexts().flatMap((context) => context.pages());
+	for (const [n, page] of pages.entries()) {
+		const file = join(OUT, `failed-${n + 1}.png`);
+		if (await page.screenshot({ path: file }).then(() => true, () => false)) process.stderr.write(`what ${page.url()} showed: ${file}\n`);
+	}
+}
+
 async function main(): Promise<void> {
 	rmSync(OUT, { recursive: true, force: true });
 	mkdirSync(OUT, { recursive: true });
@@ -618,6 +622,9 @@ async function main(): Promise<void> {
 				process.stderr.write(`${size.name} ${scheme} done\n`);
 			}
 		}
+	} catch (error) {
+		await pictureOpenPages(browser);
+		throw error;
 	} finally {
 		await browser.close();
 		await tokenSkiff.stop();
