@@ -14,6 +14,8 @@
  * mix their lines; the end lists the failed files and the slowest ones. Each file gets a temporary folder of its
  * own as TMPDIR (its tests', its services' and Chromium's temporary files), removed once it ends: the suite left
  * some 30,000 folders in /tmp a day, which made esbuild's bundling of a clone under /tmp four times slower.
+ * Packages of many small modules (typebox) are bundled once per run and each file loads the bundle instead
+ * (prebundled-packages.ts): module by module through tsx's hooks they were half of a unit file's CPU.
  *
  *   node --import tsx test/support/run-suite.ts [file …]     every test file, or only those given
  *
@@ -26,6 +28,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFi
 import { rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { dirname, join, relative } from "node:path";
+import { PREBUNDLED_ENV, type Prebundled, prebundlePackages } from "./prebundled-packages.js";
 import { REPO_ROOT } from "./skiff-process.js";
 
 /**
@@ -130,14 +133,21 @@ function temporaryFolder(): string {
 	return folder;
 }
 
-/** Runs one file as `node --test` runs each file (its own process, tsx loaded), its output kept until it ends. */
+/** Where the packages with many modules (prebundled-packages.ts) were bundled for this run (the resolve hook's data): set by main. */
+let prebundled: Prebundled = { bundles: {}, roots: [] };
+const PREBUNDLED_REGISTER = join(REPO_ROOT, "test", "support", "prebundled-register.mjs");
+
+/**
+ * Runs one file as `node --test` runs each file (its own process, tsx loaded, the bundled packages sent to
+ * their bundles), its output kept until it ends.
+ */
 function runFile(file: string): Promise<Outcome> {
 	const started = performance.now();
 	const temporary = temporaryFolder();
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, ["--import", "tsx", "--test-reporter=spec", file], {
+		const child = spawn(process.execPath, ["--import", "tsx", "--import", PREBUNDLED_REGISTER, "--test-reporter=spec", file], {
 			cwd: REPO_ROOT,
-			env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0", TMPDIR: temporary },
+			env: { ...process.env, FORCE_COLOR: process.stdout.isTTY ? "1" : "0", TMPDIR: temporary, [PREBUNDLED_ENV]: JSON.stringify(prebundled) },
 			stdio: ["ignore", "pipe", "pipe"],
 		});
 		const output: Buffer[] = [];
@@ -205,9 +215,12 @@ async function main(): Promise<void> {
 	const timed = files.filter((file) => file in TIMED_FILES).sort(longestFirst);
 	const rest = files.filter((file) => !(file in TIMED_FILES)).sort(longestFirst);
 	const started = performance.now();
+	const bundleFolder = mkdtempSync(join(tmpdir(), "skiff-suite-bundles-"));
+	prebundled = await prebundlePackages(bundleFolder);
 	console.log(`${timed.length} timed files one at a time, then ${rest.length} files ${slots} at once (${browserSlots} of them browser files at most)`);
 	const outcomes = [...(await runPool(timed, 1, 1)), ...(await runPool(rest, slots, browserSlots))];
 	writeDurations(outcomes);
+	await rm(bundleFolder, { recursive: true, force: true });
 
 	const total = (key: string) => outcomes.reduce((sum, o) => sum + (o.counts[key] ?? 0), 0);
 	const failed = outcomes.filter((o) => o.code !== 0);
