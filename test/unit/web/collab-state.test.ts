@@ -95,3 +95,15 @@ test("start addresses the current session; stop removes the room; a failure is k
 	failing.dismissError();
 	assert.equal(failing.error, undefined);
 });
+
+test("starting and stopping render their busy state with the click, not a frame later; the answer re-renders as usual", async () => {
+	const { client } = fakeClient([]);
+	const renders: Array<boolean | undefined> = [];
+	const state = new CollabState(contextFor(client, (now?: boolean) => renders.push(now)));
+	const started = state.start();
+	assert.equal(state.busy, true);
+	assert.deepEqual(renders, [true], "the busy state asked to render at once");
+	await started;
+	assert.equal(state.busy, false);
+	assert.equal(renders.at(-1), undefined, "the outcome waits for the next frame like any change");
+});

@@ -71,7 +71,7 @@ export class CollabState {
 	private async run(action: () => Promise<void>): Promise<boolean> {
 		this.busy = true;
 		this.error = undefined;
-		this.touch();
+		this.touch(true); // the click's busy state, rendered with the click
 		try {
 			await action();
 			return true;
@@ -99,8 +99,8 @@ export class CollabState {
 		this.touch();
 	}
 
-	private touch(): void {
+	private touch(now?: boolean): void {
 		this.version++;
-		this.context.changed();
+		this.context.changed(now);
 	}
 }
