@@ -4,7 +4,7 @@
  * with the session asked for, not into the old session's draft (where it vanished from view); a change that
  * fails leaves it where it was typed.
  */
-import type { Drafts } from "./drafts";
+import type { Drafts } from "./drafts.js";
 
 export class BoxHandover {
 	/** The changes asked for and not over yet, the session shown when the first was asked for and its draft then. */

@@ -292,6 +292,7 @@ export class Controller extends PageStore<ViewState> {
 	private async change<T>(run: () => Promise<T>): Promise<T> {
 		this.handover.begin(this.state.sessionId ?? "");
 		this.update({ opening: true });
+		this.flush(); // the box says so with the click, before any keystroke: a user's own action
 		try {
 			return await run();
 		} finally {
@@ -327,12 +328,13 @@ export class Controller extends PageStore<ViewState> {
 
 	/**
 	 * Enter or Send: a prompt while idle, a steer while a run is active (never a second prompt). Only to the
-	 * session the text was typed for, and only while it is the current one. When the run ended (or one began)
+	 * session the text was typed for, only while it is the current one, and never while another is being opened
+	 * (not even from a box that has not yet rendered as opening: its text stays in it). When the run ended (or one began)
 	 * while the message was on its way, the service refuses it as such, and it is sent once the other way.
 	 */
 	async send(sessionId: string, text: string, attached: Attachment[] = []): Promise<boolean> {
 		const transcript = this.transcript();
-		if (!text.trim() || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		if (!text.trim() || !this.state.ready || this.state.opening || !transcript || transcript.sessionId !== sessionId) return false;
 		// Files mentioned with `@` go before the text, as pi's `@file` (mentions.ts); a refusal keeps the message.
 		let mentioned: Awaited<ReturnType<typeof withMentions>>;
 		try {

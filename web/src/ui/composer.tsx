@@ -276,7 +276,7 @@ export function Composer(props: ComposerProps) {
 					</button>
 				</div>
 			</form>
-			<p class="composer-hint">
+			<p class={props.busy ? "composer-hint busy" : "composer-hint"}>
 				{props.busy || (props.running ? (
 					<>
 						<kbd>Enter</kbd> steers the run · <kbd>Esc</kbd> stops it
