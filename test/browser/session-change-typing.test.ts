@@ -27,8 +27,19 @@ for (const viewport of VIEWPORTS) {
 		const tag = viewport.name;
 		const gate = new SocketGate();
 		let page: Page;
+		/** Two recorded sessions, each with a draft: Alpha (a), then Bravo (b, shown when the tests begin). */
+		let a: string;
+		let b: string;
 		before(async () => {
 			page = await openPage(chat.browser, chat.service.skiff.url, viewport, { before: (p) => gate.attach(p) });
+			const made: string[] = [];
+			for (const name of ["Alpha", "Bravo"]) {
+				await newSession(page, viewport);
+				await runPrompt(page, `${name} ${tag}\nREPLY fine`);
+				await page.fill("#composer", `draft of ${name} ${tag}`);
+				made.push(await current());
+			}
+			[a, b] = made as [string, string];
 		});
 		after(() => page?.context().close());
 
@@ -37,48 +48,64 @@ for (const viewport of VIEWPORTS) {
 		const draftOf = (sessionId: string) =>
 			page.evaluate((id) => new Map<string, string>(JSON.parse(sessionStorage.getItem("skiff.drafts") ?? "[]")).get(id) ?? "", sessionId);
 		const box = () => page.inputValue("#composer");
+		const sends = (from: number) => gate.commands.slice(from).filter((c) => c === "prompt" || c === "steer");
 
 		/**
-		 * With the change's answer held (`command`), asked for by `ask`: types `text` into the message box as a user
-		 * does (it has the focus: the page gave it back) and presses Enter, which sends nothing while the box says the
-		 * session is opening; then releases the answer and waits until the page shows another session.
+		 * With the change's answer held (`command`), asked for by `ask`: types `text` at the end of the message box,
+		 * as a user does, and presses Enter; then releases the answer and waits until the page shows another session
+		 * and has rendered it. Says what the page did meanwhile: whether it gave the focus to the box, whether the box
+		 * said the session was opening (and Send waited), and what it sent.
 		 */
-		async function typeWhileOpening(command: string, ask: () => Promise<void>, text: string): Promise<string> {
+		async function typeWhileOpening(command: string, ask: () => Promise<void>, text: string) {
 			const from = await current();
 			const sent = gate.commands.length;
 			gate.holdAnswersTo = (c) => c === command;
 			await ask();
 			await until(() => gate.holding === 1, `the ${command} answer is held`);
-			await page.waitForFunction(() => document.activeElement?.id === "composer");
-			await page.keyboard.type(text);
-			await page.keyboard.press("Enter");
-			await page.waitForSelector(".composer-hint:has-text('Opening the session…')");
-			assert.equal(await page.locator("button.send").isDisabled(), true, "Send waits for the session");
+			await settled(page);
+			const focusGiven = await page.evaluate(() => document.activeElement?.id === "composer");
+			await typeAtEnd(text);
+			const opening = {
+				said: await page.locator(".composer-hint:has-text('Opening the session…')").isVisible(),
+				sendWaits: await page.locator("button.send").isDisabled(),
+			};
 			const released = gate.commands.length;
 			gate.release();
 			await page.waitForFunction((id) => sessionStorage.getItem("skiff.session") !== id, from);
 			await settled(page); // the frame that renders the session's box
 			// What the page asks for once the session is shown (its lists) goes after any prompt Enter sent.
 			await until(() => gate.commands.slice(released).includes("session_list"), "the lists read after the change");
-			assert.deepEqual(
-				gate.commands.slice(sent).filter((c) => c === "prompt" || c === "steer"),
-				[],
-				"Enter while the session was opening sent nothing",
-			);
-			return from;
+			return { from, focusGiven, opening, sent: sends(sent) };
+		}
+
+		/** Types at the end of the message box and presses Enter (the page puts the caret there when it gives the focus). */
+		async function typeAtEnd(text: string): Promise<void> {
+			await page.evaluate(() => {
+				const el = document.getElementById("composer") as HTMLTextAreaElement;
+				el.focus();
+				el.setSelectionRange(el.value.length, el.value.length);
+			});
+			await page.keyboard.type(text);
+			await page.keyboard.press("Enter");
+		}
+
+		/** What the page did while the session opened: nothing sent, the box said so, and it had the focus to type. */
+		function assertWaited(meanwhile: Awaited<ReturnType<typeof typeWhileOpening>>): void {
+			assert.deepEqual(meanwhile.sent, [], "Enter while the session was opening sent nothing");
+			assert.deepEqual(meanwhile.opening, { said: true, sendWaits: true }, "the box said the session was opening, Send waited");
+			assert.equal(meanwhile.focusGiven, true, "the page gave the focus to the box at once, to type");
 		}
 
 		test("New session: what is typed while it opens is in its box, the old draft is as it was, and Enter then sends it there", async () => {
-			await newSession(page, viewport);
-			await runPrompt(page, `Session A ${tag}\nREPLY first`);
-			await page.fill("#composer", `draft of A ${tag}`);
-			const typed = `Session B ${tag} typed while opening`;
-			const a = await typeWhileOpening("new_session", async () => {
+			const typed = `typed for the new session ${tag}`;
+			const meanwhile = await typeWhileOpening("new_session", async () => {
 				await showPanel(page, viewport, "sessions");
 				await page.click("button:has-text('New session')");
 			}, typed);
+			assert.equal(meanwhile.from, b);
 			assert.equal(await box(), typed, "the text typed is in the new session's box");
-			assert.equal(await draftOf(a), `draft of A ${tag}`, "the old session's draft is as it was");
+			assert.equal(await draftOf(b), `draft of Bravo ${tag}`, "the old session's draft is as it was");
+			assertWaited(meanwhile);
 			assert.equal(await page.locator(".msg.user").count(), 0, "a new session: nothing sent in it yet");
 			await page.press("#composer", "Enter");
 			await page.waitForSelector(`.msg.user:has-text('${typed}')`);
@@ -87,53 +114,51 @@ for (const viewport of VIEWPORTS) {
 		});
 
 		test("switching from the list: the text goes after the chosen session's own draft", async () => {
-			const b = await current();
-			await page.fill("#composer", `draft of B ${tag}`);
-			await typeWhileOpening("switch_session", async () => {
+			await page.fill("#composer", `draft of the new session ${tag}`);
+			const meanwhile = await typeWhileOpening("switch_session", async () => {
 				await showPanel(page, viewport, "sessions");
-				await page.locator(".session-list li", { hasText: `Session A ${tag}` }).locator(".session-open").click();
-			}, "typed for A");
-			await page.waitForSelector(`.top .title:has-text('Session A ${tag}')`);
-			assert.equal(await box(), `draft of A ${tag}\n\ntyped for A`);
-			assert.equal(await draftOf(b), `draft of B ${tag}`, "B's draft is as it was");
+				await page.locator(".session-list li", { hasText: `Alpha ${tag}` }).locator(".session-open").click();
+			}, "typed for Alpha");
+			assert.equal(await current(), a);
+			assert.equal(await box(), `draft of Alpha ${tag}\n\ntyped for Alpha`, "the text typed is in Alpha's box, after its draft");
+			assert.equal(await draftOf(meanwhile.from), `draft of the new session ${tag}`, "the old session's draft is as it was");
+			assertWaited(meanwhile);
 		});
 
 		test("switching with Ctrl+K: the text goes with the session chosen", async () => {
-			const a = await current();
-			await typeWhileOpening("switch_session", async () => {
+			const kept = await box();
+			const meanwhile = await typeWhileOpening("switch_session", async () => {
 				await page.keyboard.press("Control+k");
-				await page.locator("dialog.switcher input[role='combobox']").pressSequentially(`Session B ${tag}`);
-				await page.waitForSelector(`dialog.switcher [role='option'][aria-selected='true']:has-text('Session B ${tag}')`);
+				await page.locator("dialog.switcher input[role='combobox']").pressSequentially(`Bravo ${tag}`);
+				await page.waitForSelector(`dialog.switcher [role='option'][aria-selected='true']:has-text('Bravo ${tag}')`);
 				await page.keyboard.press("Enter");
 				await page.locator("dialog.switcher").waitFor({ state: "hidden" });
 			}, "typed after Ctrl+K");
-			await page.waitForSelector(`.top .title:has-text('Session B ${tag}')`);
-			assert.equal(await box(), `draft of B ${tag}\n\ntyped after Ctrl+K`);
-			assert.equal(await draftOf(a), `draft of A ${tag}\n\ntyped for A`, "A's draft is as it was");
+			assert.equal(await current(), b);
+			assert.equal(await box(), `draft of Bravo ${tag}\n\ntyped after Ctrl+K`, "the text typed is in Bravo's box, after its draft");
+			assert.equal(await draftOf(a), kept, "Alpha's draft is as it was");
+			assertWaited(meanwhile);
 		});
 
 		test("a change that fails leaves the text where it was typed, and nothing is sent", async () => {
-			const b = await current();
+			const kept = await box();
 			const sent = gate.commands.length;
 			gate.holdAnswersTo = (c) => c === "new_session";
 			await showPanel(page, viewport, "sessions");
 			await page.click("button:has-text('New session')");
 			await until(() => gate.holding === 1, "the new_session answer is held");
-			await page.waitForFunction(() => document.activeElement?.id === "composer");
-			await page.keyboard.type(" and more");
-			await page.keyboard.press("Enter");
+			await settled(page);
+			await typeAtEnd(" and more");
 			await gate.drop(); // the answer never comes: the connection is lost with it
 			gate.holdAnswersTo = undefined;
 			await page.waitForSelector(".toast:has-text('new_session failed')");
 			await reconnected(page);
 			await settled(page);
 			assert.equal(await current(), b, "still the session shown before");
-			const kept = `draft of B ${tag}\n\ntyped after Ctrl+K and more`;
-			assert.equal(await box(), kept, "the text stays in the box it was typed in");
-			assert.equal(await draftOf(b), kept);
-			assert.equal(await page.locator(".composer-hint:has-text('Opening the session')").count(), 0, "no longer opening");
-			assert.deepEqual(gate.commands.slice(sent).filter((c) => c === "prompt" || c === "steer"), [], "Enter sent nothing");
-			await page.fill("#composer", "");
+			assert.equal(await box(), `${kept} and more`, "the text stays in the box it was typed in");
+			assert.equal(await draftOf(b), `${kept} and more`);
+			assert.deepEqual(sends(sent), [], "Enter sent nothing");
+			assert.equal(await page.locator(".composer-hint.busy").count(), 0, "no longer opening");
 		});
 	});
 }
