@@ -57,13 +57,19 @@ describe("Drafts.move", () => {
 	});
 });
 
+/** A change asked for while "old" showed with the draft `kept`, under way, the old box holding `now` since. */
+function changing(kept: string, now: string): { d: Drafts; handover: BoxHandover } {
+	const { drafts: d } = drafts([["old", kept]]);
+	const handover = new BoxHandover(d);
+	assert.equal(handover.box("old"), "old", "no change asked for: the session shown");
+	handover.begin("old");
+	d.set("old", now);
+	return { d, handover };
+}
+
 describe("BoxHandover", () => {
 	test("the box stays the old session's while the change is under way, then the typed text moves with it", () => {
-		const { drafts: d } = drafts([["old", "kept"]]);
-		const handover = new BoxHandover(d);
-		assert.equal(handover.box("old"), "old", "no change asked for: the session shown");
-		handover.begin("old");
-		d.set("old", "kept typed");
+		const { d, handover } = changing("kept", "kept typed");
 		assert.equal(handover.box("new"), "old", "under way: still the old session's box, though the new one is shown");
 		d.set("old", "kept typed on"); // keystrokes into the old box until it is replaced
 		assert.equal(handover.end(), true);
@@ -77,20 +83,14 @@ describe("BoxHandover", () => {
 	});
 
 	test("a change that fails leaves the typed text where it was typed", () => {
-		const { drafts: d } = drafts([["old", "kept"]]);
-		const handover = new BoxHandover(d);
-		handover.begin("old");
-		d.set("old", "kept typed");
+		const { d, handover } = changing("kept", "kept typed");
 		handover.end();
 		assert.equal(handover.box("old"), "old");
 		assert.equal(d.get("old"), "kept typed");
 	});
 
 	test("a fork's draft (set by the page) stays first, the typed text after it", () => {
-		const { drafts: d } = drafts();
-		const handover = new BoxHandover(d);
-		handover.begin("old");
-		d.set("old", "typed");
+		const { d, handover } = changing("", "typed");
 		d.set("fork", "the message forked at");
 		handover.end();
 		assert.equal(handover.box("fork"), "fork");
@@ -99,10 +99,7 @@ describe("BoxHandover", () => {
 	});
 
 	test("changes asked for one after another: the text goes to the last session shown, once all are over", () => {
-		const { drafts: d } = drafts([["old", "kept"]]);
-		const handover = new BoxHandover(d);
-		handover.begin("old");
-		d.set("old", "kept a");
+		const { d, handover } = changing("kept", "kept a");
 		handover.begin("a"); // a second change, asked for as the first was adopted
 		d.set("old", "kept a b");
 		assert.equal(handover.end(), false, "one is still under way");
