@@ -57,22 +57,22 @@ describe("Drafts.move", () => {
 	});
 });
 
-/** A change asked for while "old" showed with the draft `kept`, under way, the old box holding `now` since. */
-function changing(kept: string, now: string): { d: Drafts; handover: BoxHandover } {
+/** A change (numbered `asked`) asked for while "old" showed with the draft `kept`, under way, the old box holding `now` since. */
+function changing(kept: string, now: string): { d: Drafts; handover: BoxHandover; asked: number } {
 	const { drafts: d } = drafts([["old", kept]]);
 	const handover = new BoxHandover(d);
 	assert.equal(handover.box("old"), "old", "no change asked for: the session shown");
-	handover.begin("old");
+	const asked = handover.begin("old");
 	d.set("old", now);
-	return { d, handover };
+	return { d, handover, asked };
 }
 
 describe("BoxHandover", () => {
 	test("the box stays the old session's while the change is under way, then the typed text moves with it", () => {
-		const { d, handover } = changing("kept", "kept typed");
+		const { d, handover, asked } = changing("kept", "kept typed");
 		assert.equal(handover.box("new"), "old", "under way: still the old session's box, though the new one is shown");
 		d.set("old", "kept typed on"); // keystrokes into the old box until it is replaced
-		assert.equal(handover.end(), true);
+		assert.equal(handover.end(asked), true);
 		assert.equal(handover.box("new"), "new");
 		assert.equal(d.get("new"), " typed on");
 		assert.equal(d.get("old"), "kept");
@@ -83,31 +83,44 @@ describe("BoxHandover", () => {
 	});
 
 	test("a change that fails leaves the typed text where it was typed", () => {
-		const { d, handover } = changing("kept", "kept typed");
-		handover.end();
+		const { d, handover, asked } = changing("kept", "kept typed");
+		handover.end(asked);
 		assert.equal(handover.box("old"), "old");
 		assert.equal(d.get("old"), "kept typed");
 	});
 
 	test("a fork's draft (set by the page) stays first, the typed text after it", () => {
-		const { d, handover } = changing("", "typed");
+		const { d, handover, asked } = changing("", "typed");
 		d.set("fork", "the message forked at");
-		handover.end();
+		handover.end(asked);
 		assert.equal(handover.box("fork"), "fork");
 		assert.equal(d.get("fork"), "the message forked at\n\ntyped");
 		assert.equal(d.get("old"), "");
 	});
 
-	test("changes asked for one after another: the text goes to the last session shown, once all are over", () => {
-		const { d, handover } = changing("kept", "kept a");
-		handover.begin("a"); // a second change, asked for as the first was adopted
+	test("changes asked for one after another: the text goes to the session shown once the last one is over", () => {
+		const { d, handover, asked } = changing("kept", "kept a");
+		const second = handover.begin("a"); // asked for as the first was shown
 		d.set("old", "kept a b");
-		assert.equal(handover.end(), false, "one is still under way");
+		assert.equal(handover.end(asked), false, "the last one is still under way");
 		assert.equal(handover.box("a"), "old");
-		assert.equal(handover.end(), true);
+		assert.equal(handover.end(second), true);
 		assert.equal(handover.box("b"), "b");
 		assert.equal(d.get("b"), " a b");
 		assert.equal(d.get("a"), "");
+		assert.equal(d.get("old"), "kept");
+	});
+
+	test("an earlier change that has not answered does not hold up the last one; its end later changes nothing", () => {
+		const { d, handover, asked } = changing("kept", "kept typed");
+		const second = handover.begin("old");
+		assert.equal(handover.end(second), true, "the last one asked for is over: so is the change");
+		assert.equal(handover.box("b"), "b");
+		assert.equal(d.get("b"), " typed");
+		assert.equal(handover.end(asked), false);
+		d.set("b", " typed on");
+		assert.equal(handover.box("b"), "b");
+		assert.equal(d.get("b"), " typed on");
 		assert.equal(d.get("old"), "kept");
 	});
 });

@@ -7,19 +7,29 @@
 import type { Drafts } from "./drafts.js";
 
 export class BoxHandover {
-	/** The changes asked for and not over yet, the session shown when the first was asked for and its draft then. */
-	private pending: { from: string; kept: string; count: number } | undefined;
+	/**
+	 * The change under way: the session shown when the first of its changes was asked for, its draft then, and the
+	 * last change asked for (0 once it is over).
+	 */
+	private pending: { from: string; kept: string; last: number } | undefined;
+	private asked = 0;
 
 	constructor(private readonly drafts: Drafts) {}
 
-	/** A change is asked for while `shown` is shown. */
-	begin(shown: string): void {
-		(this.pending ??= { from: shown, kept: this.drafts.get(shown), count: 0 }).count++;
+	/** A change is asked for while `shown` is shown; returns its number, for `end`. */
+	begin(shown: string): number {
+		return ((this.pending ??= { from: shown, kept: this.drafts.get(shown), last: 0 }).last = ++this.asked);
 	}
 
-	/** A change asked for is over (its session shown, or refused); resolves whether every one is. */
-	end(): boolean {
-		return !--this.pending!.count;
+	/**
+	 * Change `asked` is over (its session shown, or refused); returns whether that ends the change under way. Only
+	 * the last one asked for does: the session it shows is the one the user asked for last, and one that never
+	 * answers does not hold up the others.
+	 */
+	end(asked: number): boolean {
+		if (this.pending?.last !== asked) return false;
+		this.pending.last = 0;
+		return true;
 	}
 
 	/**
@@ -30,7 +40,7 @@ export class BoxHandover {
 	 */
 	box(shown: string): string {
 		const change = this.pending;
-		if (change?.count) return change.from;
+		if (change?.last) return change.from;
 		this.pending = undefined;
 		if (change && change.from !== shown) this.drafts.move(change.from, change.kept, shown);
 		return shown;

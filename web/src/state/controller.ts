@@ -290,13 +290,13 @@ export class Controller extends PageStore<ViewState> {
 
 	/** Runs a change of the session shown (its command and the adoption of its answer): see boxSession. */
 	private async change<T>(run: () => Promise<T>): Promise<T> {
-		this.handover.begin(this.state.sessionId ?? "");
+		const asked = this.handover.begin(this.state.sessionId ?? "");
 		this.update({ opening: true });
 		this.flush(); // the box says so with the click, before any keystroke: a user's own action
 		try {
 			return await run();
 		} finally {
-			if (this.handover.end()) this.update({ opening: false });
+			if (this.handover.end(asked)) this.update({ opening: false });
 		}
 	}
 
