@@ -254,7 +254,7 @@ export async function showPanel(page: Page, viewport: Viewport, id: string): Pro
 export async function newSession(page: Page, viewport: Viewport): Promise<void> {
 	// Waited for by its id: the session shown before may be empty too, and then shows the same empty state.
 	const before = await page.evaluate(() => sessionStorage.getItem("skiff.session"));
-	// The message box is made anew for the new session: until then, what is pasted or typed goes to the old one's.
+	// The message box is made anew for the new session: waited for, so that what the test reads next is the new box.
 	await page.evaluate(() => document.getElementById("composer")?.setAttribute("data-before-new-session", ""));
 	await showPanel(page, viewport, "sessions");
 	await page.click("button:has-text('New session')");

@@ -24,6 +24,7 @@ import { CollabState } from "./collab-state";
 import { Completions } from "./completions";
 import { FilesState } from "./files-state";
 import { splitMentions, withMentions } from "./mentions";
+import { BoxHandover } from "./box-handover";
 import { Drafts } from "./drafts";
 import { withEarlySocket } from "./early-socket";
 import { type Announcement, PageStore, type Toast } from "./page-store";
@@ -79,6 +80,8 @@ export interface ViewState {
 	startCommand: string | undefined;
 	/** Bumped whenever the page itself changes a draft (a fork's text, returned queued messages). */
 	draftVersion: number;
+	/** Another session is being opened (switched to, started, forked): nothing is sent until it shows. */
+	opening: boolean;
 	/** A note over the composer, per session (e.g. queued text a stopped run gave back). */
 	notes: Record<string, string>;
 	announcement: Announcement | undefined;
@@ -139,6 +142,7 @@ export class Controller extends PageStore<ViewState> {
 	private readonly stale = new Set<string>();
 	private readonly client: SkiffClient;
 	private readonly drafts = new Drafts();
+	private readonly handover = new BoxHandover(this.drafts);
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
 	/** The toast saying the connection was lost: it goes once the page is bound again. */
@@ -166,6 +170,7 @@ export class Controller extends PageStore<ViewState> {
 			setup: undefined,
 			startCommand: undefined,
 			draftVersion: 0,
+			opening: false,
 			notes: {},
 			announcement: undefined,
 		};
@@ -274,6 +279,27 @@ export class Controller extends PageStore<ViewState> {
 		return this.drafts.get(sessionId);
 	}
 
+	/**
+	 * The session whose draft the message box holds: the one shown, but while another is being opened, the one
+	 * shown when that was asked for (what is typed meanwhile then goes with the session opened: box-handover.ts).
+	 * Asked for as the page renders.
+	 */
+	boxSession(): string {
+		return this.handover.box(this.state.sessionId ?? "");
+	}
+
+	/** Runs a change of the session shown (its command and the adoption of its answer): see boxSession. */
+	private async change<T>(run: () => Promise<T>): Promise<T> {
+		const asked = this.handover.begin(this.state.sessionId ?? "");
+		this.update({ opening: true });
+		this.flush(); // the box says so with the click, before any keystroke: a user's own action
+		try {
+			return await run();
+		} finally {
+			if (this.handover.end(asked)) this.update({ opening: false });
+		}
+	}
+
 	/** Keeps what is typed for its session (no re-render: the composer holds the text it shows). */
 	saveDraft(sessionId: string, text: string): void {
 		this.drafts.set(sessionId, text);
@@ -302,12 +328,13 @@ export class Controller extends PageStore<ViewState> {
 
 	/**
 	 * Enter or Send: a prompt while idle, a steer while a run is active (never a second prompt). Only to the
-	 * session the text was typed for, and only while it is the current one. When the run ended (or one began)
+	 * session the text was typed for, only while it is the current one, and never while another is being opened
+	 * (not even from a box that has not yet rendered as opening: its text stays in it). When the run ended (or one began)
 	 * while the message was on its way, the service refuses it as such, and it is sent once the other way.
 	 */
 	async send(sessionId: string, text: string, attached: Attachment[] = []): Promise<boolean> {
 		const transcript = this.transcript();
-		if (!text.trim() || !this.state.ready || !transcript || transcript.sessionId !== sessionId) return false;
+		if (!text.trim() || !this.state.ready || this.state.opening || !transcript || transcript.sessionId !== sessionId) return false;
 		// Files mentioned with `@` go before the text, as pi's `@file` (mentions.ts); a refusal keeps the message.
 		let mentioned: Awaited<ReturnType<typeof withMentions>>;
 		try {
@@ -367,43 +394,53 @@ export class Controller extends PageStore<ViewState> {
 	}
 
 	/** Switches to a listed session: by id when it is loaded (a new one has no file yet), else by its file. */
-	async switchSession(row: Pick<SessionSummary, "sessionId" | "path" | "loaded">): Promise<void> {
-		const snapshot = await this.command("switch_session", { sessionPath: row.loaded || !row.path ? row.sessionId : row.path });
-		if (snapshot) await this.adopt(snapshot);
+	switchSession(row: Pick<SessionSummary, "sessionId" | "path" | "loaded">): Promise<void> {
+		return this.change(async () => {
+			const snapshot = await this.command("switch_session", { sessionPath: row.loaded || !row.path ? row.sessionId : row.path });
+			if (snapshot) await this.adopt(snapshot);
+		});
 	}
 
 	/**
 	 * Starts a session (in `cwd`, a project's folder, else the service's) and shows it; resolves why the service
 	 * refused it, if it did (toasted when no folder was named: a folder's refusal is shown where it was typed).
 	 */
-	async newSession(cwd?: string): Promise<string | undefined> {
-		try {
-			await this.adopt(await this.client.call("new_session", cwd === undefined ? {} : { cwd }));
-			return undefined;
-		} catch (error) {
-			if (cwd === undefined) this.toast(`new_session failed: ${failureText(error)}`);
-			return failureText(error);
-		}
+	newSession(cwd?: string): Promise<string | undefined> {
+		return this.change(async () => {
+			try {
+				await this.adopt(await this.client.call("new_session", cwd === undefined ? {} : { cwd }));
+				return undefined;
+			} catch (error) {
+				if (cwd === undefined) this.toast(`new_session failed: ${failureText(error)}`);
+				return failureText(error);
+			}
+		});
 	}
 
 	/**
 	 * Forks before the `userIndex`-th user message of the current session; the new session's draft is that
 	 * message's text, to edit and send there.
 	 */
-	async fork(userIndex: number): Promise<boolean> {
-		const points = await this.command("get_fork_messages", {}, { sessionId: this.state.sessionId });
-		const point = points?.messages[userIndex];
-		return point ? this.forkAt(point.entryId) : false;
+	fork(userIndex: number): Promise<boolean> {
+		return this.change(async () => {
+			const points = await this.command("get_fork_messages", {}, { sessionId: this.state.sessionId });
+			const point = points?.messages[userIndex];
+			return point ? this.forkAt(point.entryId) : false;
+		});
 	}
 
-	/** Forks at a user message of any branch (an entry id of get_tree); the new session's draft is its text. */
-	async forkAt(entryId: string): Promise<boolean> {
-		const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
-		if (!snapshot) return false;
-		this.drafts.set(snapshot.sessionId, splitMentions(snapshot.text).text);
-		this.update({ draftVersion: this.state.draftVersion + 1 });
-		await this.adopt(snapshot);
-		return true;
+	/**
+	 * Forks at a user message of any branch (an entry id of get_tree); the new session's draft is its text (and
+	 * after it, what was typed while it was made).
+	 */
+	forkAt(entryId: string): Promise<boolean> {
+		return this.change(async () => {
+			const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
+			if (!snapshot) return false;
+			this.drafts.set(snapshot.sessionId, splitMentions(snapshot.text).text);
+			await this.adopt(snapshot);
+			return true;
+		});
 	}
 
 	/** Puts text into a session's message box, after whatever is typed there (e.g. a message to edit again). */

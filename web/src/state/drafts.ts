@@ -35,6 +35,29 @@ export class Drafts {
 		const draft = this.get(box).trimEnd();
 		this.set(box, draft ? `${draft}\n\n${text}` : text);
 	}
+
+	/**
+	 * Another box was asked for while `from`'s showed, whose draft was `kept` then: what was typed into it since
+	 * goes after `to`'s draft, and `from`'s is `kept` again.
+	 */
+	move(from: string, kept: string, to: string): void {
+		const typed = typedSince(kept, this.get(from));
+		this.set(from, kept);
+		if (typed) this.append(to, typed);
+	}
+}
+
+/**
+ * What `now` holds that `before` did not: the text between their common start and their common end (compared by
+ * code point, so an emoji is never cut in two).
+ */
+export function typedSince(before: string, now: string): string {
+	const [was, is] = [[...before], [...now]];
+	let start = 0;
+	while (start < was.length && was[start] === is[start]) start++;
+	let end = 0;
+	while (end < was.length - start && was.at(-1 - end) === is.at(-1 - end)) end++;
+	return is.slice(start, is.length - end).join("");
 }
 
 function readStored(storage: Pick<Storage, "getItem"> | undefined, key: string): Array<[string, string]> {

@@ -128,6 +128,9 @@ export function App({ controller }: { controller: Controller }) {
 	useRunAlerts(controller);
 	const sessionId = state.sessionId ?? "";
 	const noModel = controller.noModel();
+	// The message box's session: the one shown, but while another is opened, the one it showed (boxSession).
+	const box = controller.boxSession();
+	const opening = state.opening && "Opening the session…";
 	const modal = drawer && drawerOpen;
 
 	const page = (
@@ -168,18 +171,19 @@ export function App({ controller }: { controller: Controller }) {
 					</div>
 				)}
 				<Composer
-					key={`${sessionId}:${state.draftVersion}`}
-					draft={controller.draft(sessionId)}
+					key={`${box}:${state.draftVersion}`}
+					draft={controller.draft(box)}
 					running={running}
-					ready={state.ready}
-					note={state.notes[sessionId]}
-					placeholder={noModel && !running ? "Set up a model first (see above), then ask the agent…" : undefined}
-					onDraft={(text) => controller.saveDraft(sessionId, text)}
-					onSend={(text, images) => controller.send(sessionId, text, images)}
+					ready={state.ready && !opening}
+					busy={opening}
+					note={state.notes[box]}
+					placeholder={opening || (noModel && !running ? "Set up a model first (see above), then ask the agent…" : undefined)}
+					onDraft={(text) => controller.saveDraft(box, text)}
+					onSend={(text, images) => controller.send(box, text, images)}
 					completions={controller.completions}
 					attach={(image) => controller.upload(image)}
 					onAbort={() => controller.abort()}
-					onDismissNote={() => controller.dismissNote(sessionId)}
+					onDismissNote={() => controller.dismissNote(box)}
 				/>
 			</div>
 			{modal && <div class="drawer-backdrop" aria-hidden="true" onClick={() => closeDrawer("toggle")} />}

@@ -21,7 +21,9 @@ export interface ComposerProps {
 	running: boolean;
 	ready: boolean;
 	note?: string;
-	placeholder?: string;
+	/** Why nothing is sent just now (another session being opened): said under the box instead of its keys. */
+	busy?: string | false;
+	placeholder?: string | false;
 	/** How the hint under the box ends while idle, after the keys that send (by default it points to the shortcuts). */
 	idleHint?: ComponentChildren;
 	/** Completes `/` commands and `@` paths (the host's composer; a guest's has none). */
@@ -223,7 +225,7 @@ export function Composer(props: ComposerProps) {
 					ref={box}
 					value={text}
 					rows={1}
-					placeholder={props.placeholder ?? (props.running ? "Steer the agent…" : "Ask the agent…")}
+					placeholder={props.placeholder || (props.running ? "Steer the agent…" : "Ask the agent…")}
 					onInput={(e) => {
 						const el = e.target as HTMLTextAreaElement;
 						change(el.value);
@@ -274,8 +276,8 @@ export function Composer(props: ComposerProps) {
 					</button>
 				</div>
 			</form>
-			<p class="composer-hint">
-				{props.running ? (
+			<p class={props.busy ? "composer-hint busy" : "composer-hint"}>
+				{props.busy || (props.running ? (
 					<>
 						<kbd>Enter</kbd> steers the run · <kbd>Esc</kbd> stops it
 					</>
@@ -287,7 +289,7 @@ export function Composer(props: ComposerProps) {
 							</>
 						)}
 					</>
-				)}
+				))}
 			</p>
 		</div>
 	);

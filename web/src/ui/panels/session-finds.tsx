@@ -49,7 +49,10 @@ export function SearchResults({ controller, onOpen, box }: { controller: Control
 			<ul class="session-list" id="session-hits" aria-label="Sessions found" onKeyDown={(e) => arrowKeys(e, box)}>
 				{result.hits.map(({ session, snippet }) => (
 					<li key={session.sessionId} class={session.sessionId === controller.state.sessionId ? "current" : ""}>
-						<button type="button" class="session-open" disabled={!controller.state.ready} onClick={() => void controller.switchSession({ ...session, loaded: false }).then(onOpen)}>
+						<button type="button" class="session-open" disabled={!controller.state.ready} onClick={() => {
+							onOpen(); // at once, as the list's rows: sessions-panel.tsx
+							void controller.switchSession({ ...session, loaded: false });
+						}}>
 							<span class="session-title">
 								<span>{redact(sessionTitle(session.name, session.firstMessage)).slice(0, 120)}</span>
 							</span>

@@ -34,7 +34,11 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 		setRenaming(false);
 		requestAnimationFrame(() => renameButton.current?.focus());
 	};
-	const open = (row: SessionSummary) => (row.sessionId === sessionId ? done() : void controller.switchSession(row).then(done));
+	// Done at once (the box takes the focus, the drawer closes): what is typed while the session opens goes with it.
+	const open = (row: SessionSummary) => {
+		done();
+		if (row.sessionId !== sessionId) void controller.switchSession(row);
+	};
 	const searching = controller.search.query.trim() !== "";
 	const choose = (next: typeof view) => {
 		setView(next);
@@ -55,7 +59,8 @@ export function SessionsPanel({ controller, done }: PanelProps) {
 						class="primary small"
 						disabled={!ready}
 						onClick={() => {
-							void controller.newSession().then(done);
+							done();
+							void controller.newSession();
 						}}
 					>
 						<Icon name="plus" />
