@@ -10,7 +10,7 @@ import { CodedError } from "../../shared/errors.js";
 import { git, repositoryRoot } from "../git.js";
 import { SessionStates } from "../session-features.js";
 import { changesUpdatedEvent } from "./events.js";
-import { type GitView, gitFileDiff, gitView, listGitChanges, revertGitFile } from "./git-changes.js";
+import { type GitView, gitFileDiff, gitView, listGitChanges, revertGitFile, type SpecialFile } from "./git-changes.js";
 import { checkRelativePath, confinedPath } from "./paths.js";
 import { type BeforeRecord, type CurrentText, listRecordedChanges, recordedDiff } from "./recorded-changes.js";
 import type { ChangedFile, ChangesList, FileDiff, RevertedFile, Since } from "./schemas.js";
@@ -28,7 +28,7 @@ type RecordedFile = ChangedFile & { before: BeforeRecord; now: CurrentText };
 
 /** A listing with what diff and revert need beside what changes_get answers. */
 type Listing =
-	| { mode: "git"; list: ChangesList; view: GitView }
+	| { mode: "git"; list: ChangesList; view: GitView; special: ReadonlyMap<string, SpecialFile> }
 	| { mode: "recorded"; list: ChangesList; recorded: Map<string, RecordedFile> };
 
 export interface ChangesServiceOptions {
@@ -126,12 +126,13 @@ export class ChangesService {
 			const start = state.sessionStart();
 			if (since === "session_start" && !start) throw new CodedError("invalid_command", "The session has no recorded start yet: it is recorded at its first prompt");
 			const view = await gitView(cwd, root, since, start);
-			const { files, total } = await listGitChanges(cwd, view, start, since, only);
+			const { files, total, special } = await listGitChanges(cwd, view, start, since, only);
 			if (view.operation) notes.push(`A ${view.operation} is in progress: conflicted files are marked.`);
 			if (since === "session_start" && start?.untrackedTruncated) notes.push("The session started with more untracked files than were remembered: some of them may be listed as new.");
 			return {
 				mode: "git",
 				view,
+				special,
 				list: { cwd, base: gitBase(view, since, start?.at), repository: repositoryState(view), files, total, truncated: total > files.length, notes },
 			};
 		}
@@ -162,8 +163,9 @@ export class ChangesService {
 		if (!file) throw new CodedError("not_found", `${JSON.stringify(rel)} is not among the changed files (against ${listing.list.base.description})`);
 		const base = listing.list.base;
 		if (listing.mode === "git") {
-			const { diff, binary, truncated } = await gitFileDiff(cwd, listing.view.baseRef, file);
-			return { path: rel, base, status: file.status, diff, binary: binary || file.binary, truncated, ...(file.note ? { note: file.note } : {}) };
+			const { diff, binary, truncated, note } = await gitFileDiff(cwd, listing.view.baseRef, file, listing.special.get(rel));
+			const notes = [...new Set([file.note, note].filter(Boolean))].join("; ");
+			return { path: rel, base, status: file.status, diff, binary: binary || file.binary, truncated, ...(notes ? { note: notes } : {}) };
 		}
 		const recorded = listing.recorded.get(rel)!;
 		const { diff, note } = recordedDiff(rel, recorded.before, recorded.now);
@@ -195,6 +197,8 @@ export class ChangesService {
 		const byPath = new Map(listing.list.files.map((file) => [file.path, file]));
 		const trash = new Trash(this.options.agentDir);
 		const results: RevertedFile[] = [];
+		/** Each file once: the paths already taken, normalized, with the spelling that named them first. */
+		const named = new Map<string, string>();
 		for (const path of paths) {
 			const refuse = (reason: string) => results.push({ path, outcome: "refused", reason });
 			let rel: string;
@@ -204,6 +208,12 @@ export class ChangesService {
 				refuse((error as Error).message);
 				continue;
 			}
+			const first = named.get(rel);
+			if (first !== undefined) {
+				refuse(`named twice in this revert (first as ${JSON.stringify(first)}): it is reverted once, there`);
+				continue;
+			}
+			named.set(rel, path);
 			const file = byPath.get(rel);
 			if (!file) {
 				refuse(`not among the changed files (against ${listing.list.base.description}): nothing to revert`);
@@ -226,7 +236,7 @@ export class ChangesService {
 				const absolute = await confinedPath(cwd, rel);
 				if (file.oldPath !== undefined) await confinedPath(cwd, file.oldPath);
 				if (listing.mode === "git") {
-					results.push({ path, ...(await revertGitFile(cwd, listing.view.baseRef, file, absolute, trash)) });
+					results.push({ path, ...(await revertGitFile(cwd, listing.view.baseRef, file, absolute, trash, listing.special.get(rel))) });
 				} else {
 					results.push({ path, ...(await revertRecorded(listing.recorded.get(rel)!, absolute, rel, trash)) });
 				}

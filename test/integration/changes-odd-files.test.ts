@@ -1,0 +1,175 @@
+/**
+ * The changes feature on the files git reports oddly, against the real service: a file taken out of the index
+ * but still in the working tree (git reports it twice), a folder holding a repository of its own (git lists it
+ * with a trailing "/"), a submodule whose commit moved, names that are not UTF-8, an untracked link to a
+ * folder, a file gone between the listing and the diff or revert, and one file named twice in a revert. Each
+ * is listed once, diffed honestly or refused naming why, and a revert never claims what it did not do.
+ */
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { Compile } from "typebox/compile";
+import { ChangesListSchema, FileDiffSchema, RevertedFileSchema } from "../../src/features/changes/schemas.js";
+import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
+import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { TestClient } from "../support/ws-client.js";
+
+const listCheck = Compile(ChangesListSchema);
+const diffCheck = Compile(FileDiffSchema);
+const revertedCheck = Compile(RevertedFileSchema);
+
+let skiff: SkiffProcess;
+let client: TestClient;
+
+before(async () => {
+	skiff = await startSkiff({ agentDir: tempDir() });
+	client = await TestClient.connect(skiff.wsUrl);
+});
+
+after(async () => {
+	client?.close();
+	await skiff?.stop();
+	removeTempRepos();
+});
+
+async function changes(repo: string): Promise<{ sessionId: string; list: any; byPath: Record<string, any> }> {
+	const { sessionId } = await client.ok({ type: "new_session", cwd: repo });
+	const list = await client.ok({ type: "changes_get", sessionId });
+	assert.ok(listCheck.Check(list), JSON.stringify([...listCheck.Errors(list)].slice(0, 2)));
+	return { sessionId, list, byPath: Object.fromEntries(list.files.map((file: any) => [file.path, file])) };
+}
+
+async function diff(sessionId: string, path: string): Promise<any> {
+	const response = await client.request({ type: "changes_diff", sessionId, path });
+	if (response.success) assert.ok(diffCheck.Check(response.data), JSON.stringify([...diffCheck.Errors(response.data)].slice(0, 2)));
+	return response;
+}
+
+async function revert(sessionId: string, paths: string[], tokens: Record<string, string>): Promise<any[]> {
+	const { files } = await client.ok({ type: "changes_revert", sessionId, confirm: true, paths, tokens });
+	for (const file of files) assert.ok(revertedCheck.Check(file), JSON.stringify(file));
+	return files;
+}
+
+/** Runs a shell command in `dir` (for names that are not UTF-8, which an argument list cannot carry). */
+const shell = (dir: string, script: string) => execFileSync("sh", ["-c", script], { cwd: dir, encoding: "latin1" });
+
+test("a file taken out of the index but still in the working tree is one change; its revert puts it back, never in the trash", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	sh(repo, "rm", "--cached", "-q", "a.txt");
+	writeFileSync(join(repo, "a.txt"), "one\nmore\n");
+	const { sessionId, list, byPath } = await changes(repo);
+	assert.deepEqual(
+		list.files.map((file: any) => file.path),
+		["a.txt"],
+		"listed once, not as deleted and untracked",
+	);
+	assert.deepEqual([byPath["a.txt"].status, byPath["a.txt"].added, byPath["a.txt"].removed], ["modified", 2, 1]);
+	assert.match(byPath["a.txt"].note, /taken out of git's index/);
+	const shown = await diff(sessionId, "a.txt");
+	assert.equal(shown.success, true, shown.error);
+	assert.match(shown.data.diff, /^--- a\/a.txt\n\+\+\+ b\/a.txt\n@@ [^\n]+ @@\n one\n\+more\n$/);
+
+	const [done] = await revert(sessionId, ["a.txt"], { "a.txt": byPath["a.txt"].token });
+	assert.deepEqual([done.outcome, done.trashedTo], ["restored", undefined]);
+	assert.equal(readFileSync(join(repo, "a.txt"), "utf8"), "one\n", "the base's content, in the working tree");
+	assert.equal(sh(repo, "status", "--porcelain"), "", "and in the index");
+});
+
+test("an untracked folder holding a repository of its own: named without git's trailing slash, no diff but a note, reverted whole to the trash", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	const inner = join(repo, "inner");
+	mkdirSync(inner);
+	sh(inner, "init", "-q");
+	writeFileSync(join(inner, "f.txt"), "inner file\n");
+	const { sessionId, list, byPath } = await changes(repo);
+	assert.deepEqual(
+		list.files.map((file: any) => file.path),
+		["inner"],
+	);
+	assert.match(byPath.inner.note, /repository of its own/);
+	const shown = await diff(sessionId, "inner");
+	assert.equal(shown.success, true, shown.error);
+	assert.deepEqual([shown.data.diff, shown.data.status], ["", "untracked"]);
+	assert.match(shown.data.note, /repository of its own/);
+
+	const [done] = await revert(sessionId, ["inner"], { inner: byPath.inner.token });
+	assert.equal(done.outcome, "trashed");
+	assert.ok(!existsSync(inner));
+	assert.equal(readFileSync(join(done.trashedTo, "f.txt"), "utf8"), "inner file\n", "moved whole, never deleted");
+});
+
+test("a submodule whose commit moved is listed with a note and its revert is refused, since its checkout would stay as it is", async () => {
+	const sub = baseRepository(tempRepoDir("skiff-odd-sub-"));
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	sh(repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod");
+	sh(repo, "commit", "-q", "-m", "submodule");
+	writeFileSync(join(repo, "mod", "a.txt"), "changed in the submodule\n");
+	sh(join(repo, "mod"), "commit", "-q", "-a", "-m", "moved");
+	const moved = sh(join(repo, "mod"), "rev-parse", "HEAD").trim();
+	const { sessionId, byPath } = await changes(repo);
+	assert.equal(byPath.mod.status, "modified");
+	assert.match(byPath.mod.note, /submodule/);
+	const shown = await diff(sessionId, "mod");
+	assert.match(shown.data.diff, new RegExp(`\\+Subproject commit ${moved}`));
+
+	const [done] = await revert(sessionId, ["mod"], { mod: byPath.mod.token });
+	assert.equal(done.outcome, "refused", "not claimed restored");
+	assert.match(done.reason, /submodule/);
+	assert.equal(sh(join(repo, "mod"), "rev-parse", "HEAD").trim(), moved, "the submodule's checkout is untouched");
+});
+
+test("names that are not UTF-8 are listed with a note; their diff and revert are refused naming why, and nothing is touched", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	shell(repo, "printf 'tracked\\n' > \"tr$(printf '\\351').txt\" && git add . && git -c user.name=T -c user.email=t@e commit -qm latin1");
+	shell(repo, "printf 'changed\\n' > \"tr$(printf '\\351').txt\" && printf 'new\\n' > \"new$(printf '\\351').txt\"");
+	const { sessionId, byPath } = await changes(repo);
+	for (const [path, status] of [
+		["tr\ufffd.txt", "modified"],
+		["new\ufffd.txt", "untracked"],
+	]) {
+		assert.equal(byPath[path!]?.status, status, path);
+		assert.match(byPath[path!].note, /not valid UTF-8/);
+		const shown = await diff(sessionId, path!);
+		assert.equal(shown.success, false, "not an empty diff as if nothing changed");
+		assert.equal(shown.code, "invalid_command");
+		assert.match(shown.error, /not valid UTF-8/);
+	}
+	const files = await revert(sessionId, ["tr\ufffd.txt", "new\ufffd.txt"], { "tr\ufffd.txt": byPath["tr\ufffd.txt"].token, "new\ufffd.txt": byPath["new\ufffd.txt"].token });
+	assert.deepEqual(
+		files.map((file) => file.outcome),
+		["refused", "refused"],
+		"never claimed trashed",
+	);
+	assert.equal(shell(repo, "cat new*.txt tr*.txt"), "new\nchanged\n", "both files as they were");
+});
+
+test("an untracked link to a folder shows where it leads; a file gone since the listing is not_found for its diff and refused by a revert", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	symlinkSync("/etc", join(repo, "etc-link"));
+	writeFileSync(join(repo, "brief.txt"), "soon gone\n");
+	const { sessionId, byPath } = await changes(repo);
+	const link = await diff(sessionId, "etc-link");
+	assert.match(link.data.diff, /^--- \/dev\/null\n\+\+\+ b\/etc-link\n@@ -0,0 \+1,?1? @@\n\+\/etc\n/, "not an empty diff");
+
+	rmSync(join(repo, "brief.txt"));
+	const gone = await diff(sessionId, "brief.txt");
+	assert.equal(gone.success, false);
+	assert.equal(gone.code, "not_found");
+	const [done] = await revert(sessionId, ["brief.txt"], { "brief.txt": byPath["brief.txt"].token });
+	assert.equal(done.outcome, "refused", "not claimed trashed");
+});
+
+test("one file named twice in a revert (two spellings) is reverted once; the second naming is refused, saying so", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	writeFileSync(join(repo, "u.txt"), "untracked\n");
+	const { sessionId, byPath } = await changes(repo);
+	const token = byPath["u.txt"].token;
+	const [first, second] = await revert(sessionId, ["u.txt", "./u.txt"], { "u.txt": token, "./u.txt": token });
+	assert.equal(first.outcome, "trashed");
+	assert.equal(readFileSync(first.trashedTo, "utf8"), "untracked\n");
+	assert.deepEqual([second.path, second.outcome], ["./u.txt", "refused"]);
+	assert.match(second.reason, /named twice/);
+});
