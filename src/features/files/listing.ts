@@ -108,11 +108,43 @@ async function describe(root: string, dir: string, relative: string, named: Name
 export interface ListRequest {
 	path?: string;
 	offset?: number;
+	after?: string;
 	limit?: number;
+}
+
+/**
+ * A page cursor names the entry a page ended with, as it sorts: "d:" for a folder or "f:" for anything else,
+ * then its name (no name holds a "/", and none is empty).
+ */
+function cursorOf(named: Named): string {
+	return `${named.kind === "directory" ? "d" : "f"}:${named.name}`;
+}
+
+function fromCursor(cursor: string): Named {
+	const match = /^([df]):([^/]+)$/.exec(cursor);
+	if (!match) throw new CodedError("invalid_command", `Invalid command: \`after\` ${shown(cursor)} is not a cursor files_list answered: pass its \`nextAfter\` as it came`);
+	const name = match[2]!;
+	return { name, kind: match[1] === "d" ? "directory" : "file", key: name.toLowerCase() };
+}
+
+/** Where the page after `cursor` starts in the sorted `names`: at the first entry sorting after it (binary search). */
+function startAfter(names: readonly Named[], cursor: Named): number {
+	let low = 0;
+	let high = names.length;
+	while (low < high) {
+		const middle = (low + high) >>> 1;
+		if (byFolderThenName(names[middle]!, cursor) <= 0) low = middle + 1;
+		else high = middle;
+	}
+	return low;
 }
 
 /** One page of the folder `path` (the root when absent) of the session's working directory `cwd`. */
 export async function listFiles(cwd: string, request: ListRequest): Promise<FilesListResult> {
+	if (request.after !== undefined && request.offset !== undefined) {
+		throw new CodedError("invalid_command", "Invalid command: give `offset` or `after`, not both");
+	}
+	const cursor = request.after === undefined ? undefined : fromCursor(request.after);
 	const { root, real, relative } = await confine(cwd, request.path ?? "");
 	const { names, complete } = await readNames(real, relative);
 	// The folder is the one checked: a parent swapped for a link while it was read would show here.
@@ -126,7 +158,7 @@ export async function listFiles(cwd: string, request: ListRequest): Promise<File
 	checkInside(root, again, relative);
 
 	names.sort(byFolderThenName);
-	const offset = request.offset ?? 0;
+	const offset = cursor ? startAfter(names, cursor) : (request.offset ?? 0);
 	const limit = request.limit ?? DEFAULT_PAGE;
 	const page = names.slice(offset, offset + limit);
 	const entries: FileEntry[] = [];
@@ -138,7 +170,10 @@ export async function listFiles(cwd: string, request: ListRequest): Promise<File
 	const answer = await ignoredNames(real, asked.map((entry) => ({ name: entry.name, directory: entry.kind === "directory" })));
 	if ("ignored" in answer) for (const entry of asked) entry.ignored = answer.ignored.has(entry.name);
 	const result: FilesListResult = { path: relative, entries, offset, total: names.length, complete };
-	if (offset + page.length < names.length) result.nextOffset = offset + page.length;
+	if (offset + page.length < names.length) {
+		result.nextOffset = offset + page.length;
+		result.nextAfter = cursorOf(page.at(-1)!);
+	}
 	if ("note" in answer) result.gitNote = answer.note;
 	return result;
 }

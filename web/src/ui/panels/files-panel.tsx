@@ -74,9 +74,9 @@ export function FilesPanel({ controller }: PanelProps) {
 							<Row key={entry.path} entry={entry} onOpen={() => void (isFolder(entry) ? files.open(entry.path) : files.read(entry.path))} />
 						))}
 					</ul>
-					{listing.nextOffset !== undefined && (
+					{listing.nextAfter !== undefined && (
 						<button type="button" class="small" onClick={() => void files.more()}>
-							Show more ({(listing.total - folder.entries.length).toLocaleString("en")} left)
+							Show more ({(listing.total - listing.offset - listing.entries.length).toLocaleString("en")} left)
 						</button>
 					)}
 					{!listing.complete && <p class="hint">This folder holds more than {listing.total.toLocaleString("en")} entries: only those are listed.</p>}
