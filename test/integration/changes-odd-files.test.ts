@@ -173,3 +173,25 @@ test("one file named twice in a revert (two spellings) is reverted once; the sec
 	assert.deepEqual([second.path, second.outcome], ["./u.txt", "refused"]);
 	assert.match(second.reason, /named twice/);
 });
+
+test("a folder of new files named as a whole: its diff and revert say it is a folder and changes go file by file; nothing is moved", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	mkdirSync(join(repo, "made", "deeper"), { recursive: true });
+	writeFileSync(join(repo, "made", "deeper", "x.txt"), "x\n");
+	const { sessionId, list } = await changes(repo);
+	assert.deepEqual(
+		list.files.map((file: any) => file.path),
+		["made/deeper/x.txt"],
+	);
+	for (const path of ["made", "made/", "made/deeper"]) {
+		const shown = await diff(sessionId, path);
+		assert.equal(shown.code, "not_found");
+		assert.match(shown.error, /is a folder, and changes are listed, diffed and reverted file by file/, path);
+		const [done] = await revert(sessionId, [path], { [path]: "directory" });
+		assert.equal(done.outcome, "refused");
+		assert.match(done.reason, /is a folder/);
+	}
+	assert.equal(readFileSync(join(repo, "made", "deeper", "x.txt"), "utf8"), "x\n");
+	const missing = await diff(sessionId, "nowhere");
+	assert.doesNotMatch(missing.error, /folder/, "a path that is no folder is only not among the changes");
+});

@@ -3,7 +3,7 @@
  * directory against it (in git: git-changes.ts; outside: recorded-changes.ts), and `changes_updated`, sent a
  * moment after the last tool call or shell command that may have written files.
  */
-import { stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import type { RuntimeEvent, SessionContribution, SessionObserver, SessionOrigin } from "../../agent/types.js";
 import { writeFileAtomicallyAsync } from "../../shared/atomic-write.js";
 import { CodedError } from "../../shared/errors.js";
@@ -160,7 +160,7 @@ export class ChangesService {
 		const rel = checkRelativePath(path);
 		const listing = await this.listing(sessionId, cwd, since, new Set([rel]));
 		const file = listing.list.files.find((candidate) => candidate.path === rel);
-		if (!file) throw new CodedError("not_found", `${JSON.stringify(rel)} is not among the changed files (against ${listing.list.base.description})`);
+		if (!file) throw new CodedError("not_found", `${JSON.stringify(rel)} ${await notAmongThem(cwd, rel, listing.list.base.description)}`);
 		const base = listing.list.base;
 		if (listing.mode === "git") {
 			const { diff, binary, truncated, note } = await gitFileDiff(cwd, listing.view.baseRef, file, listing.special.get(rel));
@@ -216,7 +216,7 @@ export class ChangesService {
 			named.set(rel, path);
 			const file = byPath.get(rel);
 			if (!file) {
-				refuse(`not among the changed files (against ${listing.list.base.description}): nothing to revert`);
+				refuse(`${await notAmongThem(cwd, rel, listing.list.base.description)}: nothing to revert`);
 				continue;
 			}
 			const seen = tokens[path] ?? tokens[rel];
@@ -246,6 +246,19 @@ export class ChangesService {
 		}
 		return results;
 	}
+}
+
+/**
+ * Why a path is not among the changes, in words: a folder (changes are listed, diffed and reverted file by
+ * file, so a folder of new files is not one change) is said to be one, inside the working directory only.
+ */
+async function notAmongThem(cwd: string, rel: string, base: string): Promise<string> {
+	const folder = await confinedPath(cwd, rel).then(
+		(absolute) => lstat(absolute).then((stats) => stats.isDirectory(), () => false),
+		() => false,
+	);
+	const why = `is not among the changed files (against ${base})`;
+	return folder ? `${why}: it is a folder, and changes are listed, diffed and reverted file by file (name the changed files in it)` : why;
 }
 
 /** Puts a file back as the session's first edit or write found it (a file it created goes to the trash). */
