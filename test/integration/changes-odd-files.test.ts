@@ -13,6 +13,7 @@ import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
 import { ChangesListSchema, FileDiffSchema, RevertedFileSchema } from "../../src/features/changes/schemas.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
+import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
 import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
@@ -20,17 +21,22 @@ const listCheck = Compile(ChangesListSchema);
 const diffCheck = Compile(FileDiffSchema);
 const revertedCheck = Compile(RevertedFileSchema);
 
+let model: FakeOpenAiServer;
 let skiff: SkiffProcess;
 let client: TestClient;
 
 before(async () => {
-	skiff = await startSkiff({ agentDir: tempDir() });
+	model = await startFakeOpenAi();
+	const agentDir = tempDir();
+	writeFakeModelsJson(agentDir, model.url);
+	skiff = await startSkiff({ agentDir, args: ["--model", "fake/fake-model"] });
 	client = await TestClient.connect(skiff.wsUrl);
 });
 
 after(async () => {
 	client?.close();
 	await skiff?.stop();
+	await model?.close();
 	removeTempRepos();
 });
 
@@ -94,6 +100,11 @@ test("an untracked folder holding a repository of its own: named without git's t
 	assert.equal(shown.success, true, shown.error);
 	assert.deepEqual([shown.data.diff, shown.data.status], ["", "untracked"]);
 	assert.match(shown.data.note, /repository of its own/);
+
+	// There before the session's first prompt and unchanged, it is not the session's change.
+	await client.turn(sessionId, "REPLY Nothing to do.");
+	const sinceStart = await client.ok({ type: "changes_get", sessionId, since: "session_start" });
+	assert.deepEqual(sinceStart.files, [], "the start recorded it by the same name");
 
 	const [done] = await revert(sessionId, ["inner"], { inner: byPath.inner.token });
 	assert.equal(done.outcome, "trashed");

@@ -141,7 +141,10 @@ export class ChangesSession implements SessionFeatures {
 		const cwd = this.cwd();
 		if ((await repositoryRoot(cwd)) === undefined) return;
 		const head = (await headCommit(cwd)) ?? null;
-		const paths = parseNulPaths(await git(cwd, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", "."]));
+		// A folder holding a repository of its own comes whole, with a "/" the listing leaves out (git-changes.ts).
+		const paths = parseNulPaths(await git(cwd, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", "."])).map((path) =>
+			path.endsWith("/") ? path.slice(0, -1) : path,
+		);
 		const untracked: Array<[string, string]> = [];
 		const deadline = Date.now() + START_SNAPSHOT_MS;
 		for (const path of paths.slice(0, MAX_START_UNTRACKED)) {
