@@ -206,3 +206,23 @@ test("a folder of new files named as a whole: its diff and revert say it is a fo
 	const missing = await diff(sessionId, "nowhere");
 	assert.doesNotMatch(missing.error, /folder/, "a path that is no folder is only not among the changes");
 });
+
+test("a rename whose old name holds a new file now: its revert is refused rather than writing over that file", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	sh(repo, "mv", "a.txt", "b.txt");
+	writeFileSync(join(repo, "a.txt"), "a new file under the old name\n");
+	const { sessionId, byPath } = await changes(repo);
+	assert.deepEqual([byPath["b.txt"].status, byPath["b.txt"].oldPath, byPath["a.txt"].status], ["renamed", "a.txt", "untracked"]);
+	const [done] = await revert(sessionId, ["b.txt"], { "b.txt": byPath["b.txt"].token });
+	assert.equal(done.outcome, "refused");
+	assert.match(done.reason, /old name "a.txt" holds another file now/);
+	assert.equal(readFileSync(join(repo, "a.txt"), "utf8"), "a new file under the old name\n", "not overwritten");
+	assert.equal(readFileSync(join(repo, "b.txt"), "utf8"), "one\n", "nor the rename undone");
+
+	// Once that file is dealt with (reverted: it goes to the trash), the rename reverts.
+	const [moved] = await revert(sessionId, ["a.txt"], { "a.txt": byPath["a.txt"].token });
+	assert.equal(moved.outcome, "trashed");
+	const [back] = await revert(sessionId, ["b.txt"], { "b.txt": byPath["b.txt"].token });
+	assert.equal(back.outcome, "restored");
+	assert.equal(sh(repo, "status", "--porcelain"), "");
+});

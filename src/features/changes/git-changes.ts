@@ -257,6 +257,13 @@ export async function revertGitFile(
 			return { outcome: "trashed", trashedTo };
 		}
 		case "renamed": {
+			// The restore would write over whatever holds the old name now (a new file, untracked): never without a copy.
+			if (await lstat(join(cwd, file.oldPath!)).then(() => true, () => false)) {
+				return {
+					outcome: "refused",
+					reason: `its old name ${JSON.stringify(file.oldPath)} holds another file now, which the revert would overwrite: revert or move that one first`,
+				};
+			}
 			await restore(file.oldPath!);
 			const trashedTo = await toTrash();
 			await unstage(file.path);
