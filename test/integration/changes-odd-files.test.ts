@@ -226,3 +226,27 @@ test("a rename whose old name holds a new file now: its revert is refused rather
 	assert.equal(back.outcome, "restored");
 	assert.equal(sh(repo, "status", "--porcelain"), "");
 });
+
+test("a revert never removes what stands where the base's file goes: a folder in its place, or a file in place of its folder", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	mkdirSync(join(repo, "d"));
+	writeFileSync(join(repo, "d", "e.txt"), "deep\n");
+	sh(repo, "add", ".");
+	sh(repo, "commit", "-q", "-m", "d");
+	rmSync(join(repo, "a.txt"));
+	mkdirSync(join(repo, "a.txt"));
+	writeFileSync(join(repo, "a.txt", "inside.txt"), "a new file in a folder named like the old file\n");
+	rmSync(join(repo, "d"), { recursive: true });
+	writeFileSync(join(repo, "d"), "a new file named like the old folder\n");
+	const { sessionId, byPath } = await changes(repo);
+	assert.deepEqual([byPath["a.txt"].status, byPath["d/e.txt"].status], ["deleted", "deleted"]);
+	const files = await revert(sessionId, ["a.txt", "d/e.txt"], { "a.txt": byPath["a.txt"].token, "d/e.txt": byPath["d/e.txt"].token });
+	assert.deepEqual(
+		files.map((file) => file.outcome),
+		["refused", "refused"],
+	);
+	assert.match(files[0].reason, /a folder stands where the base has the file "a.txt"/);
+	assert.match(files[1].reason, /"d" is a file now where the base has a folder/);
+	assert.equal(readFileSync(join(repo, "a.txt", "inside.txt"), "utf8"), "a new file in a folder named like the old file\n");
+	assert.equal(readFileSync(join(repo, "d"), "utf8"), "a new file named like the old folder\n");
+});

@@ -244,6 +244,11 @@ export async function revertGitFile(
 		}
 	};
 	const gone = { outcome: "refused" as const, reason: "it is not in the working directory any more (removed since it was listed): nothing was done" };
+	/** A restore of `path` refused when git would remove something of the working tree's to make room for it. */
+	const blocked = async (path: string) => {
+		const why = await inTheWay(cwd, path);
+		return why ? { outcome: "refused" as const, reason: `${why}, which the revert would remove: revert or move that first` } : undefined;
+	};
 	if (special === "undecodable-name" || special === "submodule") return { outcome: "refused", reason: SPECIAL_NOTES[special] };
 	switch (file.status) {
 		case "untracked": {
@@ -264,13 +269,35 @@ export async function revertGitFile(
 					reason: `its old name ${JSON.stringify(file.oldPath)} holds another file now, which the revert would overwrite: revert or move that one first`,
 				};
 			}
+			const refused = await blocked(file.oldPath!);
+			if (refused) return refused;
 			await restore(file.oldPath!);
 			const trashedTo = await toTrash();
 			await unstage(file.path);
 			return { outcome: "restored", ...(trashedTo !== undefined ? { trashedTo } : {}) };
 		}
-		default:
+		default: {
+			const refused = await blocked(file.path);
+			if (refused) return refused;
 			await restore(file.path);
 			return { outcome: "restored" };
+		}
 	}
+}
+
+/**
+ * What stands in the way of writing the base's file at `path` (relative to `cwd`), which git would remove
+ * without a copy: a folder where the file goes (with whatever is in it), or a file (or link) where one of
+ * its folders goes. Undefined when the way is clear.
+ */
+async function inTheWay(cwd: string, path: string): Promise<string | undefined> {
+	const parts = path.split("/");
+	for (let end = 1; end <= parts.length; end++) {
+		const prefix = parts.slice(0, end).join("/");
+		const stats = await lstat(join(cwd, prefix)).catch(() => undefined);
+		if (!stats) return undefined; // missing from here down: git makes the folders
+		if (end === parts.length) return stats.isDirectory() ? `a folder stands where the base has the file ${JSON.stringify(path)}` : undefined;
+		if (!stats.isDirectory()) return `${JSON.stringify(prefix)} is ${stats.isSymbolicLink() ? "a symbolic link" : "a file"} now where the base has a folder`;
+	}
+	return undefined;
 }
