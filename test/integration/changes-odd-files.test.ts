@@ -13,8 +13,9 @@ import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
 import { ChangesListSchema, FileDiffSchema, RevertedFileSchema } from "../../src/features/changes/schemas.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
-import { type FakeOpenAiServer, startFakeOpenAi, writeFakeModelsJson } from "../support/fake-openai.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { fakeModelHome } from "../support/fake-model-home.js";
+import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
+import type { SkiffProcess } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
 const listCheck = Compile(ChangesListSchema);
@@ -27,9 +28,7 @@ let client: TestClient;
 
 before(async () => {
 	model = await startFakeOpenAi();
-	const agentDir = tempDir();
-	writeFakeModelsJson(agentDir, model.url);
-	skiff = await startSkiff({ agentDir, args: ["--model", "fake/fake-model"] });
+	skiff = await fakeModelHome(model.url).start();
 	client = await TestClient.connect(skiff.wsUrl);
 });
 
