@@ -2,8 +2,10 @@
  * The changes feature on the files git reports oddly, against the real service: a file taken out of the index
  * but still in the working tree (git reports it twice), a folder holding a repository of its own (git lists it
  * with a trailing "/"), a submodule whose commit moved, names that are not UTF-8, an untracked link to a
- * folder, a file gone between the listing and the diff or revert, and one file named twice in a revert. Each
- * is listed once, diffed honestly or refused naming why, and a revert never claims what it did not do.
+ * folder, a file gone between the listing and the diff or revert, one file named twice in a revert, a rename
+ * whose old name is taken, a folder or file standing where a revert would restore, and (outside git) a write
+ * through a linked folder that leads out. Each is listed once, diffed honestly or refused naming why; a revert
+ * never claims what it did not do nor removes what it did not list; nothing outside is read or kept.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -17,6 +19,7 @@ import { fakeModelHome } from "../support/fake-model-home.js";
 import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
 import type { SkiffProcess } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
+import { write } from "../support/write-calls.js";
 
 const listCheck = Compile(ChangesListSchema);
 const diffCheck = Compile(FileDiffSchema);
@@ -248,4 +251,29 @@ test("a revert never removes what stands where the base's file goes: a folder in
 	assert.match(files[1].reason, /"d" is a file now where the base has a folder/);
 	assert.equal(readFileSync(join(repo, "a.txt", "inside.txt"), "utf8"), "a new file in a folder named like the old file\n");
 	assert.equal(readFileSync(join(repo, "d"), "utf8"), "a new file named like the old folder\n");
+});
+
+test("outside git, a write through a linked folder that leads out: the old content is never read, kept, listed or diffed", async () => {
+	const plain = tempRepoDir("skiff-odd-plain-");
+	const away = tempRepoDir("skiff-odd-away-");
+	writeFileSync(join(away, "settings.conf"), "password = hunter2\n");
+	symlinkSync(away, join(plain, "linked"));
+	writeFileSync(join(plain, "own.txt"), "mine\n");
+	const { sessionId } = await client.ok({ type: "new_session", cwd: plain });
+	const calls = [write("linked/settings.conf", "rewritten\n"), write("own.txt", "still mine\n")];
+	const events = await client.turn(sessionId, `${calls.join("\n")}\nAFTER_TOOL Done.`);
+	const results = events.filter((e) => e.type === "tool_execution_end").map((e: any) => e.result.details);
+	const through = results.find((details) => "diffOmitted" in details);
+	assert.match(through?.diffOmitted, /outside the working directory/, "the write's card gets no diff of a file outside");
+	assert.ok(results.some((details) => "diff" in details), "a write inside still gets its diff");
+	const { files } = await client.ok({ type: "changes_get", sessionId });
+	assert.deepEqual(
+		files.map((file: any) => file.path),
+		["own.txt"],
+		"not listed as a change of the working directory",
+	);
+	const shown = await diff(sessionId, "linked/settings.conf");
+	assert.equal(shown.code, "not_found");
+	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
+	assert.doesNotMatch(readFileSync(sessionFile, "utf8"), /hunter2/, "its content was not kept in the session");
 });

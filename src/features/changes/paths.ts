@@ -31,6 +31,18 @@ export function toolCallPath(cwd: string, input: Readonly<Record<string, unknown
 	return { absolute, path: absolute.slice(cwd.length + 1).split("\\").join("/") };
 }
 
+/**
+ * Whether the file `rel` (a tool call's, see toolCallPath) really lies inside `root`: its folder, links resolved,
+ * is inside the root's real path. A path inside by its spelling may lead out through a linked folder, where the
+ * changes feature never reads a file's content, nor lists or keeps it as a change.
+ */
+export function leadsInside(root: string, rel: string): Promise<boolean> {
+	return confinedPath(root, rel).then(
+		() => true,
+		() => false,
+	);
+}
+
 /** Whether `path` is `root` or inside it (both absolute and normalized). */
 export function isInside(root: string, path: string): boolean {
 	const rel = relative(root, path);

@@ -15,7 +15,7 @@ import { git, headCommit, repositoryRoot } from "../git.js";
 import { fileToken } from "./file-token.js";
 import { parseNulPaths } from "./git-output.js";
 import type { SessionStart } from "./git-changes.js";
-import { toolCallPath } from "./paths.js";
+import { leadsInside, toolCallPath } from "./paths.js";
 import { type BeforeRecord, recordBefore } from "./recorded-changes.js";
 import { WriteDiffs } from "./write-diff.js";
 
@@ -128,6 +128,7 @@ export class ChangesSession implements SessionFeatures {
 	private async takeBefore(cwd: string, absolute: string, path: string): Promise<void> {
 		const started = Date.now();
 		if ((await repositoryRoot(cwd)) !== undefined) return; // in git, the base is git's
+		if (!(await leadsInside(cwd, path))) return; // through a linked folder to outside: not the working directory's
 		let record = await recordBefore(absolute, path, { files: this.before.size, bytes: this.keptBytes });
 		if (this.before.has(path)) return;
 		// Past the hook's time the tool ran anyway: what was read may already be its result, not the base.
