@@ -60,7 +60,11 @@ export interface ConfinedPath {
 export function fileError(error: unknown, path: string): CodedError {
 	const code = (error as NodeJS.ErrnoException)?.code;
 	if (error instanceof CodedError) return error;
-	if (code === "ENOENT") return new CodedError("not_found", `${shown(path)} does not exist in the session's working directory`);
+	if (code === "ENOENT") {
+		// A listing shows a name that is not UTF-8 on disk with U+FFFD, a spelling that names no file.
+		const why = path.includes("\ufffd") ? " (a name listed with U+FFFD is not UTF-8 on disk, and that spelling cannot open it)" : "";
+		return new CodedError("not_found", `${shown(path)} does not exist in the session's working directory${why}`);
+	}
 	if (code === "ENOTDIR") return new CodedError("not_found", `${shown(path)} does not exist: a part of it is not a folder`);
 	if (code === "EACCES" || code === "EPERM") return new CodedError("forbidden", `${shown(path)} cannot be read: permission denied`);
 	if (code === "ELOOP") return new CodedError("forbidden", `${shown(path)} is a loop of symbolic links`);
