@@ -277,3 +277,23 @@ test("outside git, a write through a linked folder that leads out: the old conte
 	const { sessionFile } = await client.ok({ type: "get_state", sessionId });
 	assert.doesNotMatch(readFileSync(sessionFile, "utf8"), /hunter2/, "its content was not kept in the session");
 });
+
+test("outside git, a recorded file's folder replaced since by a link leading out: listed with a note, its new content never read", async () => {
+	const plain = tempRepoDir("skiff-odd-plain-");
+	const away = tempRepoDir("skiff-odd-away-");
+	mkdirSync(join(plain, "sub"));
+	writeFileSync(join(plain, "sub", "f.txt"), "before\n");
+	writeFileSync(join(away, "f.txt"), "token = abc-outside-secret\n");
+	const { sessionId } = await client.ok({ type: "new_session", cwd: plain });
+	await client.turn(sessionId, `${write("sub/f.txt", "after\n")}\nAFTER_TOOL Done.`);
+	rmSync(join(plain, "sub"), { recursive: true });
+	symlinkSync(away, join(plain, "sub"));
+	const { files } = await client.ok({ type: "changes_get", sessionId });
+	assert.equal(files[0]?.path, "sub/f.txt");
+	assert.match(files[0].note, /leads out of the working directory/);
+	const shown = await diff(sessionId, "sub/f.txt");
+	assert.doesNotMatch(JSON.stringify(shown), /outside-secret/);
+	const [done] = await revert(sessionId, ["sub/f.txt"], { "sub/f.txt": files[0].token });
+	assert.equal(done.outcome, "refused");
+	assert.equal(readFileSync(join(away, "f.txt"), "utf8"), "token = abc-outside-secret\n", "nothing outside written");
+});
