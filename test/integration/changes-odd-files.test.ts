@@ -297,3 +297,22 @@ test("outside git, a recorded file's folder replaced since by a link leading out
 	assert.equal(done.outcome, "refused");
 	assert.equal(readFileSync(join(away, "f.txt"), "utf8"), "token = abc-outside-secret\n", "nothing outside written");
 });
+
+test("a folder named ~ (a quoted mkdir \"~/x\" in the project) is a name like another: its files are diffed and reverted", async () => {
+	const repo = baseRepository(tempRepoDir("skiff-odd-"));
+	mkdirSync(join(repo, "~", "oops"), { recursive: true });
+	writeFileSync(join(repo, "~", "oops", "made.txt"), "by a script that quoted ~\n");
+	writeFileSync(join(repo, "~notes"), "an editor's file\n");
+	const { sessionId, byPath } = await changes(repo);
+	for (const path of ["~/oops/made.txt", "~notes"]) {
+		const shown = await diff(sessionId, path);
+		assert.equal(shown.success, true, `${path}: ${shown.error}`);
+		assert.match(shown.data.diff, /^\+(by a script|an editor's)/m);
+	}
+	const files = await revert(sessionId, ["~/oops/made.txt", "~notes"], { "~/oops/made.txt": byPath["~/oops/made.txt"].token, "~notes": byPath["~notes"].token });
+	assert.deepEqual(
+		files.map((file) => file.outcome),
+		["trashed", "trashed"],
+	);
+	assert.ok(!existsSync(join(repo, "~", "oops", "made.txt")) && !existsSync(join(repo, "~notes")));
+});
