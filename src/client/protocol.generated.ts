@@ -325,6 +325,8 @@ export interface FileEntry {
 	size?: number;
 	/** Where a symbolic link leads: a `file` or `directory` inside the working directory (which files_read and files_list follow), `other`, `missing` (broken), or `outside` the working directory or into `.git` (refused). */
 	target?: "file" | "directory" | "other" | "missing" | "outside";
+	/** The name on disk is not UTF-8 (or holds a backslash): `name` and `path` spell it with U+FFFD (or as it is), a spelling files_read and files_list cannot open, so the entry is listed only. */
+	unnamable?: true;
 	/** Whether git ignores it (`.gitignore` and the like). Absent when git could not say: see `gitNote`; and on `.git` itself. */
 	ignored?: boolean;
 }

@@ -41,6 +41,7 @@ const chat = useChatService(() => {
 	symlinkSync("/etc/hostname", join(cwd, "escape"));
 	writeFileSync(join(cwd, "big.log"), "line of the log\n".repeat(80_000)); // 1.2 MiB
 	writeFileSync(join(cwd, "latin1.txt"), Buffer.from("caf\xe9 cr\xe8me\n", "latin1"));
+	writeFileSync(Buffer.concat([Buffer.from(join(cwd, "name-caf")), Buffer.from([0xe9]), Buffer.from(".txt")]), "a name that is not UTF-8\n");
 	mkdirSync(join(cwd, "many"));
 	for (let i = 0; i < MANY; i++) writeFileSync(join(cwd, "many", `f${String(i).padStart(3, "0")}.txt`), "x");
 	const agentDir = tempDir();
@@ -121,6 +122,9 @@ for (const viewport of VIEWPORTS) {
 			assert.ok(names.includes("README.md") && names.includes("logo.png"));
 			assert.equal(await page.locator(".file-list li.ignored", { hasText: "build" }).locator(".file-tag").textContent(), "ignored");
 			assert.equal(await page.locator(".file-list li", { hasText: "src" }).locator(".file-tag").count(), 0);
+			const unnamable = page.locator(".file-open", { hasText: "name-caf" });
+			assert.equal(await unnamable.isDisabled(), true, "a name that is not UTF-8 is listed, not offered to open");
+			assert.equal(await unnamable.locator(".file-meta").textContent(), "name not readable here");
 			await fitsSideways(page, "#panel-files .panel-body");
 
 			await page.click(".file-open:has-text('many')");

@@ -27,6 +27,24 @@ interface Named {
 	readonly kind: FileKind;
 	/** For the sort: the name lower-cased (then the name itself breaks ties). */
 	readonly key: string;
+	/** The name cannot be given back to open the entry (not UTF-8 on disk, or holding a backslash). */
+	readonly unnamable?: true;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A name read as bytes, as text: UTF-8 as it is; anything else with U+FFFD for its bad bytes (as Node would
+ * decode it), marked unnamable, since that spelling names no file. A backslash is refused in a client's path
+ * (confine.ts), so a name holding one cannot be opened either.
+ */
+function nameOf(bytes: Buffer): { name: string; unnamable?: true } {
+	try {
+		const name = strictUtf8.decode(bytes);
+		return name.includes("\\") ? { name, unnamable: true } : { name };
+	} catch {
+		return { name: bytes.toString("utf8"), unnamable: true };
+	}
 }
 
 function kindOf(entry: Dirent): FileKind {
@@ -49,7 +67,9 @@ async function readNames(real: string, relative: string): Promise<{ names: Named
 	const names: Named[] = [];
 	let dir;
 	try {
-		dir = await opendir(real, { bufferSize: 1024 });
+		// Names as bytes: one that is not UTF-8 is told apart (nameOf) rather than decoded as if it were.
+		// (Node reads "buffer" as it does for readdir; its types name only string encodings for opendir.)
+		dir = await opendir(real, { bufferSize: 1024, encoding: "buffer" as BufferEncoding });
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOTDIR") {
 			throw new CodedError("invalid_command", `Invalid command: ${shown(relative)} is not a folder: read it with files_read`);
@@ -59,7 +79,8 @@ async function readNames(real: string, relative: string): Promise<{ names: Named
 	try {
 		for await (const entry of dir) {
 			if (names.length === MAX_DIRECTORY_ENTRIES) return { names, complete: false };
-			names.push({ name: entry.name, kind: kindOf(entry), key: entry.name.toLowerCase() });
+			const { name, unnamable } = nameOf(entry.name as unknown as Buffer);
+			names.push({ name, kind: kindOf(entry), key: name.toLowerCase(), ...(unnamable ? { unnamable } : {}) });
 		}
 	} catch (error) {
 		throw fileError(error, relative);
@@ -91,6 +112,8 @@ async function linkTarget(root: string, path: string): Promise<{ target: LinkTar
 async function describe(root: string, dir: string, relative: string, named: Named): Promise<FileEntry> {
 	const path = relative ? `${relative}/${named.name}` : named.name;
 	const entry: FileEntry = { name: named.name, path, kind: named.kind };
+	// Its spelling opens nothing (or another file): listed only, never looked at further.
+	if (named.unnamable) return { ...entry, unnamable: true };
 	const full = `${dir}${sep}${named.name}`;
 	try {
 		if (named.kind === "file") entry.size = (await lstat(full)).size;
@@ -166,7 +189,7 @@ export async function listFiles(cwd: string, request: ListRequest): Promise<File
 		entries.push(...(await Promise.all(page.slice(at, at + DESCRIBE_BATCH).map((named) => describe(root, real, relative, named)))));
 	}
 	// Git's own folder is listed but never entered, nor asked about.
-	const asked = entries.filter((entry) => entry.name !== GIT_DIR);
+	const asked = entries.filter((entry) => entry.name !== GIT_DIR && !entry.unnamable);
 	const answer = await ignoredNames(real, asked.map((entry) => ({ name: entry.name, directory: entry.kind === "directory" })));
 	if ("ignored" in answer) for (const entry of asked) entry.ignored = answer.ignored.has(entry.name);
 	const result: FilesListResult = { path: relative, entries, offset, total: names.length, complete };

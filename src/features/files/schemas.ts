@@ -38,6 +38,13 @@ export const FileEntrySchema = Type.Object(
 		kind: FileKindSchema,
 		size: Type.Optional(Type.Integer({ minimum: 0, description: "Bytes: of a file, or of the file a link leads to." })),
 		target: Type.Optional(LinkTargetSchema),
+		unnamable: Type.Optional(
+			Type.Literal(true, {
+				description:
+					"The name on disk is not UTF-8 (or holds a backslash): `name` and `path` spell it with U+FFFD (or as it is), a spelling " +
+					"files_read and files_list cannot open, so the entry is listed only.",
+			}),
+		),
 		ignored: Type.Optional(
 			Type.Boolean({ description: "Whether git ignores it (`.gitignore` and the like). Absent when git could not say: see `gitNote`; and on `.git` itself." }),
 		),

@@ -55,10 +55,15 @@ test("an image over the bound is its type and size only; a name is not a type", 
 	assert.equal(fake.kind, "text");
 });
 
-test("a name that is not UTF-8, as a listing spells it (U+FFFD), is not_found saying why", async () => {
+test("a name that is not UTF-8 is listed as unnamable (spelt with U+FFFD), and that spelling is not_found saying why", async () => {
 	writeFileSync(Buffer.concat([Buffer.from(join(root, "caf")), Buffer.from([0xe9]), Buffer.from(".txt")]), "latin1 name\n");
-	const listed = (await listFiles(root, {})).entries.find((entry) => entry.name.startsWith("caf"));
-	assert.equal(listed?.name, "caf\ufffd.txt");
+	// Nor can a name holding a backslash be asked for (confine.ts refuses it in a path).
+	writeFileSync(join(root, "back\\slash.txt"), "a backslash in its name\n");
+	const { entries } = await listFiles(root, {});
+	const listed = entries.find((entry) => entry.name.startsWith("caf"));
+	assert.deepEqual(listed, { name: "caf\ufffd.txt", path: "caf\ufffd.txt", kind: "file", unnamable: true }, "no size of another file, no ignored mark");
+	assert.equal(entries.find((entry) => entry.name.startsWith("back"))?.unnamable, true);
+	assert.equal(entries.find((entry) => entry.name === "empty.txt")?.unnamable, undefined);
 	await assert.rejects(readFile(root, listed!.path), (error: any) => error.code === "not_found" && /not UTF-8 on disk/.test(error.message));
 	await assert.rejects(readFile(root, "nothing.txt"), (error: any) => error.code === "not_found" && !/UTF-8/.test(error.message));
 });
