@@ -136,8 +136,9 @@ test("a submodule whose commit moved is listed with a note and its revert is ref
 
 test("names that are not UTF-8 are listed with a note; their diff and revert are refused naming why, and nothing is touched", async () => {
 	const repo = baseRepository(tempRepoDir("skiff-odd-"));
-	shell(repo, "printf 'tracked\\n' > \"tr$(printf '\\351').txt\" && git add . && git -c user.name=T -c user.email=t@e commit -qm latin1");
+	shell(repo, "printf 'tracked\\n' > \"tr$(printf '\\351').txt\" && printf 'moved\\n' > \"from$(printf '\\351').txt\" && git add . && git -c user.name=T -c user.email=t@e commit -qm latin1");
 	shell(repo, "printf 'changed\\n' > \"tr$(printf '\\351').txt\" && printf 'new\\n' > \"new$(printf '\\351').txt\"");
+	shell(repo, "git mv \"from$(printf '\\351').txt\" to-utf8.txt");
 	const { sessionId, byPath } = await changes(repo);
 	for (const [path, status] of [
 		["tr\ufffd.txt", "modified"],
@@ -150,13 +151,17 @@ test("names that are not UTF-8 are listed with a note; their diff and revert are
 		assert.equal(shown.code, "invalid_command");
 		assert.match(shown.error, /not valid UTF-8/);
 	}
-	const files = await revert(sessionId, ["tr\ufffd.txt", "new\ufffd.txt"], { "tr\ufffd.txt": byPath["tr\ufffd.txt"].token, "new\ufffd.txt": byPath["new\ufffd.txt"].token });
+	assert.deepEqual([byPath["to-utf8.txt"].status, byPath["to-utf8.txt"].oldPath], ["renamed", "from\ufffd.txt"]);
+	assert.match(byPath["to-utf8.txt"].note, /not valid UTF-8/, "renamed from such a name");
+	const paths = ["tr\ufffd.txt", "new\ufffd.txt", "to-utf8.txt"];
+	const files = await revert(sessionId, paths, Object.fromEntries(paths.map((path) => [path, byPath[path].token])));
 	assert.deepEqual(
 		files.map((file) => file.outcome),
-		["refused", "refused"],
+		["refused", "refused", "refused"],
 		"never claimed trashed",
 	);
-	assert.equal(shell(repo, "cat new*.txt tr*.txt"), "new\nchanged\n", "both files as they were");
+	assert.match(files[2].reason, /not valid UTF-8/);
+	assert.equal(shell(repo, "cat new*.txt tr*.txt to-utf8.txt"), "new\nchanged\nmoved\n", "the files as they were");
 });
 
 test("an untracked link to a folder shows where it leads; a file gone since the listing is not_found for its diff and refused by a revert", async () => {

@@ -140,7 +140,9 @@ export async function listGitChanges(cwd: string, view: GitView, start: SessionS
 		}
 		byPath.set(path, { path, status: "untracked", added: 0, removed: 0, binary: false });
 	}
-	for (const path of [...raw!.undecodable, ...others!.undecodable]) if (byPath.has(path)) special.set(path, "undecodable-name");
+	const undecodable = new Set([...raw!.undecodable, ...others!.undecodable]);
+	// A rename from such a name cannot be put back either.
+	for (const entry of byPath.values()) if (undecodable.has(entry.path) || (entry.oldPath !== undefined && undecodable.has(entry.oldPath))) special.set(entry.path, "undecodable-name");
 	let entries = [...byPath.values()];
 	if (only) entries = entries.filter((entry) => only.has(entry.path));
 	entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
