@@ -1,6 +1,6 @@
 /**
  * The changes of a session's working directory inside a git repository: listed against a base commit (HEAD,
- * or the commit of the session's first prompt), one file's diff, and a revert to the base. Every git command
+ * or the commit of the session's first prompt), and one file's diff (a revert to the base: git-revert.ts). Every git command
  * runs through the features' runner (../git.ts: awaited, with a deadline, its output bounded), from the
  * working directory with `--relative`, so paths are relative to it and nothing outside it is listed or touched;
  * pathspecs are literal (a file named `*` is that file).
@@ -15,7 +15,6 @@ import { inParallel } from "./in-parallel.js";
 import { isBinary } from "./line-count.js";
 import { MAX_KEPT_BYTES, readText, recordedDiff } from "./recorded-changes.js";
 import { type ChangedFile, MAX_CHANGED_FILES, MAX_DIFF_BYTES, type Since } from "./schemas.js";
-import type { Trash } from "./trash.js";
 
 /** What the session found at its first prompt (recorded in the session: see session.ts). */
 export interface SessionStart {
@@ -30,7 +29,7 @@ export interface SessionStart {
 }
 
 /** Every git command reads paths literally and quotes none (the output is NUL-separated anyway). */
-const LITERAL = ["--literal-pathspecs", "-c", "core.quotepath=off"];
+export const LITERAL = ["--literal-pathspecs", "-c", "core.quotepath=off"];
 const NO_EXTERNAL = ["--no-color", "--no-ext-diff", "--no-textconv"];
 
 type Operation = "merge" | "rebase" | "cherry-pick" | "revert";
@@ -219,87 +218,4 @@ async function indexRemovedDiff(cwd: string, baseRef: string, path: string): Pro
 	if (isBinary(baseBytes) || (now.text !== null && isBinary(Buffer.from(now.text)))) return { diff: "", binary: true, truncated: false, note: SPECIAL_NOTES["index-removed"] };
 	const { diff, note } = recordedDiff(path, { path, content: baseBytes.toString("utf8"), token: "" }, { token: "", text: now.text });
 	return { diff, binary: false, truncated: false, note: [SPECIAL_NOTES["index-removed"], note].filter(Boolean).join("; ") };
-}
-
-/**
- * Puts one file back as the base has it: a file the base has is restored (index and working tree) from it;
- * one it does not have (new, untracked) goes to the trash and out of the index; a rename does both.
- * `absolute`/`oldAbsolute` were checked to be inside the working directory.
- */
-export async function revertGitFile(
-	cwd: string,
-	baseRef: string,
-	file: ChangedFile,
-	absolute: string,
-	trash: Trash,
-	special?: SpecialFile,
-): Promise<{ outcome: "restored" | "trashed" | "refused"; trashedTo?: string; reason?: string }> {
-	const restore = (path: string) => git(cwd, [...LITERAL, "restore", `--source=${baseRef}`, "--staged", "--worktree", "--", path]);
-	const unstage = (path: string) => git(cwd, [...LITERAL, "rm", "--cached", "-q", "--ignore-unmatch", "--", path]);
-	/** Where the file went, or undefined when it is gone already (removed since it was listed). */
-	const toTrash = async (): Promise<string | undefined> => {
-		try {
-			return await trash.put(absolute, file.path);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-			throw error;
-		}
-	};
-	const gone = { outcome: "refused" as const, reason: "it is not in the working directory any more (removed since it was listed): nothing was done" };
-	/** A restore of `path` refused when git would remove something of the working tree's to make room for it. */
-	const blocked = async (path: string) => {
-		const why = await inTheWay(cwd, path);
-		return why ? { outcome: "refused" as const, reason: `${why}, which the revert would remove: revert or move that first` } : undefined;
-	};
-	if (special === "undecodable-name" || special === "submodule") return { outcome: "refused", reason: SPECIAL_NOTES[special] };
-	switch (file.status) {
-		case "untracked": {
-			const trashedTo = await toTrash();
-			return trashedTo === undefined ? gone : { outcome: "trashed", trashedTo };
-		}
-		case "added": {
-			const trashedTo = await toTrash();
-			if (trashedTo === undefined) return gone;
-			await unstage(file.path);
-			return { outcome: "trashed", trashedTo };
-		}
-		case "renamed": {
-			// The restore would write over whatever holds the old name now (a new file, untracked): never without a copy.
-			if (await lstat(join(cwd, file.oldPath!)).then(() => true, () => false)) {
-				return {
-					outcome: "refused",
-					reason: `its old name ${JSON.stringify(file.oldPath)} holds another file now, which the revert would overwrite: revert or move that one first`,
-				};
-			}
-			const refused = await blocked(file.oldPath!);
-			if (refused) return refused;
-			await restore(file.oldPath!);
-			const trashedTo = await toTrash();
-			await unstage(file.path);
-			return { outcome: "restored", ...(trashedTo !== undefined ? { trashedTo } : {}) };
-		}
-		default: {
-			const refused = await blocked(file.path);
-			if (refused) return refused;
-			await restore(file.path);
-			return { outcome: "restored" };
-		}
-	}
-}
-
-/**
- * What stands in the way of writing the base's file at `path` (relative to `cwd`), which git would remove
- * without a copy: a folder where the file goes (with whatever is in it), or a file (or link) where one of
- * its folders goes. Undefined when the way is clear.
- */
-async function inTheWay(cwd: string, path: string): Promise<string | undefined> {
-	const parts = path.split("/");
-	for (let end = 1; end <= parts.length; end++) {
-		const prefix = parts.slice(0, end).join("/");
-		const stats = await lstat(join(cwd, prefix)).catch(() => undefined);
-		if (!stats) return undefined; // missing from here down: git makes the folders
-		if (end === parts.length) return stats.isDirectory() ? `a folder stands where the base has the file ${JSON.stringify(path)}` : undefined;
-		if (!stats.isDirectory()) return `${JSON.stringify(prefix)} is ${stats.isSymbolicLink() ? "a symbolic link" : "a file"} now where the base has a folder`;
-	}
-	return undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * The changes feature's service: each session's base (session.ts), the listing, diff and revert of its working
- * directory against it (in git: git-changes.ts; outside: recorded-changes.ts), and `changes_updated`, sent a
+ * directory against it (in git: git-changes.ts and git-revert.ts; outside: recorded-changes.ts), and `changes_updated`, sent a
  * moment after the last tool call or shell command that may have written files.
  */
 import { lstat, stat } from "node:fs/promises";
@@ -10,7 +10,8 @@ import { CodedError } from "../../shared/errors.js";
 import { git, repositoryRoot } from "../git.js";
 import { SessionStates } from "../session-features.js";
 import { changesUpdatedEvent } from "./events.js";
-import { type GitView, gitFileDiff, gitView, listGitChanges, revertGitFile, type SpecialFile } from "./git-changes.js";
+import { type GitView, gitFileDiff, gitView, listGitChanges, type SpecialFile } from "./git-changes.js";
+import { revertGitFile } from "./git-revert.js";
 import { checkRelativePath, confinedPath } from "./paths.js";
 import { type BeforeRecord, type CurrentText, listRecordedChanges, recordedDiff } from "./recorded-changes.js";
 import type { ChangedFile, ChangesList, FileDiff, RevertedFile, Since } from "./schemas.js";
