@@ -15,32 +15,21 @@ import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
 import { ChangesListSchema, FileDiffSchema, RevertedFileSchema } from "../../src/features/changes/schemas.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
-import { fakeModelHome } from "../support/fake-model-home.js";
-import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
-import type { SkiffProcess } from "../support/skiff-process.js";
-import { TestClient } from "../support/ws-client.js";
+import { useFakeModelSkiff } from "../support/fake-model-home.js";
+import type { TestClient } from "../support/ws-client.js";
 import { write } from "../support/write-calls.js";
 
 const listCheck = Compile(ChangesListSchema);
 const diffCheck = Compile(FileDiffSchema);
 const revertedCheck = Compile(RevertedFileSchema);
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
+const service = useFakeModelSkiff();
 let client: TestClient;
-
 before(async () => {
-	model = await startFakeOpenAi();
-	skiff = await fakeModelHome(model.url).start();
-	client = await TestClient.connect(skiff.wsUrl);
+	await service.ready;
+	client = service.client;
 });
-
-after(async () => {
-	client?.close();
-	await skiff?.stop();
-	await model?.close();
-	removeTempRepos();
-});
+after(removeTempRepos);
 
 async function changes(repo: string): Promise<{ sessionId: string; list: any; byPath: Record<string, any> }> {
 	const { sessionId } = await client.ok({ type: "new_session", cwd: repo });
