@@ -325,6 +325,8 @@ export interface FileEntry {
 	size?: number;
 	/** Where a symbolic link leads: a `file` or `directory` inside the working directory (which files_read and files_list follow), `other`, `missing` (broken), or `outside` the working directory or into `.git` (refused). */
 	target?: "file" | "directory" | "other" | "missing" | "outside";
+	/** The name on disk is not UTF-8 (or holds a backslash): `name` and `path` spell it with U+FFFD (or as it is), a spelling files_read and files_list cannot open, so the entry is listed only. */
+	unnamable?: true;
 	/** Whether git ignores it (`.gitignore` and the like). Absent when git could not say: see `gitNote`; and on `.git` itself. */
 	ignored?: boolean;
 }
@@ -334,12 +336,14 @@ export interface FilesListResult {
 	path: string;
 	/** This page: folders first, then by name (ignoring case). */
 	entries: FileEntry[];
-	/** The `offset` asked for. */
+	/** Where this page starts in the sorted listing (the `offset` asked for, or where `after` led). */
 	offset: number;
 	/** Entries in the folder (as far as `complete` says). */
 	total: number;
 	/** The `offset` of the next page; absent on the last. */
 	nextOffset?: number;
+	/** The `after` of the next page (a cursor: the page's last entry); absent on the last. */
+	nextAfter?: string;
 	/** False when the folder has more entries than are read from one folder (100,000): the listing sorts those read. */
 	complete: boolean;
 	/** Why entries carry no `ignored` mark (not a git repository, git not installed, git too slow). */
@@ -1861,8 +1865,10 @@ export interface Commands {
 		params: {
 			/** The folder, relative to the session's working directory (default: the working directory itself). */
 			path?: string;
-			/** How many entries of the sorted listing to skip (default 0): `nextOffset` of the previous page. */
+			/** How many entries of the sorted listing to skip (default 0): `nextOffset` of the previous page. Entries added or removed before it since shift the pages (one skipped or shown twice): page with `after` instead. */
 			offset?: number;
+			/** `nextAfter` of the previous page, as it came: the page starts with the first entry that sorts after that page's last, so entries added or removed meanwhile never shift the pages as they do with `offset` (give one or the other). */
+			after?: string;
 			/** Entries in the page (default 500, at most 1000). */
 			limit?: number;
 		};

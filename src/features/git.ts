@@ -34,6 +34,11 @@ export interface GitOptions {
 	okExitCodes?: readonly number[];
 	/** Extra environment for git (e.g. GIT_INDEX_FILE). */
 	env?: Readonly<Record<string, string>>;
+	/**
+	 * How git's output is decoded (default UTF-8). `latin1` keeps every byte as one character, for output that
+	 * holds file names, which need not be UTF-8: the caller tells names that are from those that are not.
+	 */
+	encoding?: "utf8" | "latin1";
 }
 
 /** What `gitBounded` answers: git's output up to the bound, and whether git was stopped there. */
@@ -174,7 +179,7 @@ function run(dir: string, args: string[], options: GitOptions, truncateAt: numbe
 		const truncatedOutput = (): BoundedOutput => {
 			const all = Buffer.concat(stdout).subarray(0, truncateAt);
 			const lastLine = all.lastIndexOf(10);
-			return { output: all.subarray(0, lastLine + 1).toString("utf8"), truncated: true };
+			return { output: all.subarray(0, lastLine + 1).toString(options.encoding ?? "utf8"), truncated: true };
 		};
 		child.stdout!.on("data", (chunk: Buffer) => {
 			if (stopping) return;
@@ -208,7 +213,7 @@ function run(dir: string, args: string[], options: GitOptions, truncateAt: numbe
 		});
 		child.on("close", (code, signalName) => {
 			if (stopping) return settle(stoppedError());
-			if (code === 0 || (code !== null && options.okExitCodes?.includes(code))) return settle(undefined, { output: Buffer.concat(stdout).toString("utf8"), truncated: false });
+			if (code === 0 || (code !== null && options.okExitCodes?.includes(code))) return settle(undefined, { output: Buffer.concat(stdout).toString(options.encoding ?? "utf8"), truncated: false });
 			const how = code !== null ? `exit ${code}` : `signal ${signalName}`;
 			settle(new GitError(`${command} failed (${how}) in ${dir}${tailOf(stderr, ": ")}`, stderr.trim(), code !== null ? { exitCode: code } : {}));
 		});

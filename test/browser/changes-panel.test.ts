@@ -5,15 +5,17 @@
  * goes side by side on a wide screen, jumps to the call in the transcript, follows the agent's edits live
  * (a comment whose lines changed is marked stale and still sends its snapshot), refuses a revert of a file changed since it was listed (said plainly)
  * and then reverts it; comments on diff lines survive a panel switch and reach the model as one prompt.
- * Outside git the panel says its base is what the session's own edits found.
+ * Outside git the panel says its base is what the session's own edits found. Mid-merge the conflicted file
+ * is marked; a file whose name is not UTF-8 shows why it has no diff and why its revert is refused.
  */
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { allStarted, type ChatService, launchBrowser, newSession, openPage, runPrompt, showPanel, startChatService, VIEWPORTS } from "../support/browser.js";
-import { baseRepository, removeTempRepos, tempRepoDir } from "../support/git-repo.js";
+import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
 import { tempDir } from "../support/skiff-process.js";
 import { TestClient } from "../support/ws-client.js";
 
@@ -183,6 +185,40 @@ test("outside git: the panel says its base is what the session's own edits found
 	} finally {
 		client.close();
 		rmSync(dir, { recursive: true, force: true });
+	}
+});
+
+test("mid-merge: the conflicted file is marked as the base's note says; a name that is not UTF-8 shows why it has no diff and why its revert is refused", async () => {
+	const merging = baseRepository(tempRepoDir("skiff-changes-merge-"));
+	sh(merging, "switch", "-q", "-c", "side");
+	writeFileSync(join(merging, "a.txt"), "side\n");
+	sh(merging, "commit", "-q", "-a", "-m", "side");
+	sh(merging, "switch", "-q", "main");
+	writeFileSync(join(merging, "a.txt"), "main\n");
+	sh(merging, "commit", "-q", "-a", "-m", "main");
+	assert.throws(() => sh(merging, "merge", "-q", "side"), "the merge stops on a.txt");
+	execFileSync("sh", ["-c", "printf 'x\\n' > \"odd$(printf '\\351').txt\""], { cwd: merging });
+	const client = await TestClient.connect(service.skiff.wsUrl);
+	try {
+		const { sessionId } = await client.ok({ type: "new_session", cwd: merging });
+		const page = await openPage(browser, service.skiff.url, VIEWPORTS[0], { before: async (p) => void (await p.addInitScript((id) => sessionStorage.setItem("skiff.session", id), sessionId)) });
+		try {
+			await showPanel(page, VIEWPORTS[0], "changes");
+			await page.waitForSelector(".changes-base:has-text('A merge is in progress')");
+			assert.equal(await page.locator(".change-list button:has-text('a.txt') .tag.conflict").textContent(), "conflict");
+			assert.equal(await page.locator(".change-list button:has-text('odd') .tag.conflict").count(), 0);
+
+			await page.click(".change-list button:has-text('odd')");
+			await page.waitForSelector(".file-change .error-text:has-text('not valid UTF-8')");
+			await page.click(".file-change button:has-text('Revert…')");
+			await page.click(".file-change button:has-text('Confirm revert')");
+			await page.waitForSelector(".file-change [role='alert']:has-text('not valid UTF-8')");
+			assert.equal(execFileSync("sh", ["-c", "cat odd*.txt"], { cwd: merging, encoding: "utf8" }), "x\n", "left as it was");
+		} finally {
+			await page.context().close();
+		}
+	} finally {
+		client.close();
 	}
 });
 

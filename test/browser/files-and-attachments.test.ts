@@ -20,10 +20,12 @@ import { TestClient } from "../support/ws-client.js";
 const PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
 const SECRET = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
 const MANY = 600;
+/** The project's folder (the session's working directory). */
+let cwd: string;
 
 // Chromium and the service start together, once the folder is made.
 const chat = useChatService(() => {
-	const cwd = tempRepoDir("skiff-files-ui-");
+	cwd = tempRepoDir("skiff-files-ui-");
 	sh(cwd, "init", "-q", "-b", "main");
 	writeFileSync(join(cwd, ".gitignore"), "build/\n");
 	writeFileSync(join(cwd, "README.md"), "# Project notes\n\nSome **bold** words.\n");
@@ -39,6 +41,7 @@ const chat = useChatService(() => {
 	symlinkSync("/etc/hostname", join(cwd, "escape"));
 	writeFileSync(join(cwd, "big.log"), "line of the log\n".repeat(80_000)); // 1.2 MiB
 	writeFileSync(join(cwd, "latin1.txt"), Buffer.from("caf\xe9 cr\xe8me\n", "latin1"));
+	writeFileSync(Buffer.concat([Buffer.from(join(cwd, "name-caf")), Buffer.from([0xe9]), Buffer.from(".txt")]), "a name that is not UTF-8\n");
 	mkdirSync(join(cwd, "many"));
 	for (let i = 0; i < MANY; i++) writeFileSync(join(cwd, "many", `f${String(i).padStart(3, "0")}.txt`), "x");
 	const agentDir = tempDir();
@@ -119,13 +122,22 @@ for (const viewport of VIEWPORTS) {
 			assert.ok(names.includes("README.md") && names.includes("logo.png"));
 			assert.equal(await page.locator(".file-list li.ignored", { hasText: "build" }).locator(".file-tag").textContent(), "ignored");
 			assert.equal(await page.locator(".file-list li", { hasText: "src" }).locator(".file-tag").count(), 0);
+			const unnamable = page.locator(".file-open", { hasText: "name-caf" });
+			assert.equal(await unnamable.isDisabled(), true, "a name that is not UTF-8 is listed, not offered to open");
+			assert.equal(await unnamable.locator(".file-meta").textContent(), "name not readable here");
 			await fitsSideways(page, "#panel-files .panel-body");
 
 			await page.click(".file-open:has-text('many')");
 			await page.waitForSelector(".crumbs [aria-current='location']:has-text('many')");
 			await page.waitForFunction(() => document.querySelectorAll(".file-list li").length === 500); // one page
+			// Ten of the entries shown go before the next page is asked for: it still starts after the last one shown.
+			const manyFile = (i: number) => join(cwd, "many", `f${String(i).padStart(3, "0")}.txt`);
+			for (let i = 0; i < 10; i++) rmSync(manyFile(i));
 			await page.click(`button:has-text('Show more (${MANY - 500} left)')`);
 			await page.waitForFunction((n) => document.querySelectorAll(".file-list li").length === n, MANY);
+			const shown = await page.locator(".file-list .file-name").allTextContents();
+			assert.deepEqual(shown.slice(499, 501), ["f499.txt", "f500.txt"], "no entry skipped between the pages");
+			for (let i = 0; i < 10; i++) writeFileSync(manyFile(i), "x");
 			await page.click(".crumbs button:has-text('Project')");
 			await page.waitForSelector(".file-open:has-text('README.md')");
 		});

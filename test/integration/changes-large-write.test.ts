@@ -8,28 +8,22 @@ import { realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { MAX_WRITE_DIFF_BYTES } from "../../src/features/changes/write-diff.js";
-import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
-import { fakeModelHome } from "../support/fake-model-home.js";
-import { type SkiffProcess, tempDir } from "../support/skiff-process.js";
+import { useFakeModelSkiff } from "../support/fake-model-home.js";
+import { tempDir } from "../support/skiff-process.js";
 import { toolResults, write } from "../support/write-calls.js";
-import { TestClient } from "../support/ws-client.js";
+import type { TestClient } from "../support/ws-client.js";
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
+const service = useFakeModelSkiff();
 let client: TestClient;
 let dir: string;
 
 before(async () => {
-	model = await startFakeOpenAi();
-	skiff = await fakeModelHome(model.url).start();
-	client = await TestClient.connect(skiff.wsUrl);
+	await service.ready;
+	client = service.client;
 	dir = realpathSync(tempDir("skiff-changes-plain-"));
 });
 
-after(async () => {
-	client?.close();
-	await skiff?.stop();
-	await model?.close();
+after(() => {
 	if (dir) rmSync(dir, { recursive: true, force: true });
 });
 

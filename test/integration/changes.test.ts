@@ -15,31 +15,22 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
 import { createEventRegistry, createSchemaRegistry } from "../../src/contract.js";
-import { type FakeOpenAiServer, startFakeOpenAi } from "../support/fake-openai.js";
-import { fakeModelHome } from "../support/fake-model-home.js";
+import { fakeModelHome, useFakeModelSkiff } from "../support/fake-model-home.js";
 import { baseRepository, removeTempRepos, sh, tempRepoDir } from "../support/git-repo.js";
-import { type SkiffProcess, startSkiff, tempDir } from "../support/skiff-process.js";
+import { startSkiff, tempDir } from "../support/skiff-process.js";
 import { type Event, TestClient } from "../support/ws-client.js";
 import { edit, toolResults, write } from "../support/write-calls.js";
 
-let model: FakeOpenAiServer;
-let skiff: SkiffProcess;
-let agentDir: string;
+const service = useFakeModelSkiff();
 let client: TestClient;
 const plainDirs: string[] = [];
 
 before(async () => {
-	model = await startFakeOpenAi();
-	const home = fakeModelHome(model.url);
-	agentDir = home.agentDir;
-	skiff = await home.start();
-	client = await TestClient.connect(skiff.wsUrl);
+	await service.ready;
+	client = service.client;
 });
 
-after(async () => {
-	client?.close();
-	await skiff?.stop();
-	await model?.close();
+after(() => {
 	removeTempRepos();
 	for (const dir of plainDirs) rmSync(dir, { recursive: true, force: true });
 });
@@ -134,7 +125,7 @@ test("revert in git: restores a modified and a deleted file, trashes an untracke
 	assert.equal(readFileSync(join(repo, "c.txt"), "utf8"), "to be deleted\n");
 	assert.equal(outcome["new.txt"].outcome, "trashed");
 	assert.ok(!existsSync(join(repo, "new.txt")), "moved out of the working tree");
-	assert.ok(outcome["new.txt"].trashedTo.startsWith(join(agentDir, "changes-trash")), "into the trash under the agent directory");
+	assert.ok(outcome["new.txt"].trashedTo.startsWith(join(service.home.agentDir, "changes-trash")), "into the trash under the agent directory");
 	assert.equal(readFileSync(outcome["new.txt"].trashedTo, "utf8"), "fresh\n", "never deleted");
 	assert.deepEqual([outcome["later.txt"].outcome, outcome["later.txt"].reason], ["refused", outcome["later.txt"].reason]);
 	assert.match(outcome["later.txt"].reason, /changed since you looked/);
@@ -373,7 +364,7 @@ test("bad input: a missing or false confirm, no paths, unknown fields and a path
 
 test("git not installed: an honest answer from what the session's edits recorded, even in a repository", async () => {
 	const agent = tempDir();
-	const noGit = await startSkiff({ agentDir: fakeModelHome(model.url).agentDir, cwd: agent, args: ["--model", "fake/fake-model"], env: { PATH: tempDir("skiff-empty-path-") } });
+	const noGit = await startSkiff({ agentDir: fakeModelHome(service.model.url).agentDir, cwd: agent, args: ["--model", "fake/fake-model"], env: { PATH: tempDir("skiff-empty-path-") } });
 	const other = await TestClient.connect(noGit.wsUrl);
 	try {
 		const repo = baseRepository(tempRepoDir("skiff-changes-"));
@@ -390,7 +381,7 @@ test("git not installed: an honest answer from what the session's edits recorded
 });
 
 test("outside git, the recorded base survives a restart with --continue", async () => {
-	const home = fakeModelHome(model.url);
+	const home = fakeModelHome(service.model.url);
 	writeFileSync(join(home.cwd, "kept.txt"), "before\n");
 	const first = await home.start();
 	let other = await TestClient.connect(first.wsUrl);

@@ -6,7 +6,7 @@
  * folders are listed. Every answer is checked against the command's result schema.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Compile } from "typebox/compile";
@@ -139,6 +139,36 @@ test("a 10,000-entry folder is paged: 500 by default, every entry exactly once i
 	assert.deepEqual([past.entries.length, past.nextOffset], [0, undefined]);
 	const tooMany = await client.request({ type: "files_list", path: "big", limit: 1001 });
 	assert.equal(tooMany.code, "invalid_command");
+});
+
+test("paged by cursor: entries removed or added before it between pages neither hide one nor show one twice; a bad cursor is refused", async () => {
+	const folder = join(repo, "paged");
+	const name = (i: number) => `p${String(i).padStart(3, "0")}`;
+	mkdirSync(folder);
+	for (let i = 0; i < 5; i++) mkdirSync(join(folder, `dir${i}`));
+	for (let i = 0; i < 40; i++) writeFileSync(join(folder, name(i)), "");
+	const first = await list({ path: "paged", limit: 15 });
+	assert.deepEqual([first.entries.at(-1).name, first.nextOffset], [name(9), 15]);
+	// Before the next page is read: five of the entries shown go, two new ones sort before the cursor.
+	for (let i = 0; i < 5; i++) rmSync(join(folder, name(i)));
+	writeFileSync(join(folder, "a-new"), "");
+	mkdirSync(join(folder, "a-new-dir"));
+	const seen: string[] = first.entries.map((entry: { name: string }) => entry.name);
+	for (let after: string | undefined = first.nextAfter; after !== undefined; ) {
+		const page = await list({ path: "paged", after, limit: 15 });
+		seen.push(...page.entries.map((entry: { name: string }) => entry.name));
+		after = page.nextAfter;
+	}
+	const files = Array.from({ length: 40 }, (_, i) => name(i));
+	assert.deepEqual(seen, [...["dir0", "dir1", "dir2", "dir3", "dir4"], ...files], "every entry there throughout, once, in order");
+	// An offset shifts instead (what the cursor is for): five gone and two new before it, the page at 15 skips three.
+	assert.equal((await list({ path: "paged", offset: 15, limit: 1 })).entries[0].name, name(13));
+
+	for (const bad of [{ after: "p010" }, { after: "d:a/b" }, { after: "x:p010" }, { after: "f:p010", offset: 3 }, { after: "" }]) {
+		const refused = await client.request({ type: "files_list", path: "paged", ...bad });
+		assert.equal(refused.code, "invalid_command", JSON.stringify(bad));
+		assert.match(String(refused.error), /`after`/);
+	}
 });
 
 test("another client's ping is answered while big folders are listed", async () => {

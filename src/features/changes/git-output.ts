@@ -19,7 +19,12 @@ export interface GitChange {
 	binary: boolean;
 	/** An unmerged path (a merge, rebase or cherry-pick stopped on it). */
 	conflicted: boolean;
+	/** A submodule (git's mode 160000 on either side): what changed is the commit it points at. Absent otherwise. */
+	submodule?: true;
 }
+
+/** The mode git gives a submodule's entry (a "gitlink"). */
+const SUBMODULE_MODE = "160000";
 
 function statusOf(letter: string): { status: GitStatus; conflicted: boolean } {
 	switch (letter) {
@@ -56,7 +61,9 @@ export function parseRawNumstat(output: string): GitChange[] {
 			continue;
 		}
 		if (token.startsWith(":")) {
-			const letter = token.split(" ").pop()?.charAt(0) ?? "";
+			const fields = token.slice(1).split(" ");
+			const letter = fields.at(-1)?.charAt(0) ?? "";
+			const submodule = fields[0] === SUBMODULE_MODE || fields[1] === SUBMODULE_MODE;
 			const twoPaths = letter === "R" || letter === "C";
 			const first = tokens[i + 1];
 			const second = twoPaths ? tokens[i + 2] : undefined;
@@ -67,6 +74,7 @@ export function parseRawNumstat(output: string): GitChange[] {
 				? { path: second!, oldPath: letter === "R" ? first : undefined, status, added: 0, removed: 0, binary: false, conflicted }
 				: { path: first, status, added: 0, removed: 0, binary: false, conflicted };
 			if (change.oldPath === undefined) delete change.oldPath;
+			if (submodule) change.submodule = true;
 			// An unmerged path may come twice (once per stage): the first stands for it.
 			if (!byPath.has(change.path)) {
 				byPath.set(change.path, change);
@@ -95,6 +103,29 @@ export function parseRawNumstat(output: string): GitChange[] {
 	}
 	return changes;
 }
+
+/**
+ * git's NUL-separated output read as latin1 (one character per byte: see GitOptions.encoding) made text again,
+ * record by record: each that is UTF-8 is decoded as such; one that is not (a file name in another encoding)
+ * is decoded with U+FFFD for its bad bytes and named in `undecodable`, since that name no longer names the
+ * file: nothing can read, diff or revert it by that name.
+ */
+export function decodeRecords(latin1: string): { text: string; undecodable: Set<string> } {
+	const undecodable = new Set<string>();
+	const records = latin1.split("\0").map((record) => {
+		const bytes = Buffer.from(record, "latin1");
+		try {
+			return strictUtf8.decode(bytes);
+		} catch {
+			const lossy = bytes.toString("utf8");
+			undecodable.add(lossy);
+			return lossy;
+		}
+	});
+	return { text: records.join("\0"), undecodable };
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
 /** Parses NUL-ended paths (`git ls-files -z`). */
 export function parseNulPaths(output: string): string[] {

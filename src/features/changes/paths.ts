@@ -12,7 +12,9 @@ import { MAX_PATH_CHARS } from "./schemas.js";
 export function checkRelativePath(path: string): string {
 	if (path.length === 0 || path.length > MAX_PATH_CHARS) throw new CodedError("invalid_command", `A path must have 1 to ${MAX_PATH_CHARS} characters`);
 	if (path.includes("\0")) throw new CodedError("invalid_command", "A path must not contain a NUL character");
-	if (isAbsolute(path) || path.startsWith("~")) throw new CodedError("forbidden", `${JSON.stringify(path)} is absolute: paths are relative to the session's working directory`);
+	// No "~" expansion: a path is a name under the root, and "~" a name like another (a folder made by a quoted
+	// `mkdir "~/x"`, an editor's "~file"), which changes_get lists and which must be diffed and reverted too.
+	if (isAbsolute(path)) throw new CodedError("forbidden", `${JSON.stringify(path)} is absolute: paths are relative to the session's working directory`);
 	const segments = path.split("/").filter((segment) => segment !== "" && segment !== ".");
 	if (segments.includes("..")) throw new CodedError("forbidden", `${JSON.stringify(path)} leaves the session's working directory (..)`);
 	if (segments.length === 0) throw new CodedError("invalid_command", `${JSON.stringify(path)} names no file`);
@@ -29,6 +31,18 @@ export function toolCallPath(cwd: string, input: Readonly<Record<string, unknown
 	const absolute = resolve(cwd, raw.startsWith("~/") ? raw.replace(/^~/, process.env.HOME ?? "~") : raw);
 	if (!isInside(cwd, absolute) || absolute === cwd) return undefined;
 	return { absolute, path: absolute.slice(cwd.length + 1).split("\\").join("/") };
+}
+
+/**
+ * Whether the file `rel` (a tool call's, see toolCallPath) really lies inside `root`: its folder, links resolved,
+ * is inside the root's real path. A path inside by its spelling may lead out through a linked folder, where the
+ * changes feature never reads a file's content, nor lists or keeps it as a change.
+ */
+export function leadsInside(root: string, rel: string): Promise<boolean> {
+	return confinedPath(root, rel).then(
+		() => true,
+		() => false,
+	);
 }
 
 /** Whether `path` is `root` or inside it (both absolute and normalized). */

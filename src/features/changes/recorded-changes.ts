@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { NotRegularFileError, openRegularFile } from "../../shared/regular-file.js";
 import { ABSENT_TOKEN, fileToken } from "./file-token.js";
 import { inParallel } from "./in-parallel.js";
+import { leadsInside } from "./paths.js";
 import { countLines, isBinary } from "./line-count.js";
 import { type ChangedFile, MAX_CHANGED_FILES } from "./schemas.js";
 
@@ -103,7 +104,10 @@ export function lineCounts(before: string, after: string): { added: number; remo
 
 /** One recorded file's change now, or undefined when it holds what it held before. */
 export async function recordedChange(cwd: string, record: BeforeRecord): Promise<(ChangedFile & { before: BeforeRecord; now: CurrentText }) | undefined> {
-	const now = await current(join(cwd, record.path));
+	// A folder of the path replaced since by a link leading out: what is there is not the working directory's.
+	const now = (await leadsInside(cwd, record.path))
+		? await current(join(cwd, record.path))
+		: { token: "outside", why: "reached through a linked folder that leads out of the working directory, so it is not read" };
 	if (now.token === record.token && record.content !== undefined) return undefined;
 	const base = { path: record.path, binary: false, token: now.token, before: record, now };
 	if (record.content === undefined) {

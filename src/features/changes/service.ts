@@ -1,16 +1,17 @@
 /**
  * The changes feature's service: each session's base (session.ts), the listing, diff and revert of its working
- * directory against it (in git: git-changes.ts; outside: recorded-changes.ts), and `changes_updated`, sent a
+ * directory against it (in git: git-changes.ts and git-revert.ts; outside: recorded-changes.ts), and `changes_updated`, sent a
  * moment after the last tool call or shell command that may have written files.
  */
-import { stat } from "node:fs/promises";
+import { lstat, stat } from "node:fs/promises";
 import type { RuntimeEvent, SessionContribution, SessionObserver, SessionOrigin } from "../../agent/types.js";
 import { writeFileAtomicallyAsync } from "../../shared/atomic-write.js";
 import { CodedError } from "../../shared/errors.js";
 import { git, repositoryRoot } from "../git.js";
 import { SessionStates } from "../session-features.js";
 import { changesUpdatedEvent } from "./events.js";
-import { type GitView, gitFileDiff, gitView, listGitChanges, revertGitFile } from "./git-changes.js";
+import { type GitView, gitFileDiff, gitView, listGitChanges, type SpecialFile } from "./git-changes.js";
+import { revertGitFile } from "./git-revert.js";
 import { checkRelativePath, confinedPath } from "./paths.js";
 import { type BeforeRecord, type CurrentText, listRecordedChanges, recordedDiff } from "./recorded-changes.js";
 import type { ChangedFile, ChangesList, FileDiff, RevertedFile, Since } from "./schemas.js";
@@ -28,7 +29,7 @@ type RecordedFile = ChangedFile & { before: BeforeRecord; now: CurrentText };
 
 /** A listing with what diff and revert need beside what changes_get answers. */
 type Listing =
-	| { mode: "git"; list: ChangesList; view: GitView }
+	| { mode: "git"; list: ChangesList; view: GitView; special: ReadonlyMap<string, SpecialFile> }
 	| { mode: "recorded"; list: ChangesList; recorded: Map<string, RecordedFile> };
 
 export interface ChangesServiceOptions {
@@ -126,12 +127,13 @@ export class ChangesService {
 			const start = state.sessionStart();
 			if (since === "session_start" && !start) throw new CodedError("invalid_command", "The session has no recorded start yet: it is recorded at its first prompt");
 			const view = await gitView(cwd, root, since, start);
-			const { files, total } = await listGitChanges(cwd, view, start, since, only);
+			const { files, total, special } = await listGitChanges(cwd, view, start, since, only);
 			if (view.operation) notes.push(`A ${view.operation} is in progress: conflicted files are marked.`);
 			if (since === "session_start" && start?.untrackedTruncated) notes.push("The session started with more untracked files than were remembered: some of them may be listed as new.");
 			return {
 				mode: "git",
 				view,
+				special,
 				list: { cwd, base: gitBase(view, since, start?.at), repository: repositoryState(view), files, total, truncated: total > files.length, notes },
 			};
 		}
@@ -159,11 +161,12 @@ export class ChangesService {
 		const rel = checkRelativePath(path);
 		const listing = await this.listing(sessionId, cwd, since, new Set([rel]));
 		const file = listing.list.files.find((candidate) => candidate.path === rel);
-		if (!file) throw new CodedError("not_found", `${JSON.stringify(rel)} is not among the changed files (against ${listing.list.base.description})`);
+		if (!file) throw new CodedError("not_found", `${JSON.stringify(rel)} ${await notAmongThem(cwd, rel, listing.list.base.description)}`);
 		const base = listing.list.base;
 		if (listing.mode === "git") {
-			const { diff, binary, truncated } = await gitFileDiff(cwd, listing.view.baseRef, file);
-			return { path: rel, base, status: file.status, diff, binary: binary || file.binary, truncated, ...(file.note ? { note: file.note } : {}) };
+			const { diff, binary, truncated, note } = await gitFileDiff(cwd, listing.view.baseRef, file, listing.special.get(rel));
+			const notes = [...new Set([file.note, note].filter(Boolean))].join("; ");
+			return { path: rel, base, status: file.status, diff, binary: binary || file.binary, truncated, ...(notes ? { note: notes } : {}) };
 		}
 		const recorded = listing.recorded.get(rel)!;
 		const { diff, note } = recordedDiff(rel, recorded.before, recorded.now);
@@ -195,6 +198,8 @@ export class ChangesService {
 		const byPath = new Map(listing.list.files.map((file) => [file.path, file]));
 		const trash = new Trash(this.options.agentDir);
 		const results: RevertedFile[] = [];
+		/** Each file once: the paths already taken, normalized, with the spelling that named them first. */
+		const named = new Map<string, string>();
 		for (const path of paths) {
 			const refuse = (reason: string) => results.push({ path, outcome: "refused", reason });
 			let rel: string;
@@ -204,9 +209,15 @@ export class ChangesService {
 				refuse((error as Error).message);
 				continue;
 			}
+			const first = named.get(rel);
+			if (first !== undefined) {
+				refuse(`named twice in this revert (first as ${JSON.stringify(first)}): it is reverted once, there`);
+				continue;
+			}
+			named.set(rel, path);
 			const file = byPath.get(rel);
 			if (!file) {
-				refuse(`not among the changed files (against ${listing.list.base.description}): nothing to revert`);
+				refuse(`${await notAmongThem(cwd, rel, listing.list.base.description)}: nothing to revert`);
 				continue;
 			}
 			const seen = tokens[path] ?? tokens[rel];
@@ -226,7 +237,7 @@ export class ChangesService {
 				const absolute = await confinedPath(cwd, rel);
 				if (file.oldPath !== undefined) await confinedPath(cwd, file.oldPath);
 				if (listing.mode === "git") {
-					results.push({ path, ...(await revertGitFile(cwd, listing.view.baseRef, file, absolute, trash)) });
+					results.push({ path, ...(await revertGitFile(cwd, listing.view.baseRef, file, absolute, trash, listing.special.get(rel))) });
 				} else {
 					results.push({ path, ...(await revertRecorded(listing.recorded.get(rel)!, absolute, rel, trash)) });
 				}
@@ -236,6 +247,19 @@ export class ChangesService {
 		}
 		return results;
 	}
+}
+
+/**
+ * Why a path is not among the changes, in words: a folder (changes are listed, diffed and reverted file by
+ * file, so a folder of new files is not one change) is said to be one, inside the working directory only.
+ */
+async function notAmongThem(cwd: string, rel: string, base: string): Promise<string> {
+	const folder = await confinedPath(cwd, rel).then(
+		(absolute) => lstat(absolute).then((stats) => stats.isDirectory(), () => false),
+		() => false,
+	);
+	const why = `is not among the changed files (against ${base})`;
+	return folder ? `${why}: it is a folder, and changes are listed, diffed and reverted file by file (name the changed files in it)` : why;
 }
 
 /** Puts a file back as the session's first edit or write found it (a file it created goes to the trash). */

@@ -15,7 +15,7 @@ import { git, headCommit, repositoryRoot } from "../git.js";
 import { fileToken } from "./file-token.js";
 import { parseNulPaths } from "./git-output.js";
 import type { SessionStart } from "./git-changes.js";
-import { toolCallPath } from "./paths.js";
+import { leadsInside, toolCallPath } from "./paths.js";
 import { type BeforeRecord, recordBefore } from "./recorded-changes.js";
 import { WriteDiffs } from "./write-diff.js";
 
@@ -128,6 +128,7 @@ export class ChangesSession implements SessionFeatures {
 	private async takeBefore(cwd: string, absolute: string, path: string): Promise<void> {
 		const started = Date.now();
 		if ((await repositoryRoot(cwd)) !== undefined) return; // in git, the base is git's
+		if (!(await leadsInside(cwd, path))) return; // through a linked folder to outside: not the working directory's
 		let record = await recordBefore(absolute, path, { files: this.before.size, bytes: this.keptBytes });
 		if (this.before.has(path)) return;
 		// Past the hook's time the tool ran anyway: what was read may already be its result, not the base.
@@ -141,7 +142,10 @@ export class ChangesSession implements SessionFeatures {
 		const cwd = this.cwd();
 		if ((await repositoryRoot(cwd)) === undefined) return;
 		const head = (await headCommit(cwd)) ?? null;
-		const paths = parseNulPaths(await git(cwd, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", "."]));
+		// A folder holding a repository of its own comes whole, with a "/" the listing leaves out (git-changes.ts).
+		const paths = parseNulPaths(await git(cwd, ["--literal-pathspecs", "ls-files", "--others", "--exclude-standard", "-z", "--", "."])).map((path) =>
+			path.endsWith("/") ? path.slice(0, -1) : path,
+		);
 		const untracked: Array<[string, string]> = [];
 		const deadline = Date.now() + START_SNAPSHOT_MS;
 		for (const path of paths.slice(0, MAX_START_UNTRACKED)) {

@@ -8,7 +8,7 @@
  */
 import { recordedDiff, readText } from "./recorded-changes.js";
 import type { ToolCallEnd, ToolCallStart } from "../../agent/types.js";
-import { toolCallPath } from "./paths.js";
+import { leadsInside, toolCallPath } from "./paths.js";
 
 /** A write's diff kept in its result is cut at this many bytes (it is recorded in the session file). */
 export const MAX_WRITE_DIFF_BYTES = 64 * 1024;
@@ -32,10 +32,12 @@ export class WriteDiffs {
 		const target = toolCallPath(this.cwd(), call.input);
 		if (!target) return undefined;
 		if (this.pending.size >= MAX_PENDING_WRITES) this.pending.delete(this.pending.keys().next().value!);
-		const read = readText(target.absolute).then(
-			(before) => ({ ...before, path: target.path }),
-			() => ({ why: "it could not be read", path: target.path }),
-		);
+		const read = leadsInside(this.cwd(), target.path)
+			.then((inside) => (inside ? readText(target.absolute) : { why: "outside the working directory (through a linked folder), so it was not read" }))
+			.then(
+				(before) => ({ ...before, path: target.path }),
+				() => ({ why: "it could not be read", path: target.path }),
+			);
 		this.pending.set(call.toolCallId, read);
 		return read;
 	}

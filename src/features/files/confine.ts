@@ -34,7 +34,7 @@ export function pathParts(path: string): string[] {
 	if (path.includes("\0")) throw new CodedError("invalid_command", `Invalid command: \`path\` ${shown(path)} holds a NUL byte`);
 	if (path.length > MAX_PATH_CHARS) throw new CodedError("invalid_command", `Invalid command: \`path\` is longer than ${MAX_PATH_CHARS} characters`);
 	if (path.startsWith("/")) throw new CodedError("forbidden", `${shown(path)} is an absolute path: paths are relative to the session's working directory`);
-	if (path.includes("\\")) throw new CodedError("invalid_command", `Invalid command: \`path\` ${shown(path)} holds a backslash: separate folders with "/"`);
+	if (path.includes("\\")) throw new CodedError("invalid_command", `Invalid command: \`path\` ${shown(path)} holds a backslash, a folder separator on some systems: separate folders with "/" (a name that holds a backslash cannot be read here)`);
 	const parts = path.split("/").filter((part) => part !== "" && part !== ".");
 	if (parts.includes("..")) throw new CodedError("forbidden", `${shown(path)} goes up with "..": only paths inside the session's working directory can be read`);
 	if (parts.includes(GIT_DIR)) throw new CodedError("forbidden", `${shown(path)} is inside git's own folder (.git), which is not shown`);
@@ -60,7 +60,11 @@ export interface ConfinedPath {
 export function fileError(error: unknown, path: string): CodedError {
 	const code = (error as NodeJS.ErrnoException)?.code;
 	if (error instanceof CodedError) return error;
-	if (code === "ENOENT") return new CodedError("not_found", `${shown(path)} does not exist in the session's working directory`);
+	if (code === "ENOENT") {
+		// A listing shows a name that is not UTF-8 on disk with U+FFFD, a spelling that names no file.
+		const why = path.includes("\ufffd") ? " (a name listed with U+FFFD is not UTF-8 on disk, and that spelling cannot open it)" : "";
+		return new CodedError("not_found", `${shown(path)} does not exist in the session's working directory${why}`);
+	}
 	if (code === "ENOTDIR") return new CodedError("not_found", `${shown(path)} does not exist: a part of it is not a folder`);
 	if (code === "EACCES" || code === "EPERM") return new CodedError("forbidden", `${shown(path)} cannot be read: permission denied`);
 	if (code === "ELOOP") return new CodedError("forbidden", `${shown(path)} is a loop of symbolic links`);

@@ -27,6 +27,24 @@ interface Named {
 	readonly kind: FileKind;
 	/** For the sort: the name lower-cased (then the name itself breaks ties). */
 	readonly key: string;
+	/** The name cannot be given back to open the entry (not UTF-8 on disk, or holding a backslash). */
+	readonly unnamable?: true;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A name read as bytes, as text: UTF-8 as it is; anything else with U+FFFD for its bad bytes (as Node would
+ * decode it), marked unnamable, since that spelling names no file. A backslash is refused in a client's path
+ * (confine.ts), so a name holding one cannot be opened either.
+ */
+function nameOf(bytes: Buffer): { name: string; unnamable?: true } {
+	try {
+		const name = strictUtf8.decode(bytes);
+		return name.includes("\\") ? { name, unnamable: true } : { name };
+	} catch {
+		return { name: bytes.toString("utf8"), unnamable: true };
+	}
 }
 
 function kindOf(entry: Dirent): FileKind {
@@ -49,7 +67,9 @@ async function readNames(real: string, relative: string): Promise<{ names: Named
 	const names: Named[] = [];
 	let dir;
 	try {
-		dir = await opendir(real, { bufferSize: 1024 });
+		// Names as bytes: one that is not UTF-8 is told apart (nameOf) rather than decoded as if it were.
+		// (Node reads "buffer" as it does for readdir; its types name only string encodings for opendir.)
+		dir = await opendir(real, { bufferSize: 1024, encoding: "buffer" as BufferEncoding });
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === "ENOTDIR") {
 			throw new CodedError("invalid_command", `Invalid command: ${shown(relative)} is not a folder: read it with files_read`);
@@ -59,7 +79,8 @@ async function readNames(real: string, relative: string): Promise<{ names: Named
 	try {
 		for await (const entry of dir) {
 			if (names.length === MAX_DIRECTORY_ENTRIES) return { names, complete: false };
-			names.push({ name: entry.name, kind: kindOf(entry), key: entry.name.toLowerCase() });
+			const { name, unnamable } = nameOf(entry.name as unknown as Buffer);
+			names.push({ name, kind: kindOf(entry), key: name.toLowerCase(), ...(unnamable ? { unnamable } : {}) });
 		}
 	} catch (error) {
 		throw fileError(error, relative);
@@ -91,6 +112,8 @@ async function linkTarget(root: string, path: string): Promise<{ target: LinkTar
 async function describe(root: string, dir: string, relative: string, named: Named): Promise<FileEntry> {
 	const path = relative ? `${relative}/${named.name}` : named.name;
 	const entry: FileEntry = { name: named.name, path, kind: named.kind };
+	// Its spelling opens nothing (or another file): listed only, never looked at further.
+	if (named.unnamable) return { ...entry, unnamable: true };
 	const full = `${dir}${sep}${named.name}`;
 	try {
 		if (named.kind === "file") entry.size = (await lstat(full)).size;
@@ -108,11 +131,43 @@ async function describe(root: string, dir: string, relative: string, named: Name
 export interface ListRequest {
 	path?: string;
 	offset?: number;
+	after?: string;
 	limit?: number;
+}
+
+/**
+ * A page cursor names the entry a page ended with, as it sorts: "d:" for a folder or "f:" for anything else,
+ * then its name (no name holds a "/", and none is empty).
+ */
+function cursorOf(named: Named): string {
+	return `${named.kind === "directory" ? "d" : "f"}:${named.name}`;
+}
+
+function fromCursor(cursor: string): Named {
+	const match = /^([df]):([^/]+)$/.exec(cursor);
+	if (!match) throw new CodedError("invalid_command", `Invalid command: \`after\` ${shown(cursor)} is not a cursor files_list answered: pass its \`nextAfter\` as it came`);
+	const name = match[2]!;
+	return { name, kind: match[1] === "d" ? "directory" : "file", key: name.toLowerCase() };
+}
+
+/** Where the page after `cursor` starts in the sorted `names`: at the first entry sorting after it (binary search). */
+function startAfter(names: readonly Named[], cursor: Named): number {
+	let low = 0;
+	let high = names.length;
+	while (low < high) {
+		const middle = (low + high) >>> 1;
+		if (byFolderThenName(names[middle]!, cursor) <= 0) low = middle + 1;
+		else high = middle;
+	}
+	return low;
 }
 
 /** One page of the folder `path` (the root when absent) of the session's working directory `cwd`. */
 export async function listFiles(cwd: string, request: ListRequest): Promise<FilesListResult> {
+	if (request.after !== undefined && request.offset !== undefined) {
+		throw new CodedError("invalid_command", "Invalid command: give `offset` or `after`, not both");
+	}
+	const cursor = request.after === undefined ? undefined : fromCursor(request.after);
 	const { root, real, relative } = await confine(cwd, request.path ?? "");
 	const { names, complete } = await readNames(real, relative);
 	// The folder is the one checked: a parent swapped for a link while it was read would show here.
@@ -126,7 +181,7 @@ export async function listFiles(cwd: string, request: ListRequest): Promise<File
 	checkInside(root, again, relative);
 
 	names.sort(byFolderThenName);
-	const offset = request.offset ?? 0;
+	const offset = cursor ? startAfter(names, cursor) : (request.offset ?? 0);
 	const limit = request.limit ?? DEFAULT_PAGE;
 	const page = names.slice(offset, offset + limit);
 	const entries: FileEntry[] = [];
@@ -134,11 +189,14 @@ export async function listFiles(cwd: string, request: ListRequest): Promise<File
 		entries.push(...(await Promise.all(page.slice(at, at + DESCRIBE_BATCH).map((named) => describe(root, real, relative, named)))));
 	}
 	// Git's own folder is listed but never entered, nor asked about.
-	const asked = entries.filter((entry) => entry.name !== GIT_DIR);
+	const asked = entries.filter((entry) => entry.name !== GIT_DIR && !entry.unnamable);
 	const answer = await ignoredNames(real, asked.map((entry) => ({ name: entry.name, directory: entry.kind === "directory" })));
 	if ("ignored" in answer) for (const entry of asked) entry.ignored = answer.ignored.has(entry.name);
 	const result: FilesListResult = { path: relative, entries, offset, total: names.length, complete };
-	if (offset + page.length < names.length) result.nextOffset = offset + page.length;
+	if (offset + page.length < names.length) {
+		result.nextOffset = offset + page.length;
+		result.nextAfter = cursorOf(page.at(-1)!);
+	}
 	if ("note" in answer) result.gitNote = answer.note;
 	return result;
 }

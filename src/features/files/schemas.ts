@@ -3,6 +3,8 @@ import { type Static, Type } from "typebox";
 
 /** Longer paths are refused before they reach the file system (Linux's own limit is 4,096 bytes). */
 export const MAX_PATH_CHARS = 4096;
+/** A page cursor (`after`): the last entry's name (at most 255 bytes on Linux, a few more characters elsewhere) and its kind. */
+export const MAX_CURSOR_CHARS = 1024;
 /** Entries per page when the client names no limit, and the most it may ask for. */
 export const DEFAULT_PAGE = 500;
 export const MAX_PAGE = 1000;
@@ -36,6 +38,13 @@ export const FileEntrySchema = Type.Object(
 		kind: FileKindSchema,
 		size: Type.Optional(Type.Integer({ minimum: 0, description: "Bytes: of a file, or of the file a link leads to." })),
 		target: Type.Optional(LinkTargetSchema),
+		unnamable: Type.Optional(
+			Type.Literal(true, {
+				description:
+					"The name on disk is not UTF-8 (or holds a backslash): `name` and `path` spell it with U+FFFD (or as it is), a spelling " +
+					"files_read and files_list cannot open, so the entry is listed only.",
+			}),
+		),
 		ignored: Type.Optional(
 			Type.Boolean({ description: "Whether git ignores it (`.gitignore` and the like). Absent when git could not say: see `gitNote`; and on `.git` itself." }),
 		),
@@ -47,7 +56,23 @@ export type FileEntry = Static<typeof FileEntrySchema>;
 export const FilesListParamsSchema = Type.Object(
 	{
 		path: Type.Optional(RelativePath("The folder, relative to the session's working directory (default: the working directory itself).")),
-		offset: Type.Optional(Type.Integer({ minimum: 0, description: "How many entries of the sorted listing to skip (default 0): `nextOffset` of the previous page." })),
+		offset: Type.Optional(
+			Type.Integer({
+				minimum: 0,
+				description:
+					"How many entries of the sorted listing to skip (default 0): `nextOffset` of the previous page. Entries added or removed " +
+					"before it since shift the pages (one skipped or shown twice): page with `after` instead.",
+			}),
+		),
+		after: Type.Optional(
+			Type.String({
+				minLength: 1,
+				maxLength: MAX_CURSOR_CHARS,
+				description:
+					"`nextAfter` of the previous page, as it came: the page starts with the first entry that sorts after that page's last, " +
+					"so entries added or removed meanwhile never shift the pages as they do with `offset` (give one or the other).",
+			}),
+		),
 		limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, description: `Entries in the page (default ${DEFAULT_PAGE}, at most ${MAX_PAGE}).` })),
 	},
 	{ additionalProperties: false },
@@ -57,9 +82,10 @@ export const FilesListResultSchema = Type.Object(
 	{
 		path: Type.String({ description: "The folder listed, normalised (`\"\"` for the working directory)." }),
 		entries: Type.Array(FileEntrySchema, { description: "This page: folders first, then by name (ignoring case)." }),
-		offset: Type.Integer({ minimum: 0, description: "The `offset` asked for." }),
+		offset: Type.Integer({ minimum: 0, description: "Where this page starts in the sorted listing (the `offset` asked for, or where `after` led)." }),
 		total: Type.Integer({ minimum: 0, description: "Entries in the folder (as far as `complete` says)." }),
 		nextOffset: Type.Optional(Type.Integer({ minimum: 0, description: "The `offset` of the next page; absent on the last." })),
+		nextAfter: Type.Optional(Type.String({ description: "The `after` of the next page (a cursor: the page's last entry); absent on the last." })),
 		complete: Type.Boolean({ description: "False when the folder has more entries than are read from one folder (100,000): the listing sorts those read." }),
 		gitNote: Type.Optional(Type.String({ description: "Why entries carry no `ignored` mark (not a git repository, git not installed, git too slow)." })),
 	},

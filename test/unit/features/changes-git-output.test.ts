@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { parseNulPaths, parseRawNumstat } from "../../../src/features/changes/git-output.js";
+import { decodeRecords, parseNulPaths, parseRawNumstat } from "../../../src/features/changes/git-output.js";
 import { removeTempRepos, sh, tempRepoDir } from "../../support/git-repo.js";
 
 after(removeTempRepos);
@@ -65,4 +65,19 @@ test("written records: a copy is a new file, an unmerged path is conflicted once
 test("ls-files -z paths keep spaces and newlines, and no empty names", () => {
 	assert.deepEqual(parseNulPaths("a b\0c\nd\0\0"), ["a b", "c\nd"]);
 	assert.deepEqual(parseNulPaths(""), []);
+});
+
+test("a submodule's record (mode 160000 on either side) is marked; other records carry no mark", () => {
+	const moved = ":160000 160000 aaaaaaa bbbbbbb M\0mod\0:100644 100644 ccccccc ddddddd M\0a.txt\0";
+	const added = ":000000 160000 0000000 bbbbbbb A\0new-mod\0";
+	const [mod, plain] = parseRawNumstat(moved);
+	assert.deepEqual([mod!.path, mod!.submodule, plain!.path, "submodule" in plain!], ["mod", true, "a.txt", false]);
+	assert.equal(parseRawNumstat(added)[0]!.submodule, true);
+});
+
+test("records read as bytes: UTF-8 names come back as they are, others with U+FFFD and named as undecodable", () => {
+	const bytes = Buffer.concat([Buffer.from("caf\u00e9.txt\0lat"), Buffer.from([0xe9]), Buffer.from(".txt\0\0")]);
+	const { text, undecodable } = decodeRecords(bytes.toString("latin1"));
+	assert.deepEqual(parseNulPaths(text), ["café.txt", "lat\ufffd.txt"]);
+	assert.deepEqual([...undecodable], ["lat\ufffd.txt"]);
 });

@@ -1,13 +1,14 @@
 /**
  * What `files_read` makes of a file's bytes: text cut at 1 MiB between characters (of two, three and four bytes),
  * an empty file, text that is mostly control bytes taken as binary, an image over the bound sent as its type and
- * size only, and a file whose name says image but whose bytes do not.
+ * size only, a file whose name says image but whose bytes do not, and a name that is not UTF-8.
  */
 import assert from "node:assert/strict";
 import { mkdtempSync, realpathSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
+import { listFiles } from "../../../src/features/files/listing.js";
 import { readFile } from "../../../src/features/files/read.js";
 import { MAX_IMAGE_BYTES, MAX_TEXT_BYTES } from "../../../src/features/files/schemas.js";
 
@@ -52,4 +53,17 @@ test("an image over the bound is its type and size only; a name is not a type", 
 	writeFileSync(join(root, "fake.png"), "not a picture\n");
 	const fake = await readFile(root, "fake.png");
 	assert.equal(fake.kind, "text");
+});
+
+test("a name that is not UTF-8 is listed as unnamable (spelt with U+FFFD), and that spelling is not_found saying why", async () => {
+	writeFileSync(Buffer.concat([Buffer.from(join(root, "caf")), Buffer.from([0xe9]), Buffer.from(".txt")]), "latin1 name\n");
+	// Nor can a name holding a backslash be asked for (confine.ts refuses it in a path).
+	writeFileSync(join(root, "back\\slash.txt"), "a backslash in its name\n");
+	const { entries } = await listFiles(root, {});
+	const listed = entries.find((entry) => entry.name.startsWith("caf"));
+	assert.deepEqual(listed, { name: "caf\ufffd.txt", path: "caf\ufffd.txt", kind: "file", unnamable: true }, "no size of another file, no ignored mark");
+	assert.equal(entries.find((entry) => entry.name.startsWith("back"))?.unnamable, true);
+	assert.equal(entries.find((entry) => entry.name === "empty.txt")?.unnamable, undefined);
+	await assert.rejects(readFile(root, listed!.path), (error: any) => error.code === "not_found" && /not UTF-8 on disk/.test(error.message));
+	await assert.rejects(readFile(root, "nothing.txt"), (error: any) => error.code === "not_found" && !/UTF-8/.test(error.message));
 });

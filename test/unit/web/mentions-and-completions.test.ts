@@ -75,7 +75,7 @@ test("the word at the caret: `/` only opening the message, `@` anywhere", () => 
 	assert.equal(queryAt("", 0), undefined);
 });
 
-test("choices: commands by prefix with descriptions; paths of the typed folder, without what git ignores, folders walkable", async () => {
+test("choices: commands by prefix with descriptions; paths of the typed folder, without what git ignores or a name it cannot open, folders walkable", async () => {
 	const calls: string[] = [];
 	const client = {
 		call: async (type: string, params: { path?: string }) => {
@@ -88,6 +88,7 @@ test("choices: commands by prefix with descriptions; paths of the typed folder, 
 					{ name: "src", path: "src", kind: "directory", ignored: false },
 					{ name: "lib", path: "lib", kind: "symlink", target: "directory" },
 					{ name: "Readme.md", path: "Readme.md", kind: "file", ignored: false },
+					{ name: "r\ufffdsum\u00e9.txt", path: "r\ufffdsum\u00e9.txt", kind: "file", unnamable: true },
 				],
 			};
 		},

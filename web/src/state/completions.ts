@@ -72,9 +72,10 @@ export class Completions {
 			this.folders.set(folder, entries);
 			entries.catch(() => this.folders.delete(folder));
 		}
-		// What git ignores (node_modules, build output) and git's own folder are not offered, as pi's completion does not.
+		// What git ignores (node_modules, build output) and git's own folder are not offered, as pi's completion does not;
+		// nor a name the service cannot open by its spelling (`unnamable`): the mention would go as bare text.
 		return (await entries)
-			.filter((entry) => !entry.ignored && entry.name !== ".git" && entry.name.toLowerCase().startsWith(prefix))
+			.filter((entry) => !entry.ignored && !entry.unnamable && entry.name !== ".git" && entry.name.toLowerCase().startsWith(prefix))
 			.slice(0, MAX_CHOICES)
 			.map((entry) => {
 				const isFolder = entry.kind === "directory" || entry.target === "directory";

@@ -1,6 +1,7 @@
 /**
  * The Files panel's state: the folder shown of the current session's working directory (`files_list`, one level,
- * a page at a time: "Show more" reads the next page), and the file previewed (`files_read`). Read when asked
+ * a page at a time: "Show more" reads the page after the last entry shown, by its cursor, so files added or
+ * removed meanwhile neither hide an entry nor show one twice), and the file previewed (`files_read`). Read when asked
  * (opening the panel, a folder, a file, Refresh): the files are the agent's to change, and no event says when.
  * A session switch starts again at its root; an answer for a folder or file no longer shown is dropped.
  */
@@ -42,13 +43,13 @@ export class FilesState {
 	async open(path: string): Promise<void> {
 		this.preview = undefined;
 		this.folder = { path, entries: [] };
-		await this.list(path, 0);
+		await this.list(path);
 	}
 
 	/** The next page of the folder shown. */
 	async more(): Promise<void> {
-		const next = this.folder.listing?.nextOffset;
-		if (next !== undefined) await this.list(this.folder.path, next);
+		const after = this.folder.listing?.nextAfter;
+		if (after !== undefined) await this.list(this.folder.path, after);
 	}
 
 	async read(path: string): Promise<void> {
@@ -66,13 +67,14 @@ export class FilesState {
 		this.context.changed();
 	}
 
-	private async list(path: string, offset: number): Promise<void> {
+	/** The first page of `path`, or with `after` the page after that cursor, added to the entries shown. */
+	private async list(path: string, after?: string): Promise<void> {
 		const asked = ++this.asked;
 		this.context.changed();
 		try {
-			const listing = await this.context.client.call("files_list", { path, offset }, { sessionId: this.session });
+			const listing = await this.context.client.call("files_list", after === undefined ? { path } : { path, after }, { sessionId: this.session });
 			if (asked !== this.asked) return;
-			this.folder = { path, entries: offset ? [...this.folder.entries, ...listing.entries] : listing.entries, listing };
+			this.folder = { path, entries: after !== undefined ? [...this.folder.entries, ...listing.entries] : listing.entries, listing };
 		} catch (error) {
 			if (asked !== this.asked) return;
 			this.folder = { ...this.folder, error: failureText(error) };

@@ -66,6 +66,12 @@ export function ChangesPanel({ controller, done }: PanelProps) {
 												{STATUS[f.status]}
 											</b>
 											<span class="path">{redact(f.path)}</span>
+											{/* The base's note says conflicted files are marked: here is the mark. */}
+											{f.conflicted && (
+												<span class="tag conflict" title="Unmerged: the operation in progress stopped on it">
+													conflict
+												</span>
+											)}
 											{f.binary ? <span class="hint">binary</span> : <Counts file={f} />}
 										</button>
 									</li>

@@ -74,9 +74,9 @@ export function FilesPanel({ controller }: PanelProps) {
 							<Row key={entry.path} entry={entry} onOpen={() => void (isFolder(entry) ? files.open(entry.path) : files.read(entry.path))} />
 						))}
 					</ul>
-					{listing.nextOffset !== undefined && (
+					{listing.nextAfter !== undefined && (
 						<button type="button" class="small" onClick={() => void files.more()}>
-							Show more ({(listing.total - folder.entries.length).toLocaleString("en")} left)
+							Show more ({(listing.total - listing.offset - listing.entries.length).toLocaleString("en")} left)
 						</button>
 					)}
 					{!listing.complete && <p class="hint">This folder holds more than {listing.total.toLocaleString("en")} entries: only those are listed.</p>}
@@ -92,11 +92,19 @@ const isFolder = (entry: FileEntry) => entry.kind === "directory" || entry.targe
 function Row({ entry, onOpen }: { entry: FileEntry; onOpen(): void }) {
 	const folder = isFolder(entry);
 	// Git's own folder is listed by the service but never entered.
-	const opens = entry.name !== ".git" && (folder || entry.kind === "file" || entry.target === "file");
-	const note = entry.kind === "symlink" ? `link${entry.target === "outside" ? " outside the project" : entry.target === "missing" ? ", broken" : ""}` : entry.kind === "other" ? "special file" : undefined;
+	const opens = entry.name !== ".git" && !entry.unnamable && (folder || entry.kind === "file" || entry.target === "file");
+	const note = entry.unnamable
+		? "name not readable here"
+		: entry.kind === "symlink" ? `link${entry.target === "outside" ? " outside the project" : entry.target === "missing" ? ", broken" : ""}` : entry.kind === "other" ? "special file" : undefined;
 	return (
 		<li class={entry.ignored || entry.name === ".git" ? "ignored" : undefined}>
-			<button type="button" class="file-open" disabled={!opens} onClick={onOpen}>
+			<button
+				type="button"
+				class="file-open"
+				disabled={!opens}
+				title={entry.unnamable ? "Its name is not UTF-8 (shown with �) or holds a backslash: the service cannot open it by that spelling" : undefined}
+				onClick={onOpen}
+			>
 				<Icon name={folder ? "folder" : "file"} />
 				<span class="file-name">{redact(entry.name)}</span>
 				{entry.ignored && <span class="file-tag">ignored</span>}
