@@ -23,7 +23,11 @@ export class FollowScroll {
 	private dragging = false;
 	private height = 0;
 	private readonly resizes: ResizeObserver;
-	/** Not following: the first element reaching into the view, and its top on the screen, to keep it there. */
+	/**
+	 * Not following: the first element reaching into the view, to keep it where it is on the screen, and its top
+	 * in the content (its top on the screen plus the scroll offset): a scroll since it was found (a script's,
+	 * reported by its scroll event only in the next frame) moves it on the screen, but not in the content.
+	 */
 	private anchor: { el: Element; top: number } | undefined;
 
 	constructor(
@@ -66,11 +70,15 @@ export class FollowScroll {
 		if (!this.following || this.hasConversation()) this.pin();
 	}
 
-	/** Scrolls by however far the anchor moved, so that the reader's text stays put. */
+	/**
+	 * Scrolls by however far the anchor moved in the content, so that the reader's text stays put. Not by how far it
+	 * moved on the screen: that also holds any scroll not yet reported, which this would undo (a script scrolling
+	 * at each frame, as the benchmark does, lost every other step to messages above changing size).
+	 */
 	private keep(): void {
 		const anchor = this.anchor;
 		if (anchor?.el.isConnected) {
-			const moved = anchor.el.getBoundingClientRect().top - anchor.top;
+			const moved = this.contentTop(anchor.el) - anchor.top;
 			if (moved !== 0) this.scroller.scrollTop += moved;
 		}
 		this.anchor = this.findAnchor();
@@ -91,7 +99,11 @@ export class FollowScroll {
 				high = mid - 1;
 			} else low = mid + 1;
 		}
-		return found && { el: found, top: found.getBoundingClientRect().top };
+		return found && { el: found, top: this.contentTop(found) };
+	}
+
+	private contentTop(el: Element): number {
+		return el.getBoundingClientRect().top + this.scroller.scrollTop;
 	}
 
 	/** Back to the newest message, following again. */
