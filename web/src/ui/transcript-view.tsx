@@ -30,6 +30,8 @@ const WINDOW = 150;
 const BATCH = 16;
 /** How far above the view earlier messages are rendered: ahead of a fast scroll, a batch a frame. */
 const LOOKAHEAD_PX = 2000;
+/** Messages are given their place in the tree (for their actions) this many at a time, ahead of those rendered. */
+const PLACED = 256;
 
 export interface TranscriptViewProps {
 	transcript: Transcript;
@@ -117,12 +119,17 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 		if (!transcript.partial) branches?.tree.ensure(transcript.sessionId);
 	}, [branches?.tree, !tree, transcript.partial, transcript.sessionId]);
 	// A message keeps its place while the transcript and the tree disagree for a moment (during a run, a message's
-	// end and its entry arrive apart): every message's actions would otherwise render twice per message.
+	// end and its entry arrive apart): every message's actions would otherwise render twice per message. Only the
+	// messages rendered are placed (up to the next multiple of PLACED) and kept: a 10,000-message session's tree,
+	// arriving as the reader starts scrolling up, cost that frame 20 ms placing and keeping every message.
 	const known = useRef(new WeakMap<Message, MessagePlace>());
-	const places = useMemo(() => {
-		if (tree) for (const [message, place] of messagePlaces(tree, messages)) known.current.set(message, place);
-		return known.current;
-	}, [tree, tree?.version, messages]);
+	const placed = Math.ceil((rendered + 1) / PLACED) * PLACED;
+	const paired = useMemo(() => tree && messagePlaces(tree, messages, placed), [tree, tree?.version, messages, placed]);
+	const placeOf = (message: Message) => {
+		const place = paired?.get(message);
+		if (place) known.current.set(message, place);
+		return place ?? known.current.get(message);
+	};
 	const resultIds = useMemo(() => tree && toolResultIds(tree), [tree, tree?.version]);
 	const usage = useMemo(() => answerUsage(messages), [messages]);
 	const actions = useMemo(() => branches && messageActions(transcript, branches), [branches?.tree]);
@@ -170,7 +177,7 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 								live={transcript.toolOutputs}
 								version={version}
 								stopReason={message.role === "assistant" ? transcript.stopReason(message) : undefined}
-								place={places.get(message)}
+								place={placeOf(message)}
 								actions={actions}
 								usage={usage.get(message)}
 								resultIds={resultIds}
