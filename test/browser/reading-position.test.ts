@@ -113,5 +113,32 @@ for (const viewport of VIEWPORTS) {
 			await settled(page);
 			assert.equal(await markedTop(page), top + 200, "the text in view moved down by the scroll, not by the growth above it");
 		});
+
+		test("scrolled up, the message just above the view growing does not move the text in view", async () => {
+			// The message at the top of the view, with the one before it in the same group of messages (the page keeps
+			// the message in view, not its group, where it is).
+			for (let tries = 0; tries < 3; tries++) {
+				const first = await page.evaluate(() => {
+					const scroller = document.querySelector(".transcript")!;
+					const viewTop = scroller.getBoundingClientRect().top;
+					const top = [...document.querySelectorAll(".transcript-content .msg")].find((m) => m.getBoundingClientRect().bottom > viewTop + 1)!;
+					if (!top.previousElementSibling) scroller.scrollTop += top.getBoundingClientRect().bottom - viewTop;
+					return !top.previousElementSibling;
+				});
+				await settled(page);
+				if (!first) break;
+			}
+			const top = await page.evaluate(() => {
+				for (const marked of document.querySelectorAll("[data-reading]")) marked.removeAttribute("data-reading");
+				const viewTop = document.querySelector(".transcript")!.getBoundingClientRect().top;
+				const message = [...document.querySelectorAll(".transcript-content .msg")].find((m) => m.getBoundingClientRect().bottom > viewTop + 1)!;
+				message.setAttribute("data-reading", "");
+				const before = message.getBoundingClientRect().top;
+				(message.previousElementSibling as HTMLElement).style.paddingTop = "100px";
+				return before;
+			});
+			await settled(page);
+			assert.equal(await markedTop(page), top, "the message in view did not move");
+		});
 	});
 }

@@ -84,21 +84,15 @@ export class FollowScroll {
 		this.anchor = this.findAnchor();
 	}
 
-	/** The first child of the content whose bottom is below the top of the view (a binary search: tops only grow). */
+	/**
+	 * The first child of the content whose bottom is below the top of the view, and in a group of messages
+	 * (transcript-view.tsx) the first such message of the group: a message of it growing above the view does not
+	 * move the group.
+	 */
 	private findAnchor(): { el: Element; top: number } | undefined {
-		const children = this.content.children;
 		const viewTop = this.scroller.getBoundingClientRect().top;
-		let low = 0;
-		let high = children.length - 1;
-		let found: Element | undefined;
-		while (low <= high) {
-			const mid = (low + high) >> 1;
-			const child = children[mid]!;
-			if (child.getBoundingClientRect().bottom > viewTop) {
-				found = child;
-				high = mid - 1;
-			} else low = mid + 1;
-		}
+		let found = firstBelow(this.content.children, viewTop);
+		if (found?.classList.contains("msgs")) found = firstBelow(found.children, viewTop) ?? found;
 		return found && { el: found, top: this.contentTop(found) };
 	}
 
@@ -156,4 +150,20 @@ export class FollowScroll {
 		// Where the reader now is (their scroll, or the browser's after a change of size) is what stays put.
 		if (!this.following) this.anchor = this.findAnchor();
 	};
+}
+
+/** The first of `children` whose bottom is below `top` (a binary search: their tops only grow). */
+function firstBelow(children: HTMLCollection, top: number): Element | undefined {
+	let low = 0;
+	let high = children.length - 1;
+	let found: Element | undefined;
+	while (low <= high) {
+		const mid = (low + high) >> 1;
+		const child = children[mid]!;
+		if (child.getBoundingClientRect().bottom > top) {
+			found = child;
+			high = mid - 1;
+		} else low = mid + 1;
+	}
+	return found;
 }

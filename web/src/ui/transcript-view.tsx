@@ -4,7 +4,7 @@
  * "Jump to latest" button, with the count of new messages, once they have scrolled up. Below the messages:
  * what the run is doing when nothing streams, and the messages queued for it.
  */
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
 import { answerUsage } from "../state/answer-usage";
@@ -28,6 +28,12 @@ const FIRST = 24;
 const WINDOW = 150;
 /** Messages added in one frame: about 0.5 ms each with their markdown, so a batch stays well inside a frame. */
 const BATCH = 16;
+/**
+ * Messages in a group, which the browser lays out and paints only near the view (transcript.css): its work for
+ * that is per element at every frame of a scroll, so per message it grew with the messages rendered (2 ms a
+ * frame at 600). Groups start at multiples of this in the session, so a message stays in its group.
+ */
+const GROUP = 16;
 /** How far above the view earlier messages are rendered: ahead of a fast scroll, a batch a frame. */
 const LOOKAHEAD_PX = 2000;
 /** Messages are given their place in the tree (for their actions) this many at a time, ahead of those rendered. */
@@ -167,11 +173,11 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 							<span>Ask the agent something to begin.</span>
 						</div>
 					)}
-					{visible.map((message, n) => {
+					{groups(visible, offset + messages.length - visible.length, (message, key) => {
 						const index = userIndex.get(message);
 						return (
 							<MessageView
-								key={offset + messages.length - visible.length + n}
+								key={key}
 								message={message}
 								results={results}
 								live={transcript.toolOutputs}
@@ -199,6 +205,17 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 			)}
 		</div>
 	);
+}
+
+/** The messages' views in groups of GROUP (by their index in the session, `first` being the first one's). */
+function groups(messages: Message[], first: number, view: (message: Message, key: number) => VNode) {
+	const grouped: VNode[][] = [];
+	messages.forEach((message, n) => (grouped[Math.floor((first + n) / GROUP) - Math.floor(first / GROUP)] ??= []).push(view(message, first + n)));
+	return grouped.map((views, g) => (
+		<div class="msgs" key={Math.floor(first / GROUP) + g}>
+			{views}
+		</div>
+	));
 }
 
 /**
