@@ -1,7 +1,8 @@
 /**
  * Following and reading (issue 22, item 3): sending while scrolled up is a wish to follow, so the page jumps to
  * the message sent and follows the reply; scrolled up reading a long session, a reply arriving below (here from
- * another client) never moves the text in view.
+ * another client) never moves the text in view, nor does a message above changing size, even in the frame of a
+ * script's scroll.
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -30,6 +31,7 @@ async function scrollUp(page: Page): Promise<void> {
 /** Marks the message at the middle of the view and returns its top on the screen. */
 function markMessageInView(page: Page): Promise<number> {
 	return page.evaluate(() => {
+		for (const marked of document.querySelectorAll("[data-reading]")) marked.removeAttribute("data-reading");
 		const view = document.querySelector(".transcript")!.getBoundingClientRect();
 		const middle = view.top + view.height / 2;
 		const message = [...document.querySelectorAll(".msg")].find((m) => {
@@ -90,6 +92,53 @@ for (const viewport of VIEWPORTS) {
 			await page.waitForSelector(".app[data-run='idle']");
 			await settled(page);
 			assert.equal(await distanceFromBottom(page), 0, "and at the end of the reply");
+		});
+
+		test("scrolled up, a script's scroll in the frame where a message above changes size is kept", async () => {
+			await scrollUp(page);
+			const top = await markMessageInView(page);
+			// In one animation frame, as a script scrolling smoothly does: scroll up by 200 px, and a message far above
+			// the view grows by 100 px (as a message does when first laid out). The growth is made up for; the scroll
+			// stays, though its scroll event only comes in the next frame.
+			await page.evaluate(
+				() =>
+					new Promise<void>((resolve) =>
+						requestAnimationFrame(() => {
+							document.querySelector(".transcript")!.scrollTop -= 200;
+							(document.querySelector(".transcript-content .msg") as HTMLElement).style.paddingTop = "100px";
+							requestAnimationFrame(() => resolve());
+						}),
+					),
+			);
+			await settled(page);
+			assert.equal(await markedTop(page), top + 200, "the text in view moved down by the scroll, not by the growth above it");
+		});
+
+		test("scrolled up, the message just above the view growing does not move the text in view", async () => {
+			// The message at the top of the view, with the one before it in the same group of messages (the page keeps
+			// the message in view, not its group, where it is).
+			for (let tries = 0; tries < 3; tries++) {
+				const first = await page.evaluate(() => {
+					const scroller = document.querySelector(".transcript")!;
+					const viewTop = scroller.getBoundingClientRect().top;
+					const top = [...document.querySelectorAll(".transcript-content .msg")].find((m) => m.getBoundingClientRect().bottom > viewTop + 1)!;
+					if (!top.previousElementSibling) scroller.scrollTop += top.getBoundingClientRect().bottom - viewTop;
+					return !top.previousElementSibling;
+				});
+				await settled(page);
+				if (!first) break;
+			}
+			const top = await page.evaluate(() => {
+				for (const marked of document.querySelectorAll("[data-reading]")) marked.removeAttribute("data-reading");
+				const viewTop = document.querySelector(".transcript")!.getBoundingClientRect().top;
+				const message = [...document.querySelectorAll(".transcript-content .msg")].find((m) => m.getBoundingClientRect().bottom > viewTop + 1)!;
+				message.setAttribute("data-reading", "");
+				const before = message.getBoundingClientRect().top;
+				(message.previousElementSibling as HTMLElement).style.paddingTop = "100px";
+				return before;
+			});
+			await settled(page);
+			assert.equal(await markedTop(page), top, "the message in view did not move");
 		});
 	});
 }

@@ -77,6 +77,24 @@ test("a transcript that does not fit the path (not reloaded yet after a move) is
 	assert.equal(messagePlaces(tree(SPECS, "gone"), [user("one")]).size, 0, "an unknown leaf pairs nothing");
 });
 
+test("only the newest messages are placed when asked, with the prompt the oldest of them answers, as when all are", () => {
+	const specs: Spec[] = [];
+	const messages: Message[] = [];
+	for (let i = 0; i < 10; i++) {
+		specs.push({ id: `u${i}`, parentId: i === 0 ? null : `a${i - 1}`, kind: "user" }, { id: `a${i}`, parentId: `u${i}`, kind: "assistant" });
+		messages.push(user(`q${i}`), answer(`a${i}`));
+	}
+	specs.push({ id: "u9b", parentId: "a8", kind: "user" }); // another version of the last prompt
+	const recorded = tree(specs, "a9");
+	const all = messagePlaces(recorded, messages);
+	const newest = messagePlaces(recorded, messages, 3);
+	// The newest three are a9, u9 and a8; a8 answers u8, placed too.
+	assert.deepEqual([...newest.values()].map((p) => p.id), ["u8", "a8", "u9", "a9"]);
+	for (const [message, place] of newest) assert.deepEqual(place, all.get(message));
+	assert.deepEqual(newest.get(messages[18]!)!.siblings, ["u9", "u9b"]);
+	assert.equal(messagePlaces(recorded, messages, 50).size, 20, "more asked for than there are: all");
+});
+
 test("a branch's tip is its newest entry, or the entry itself", () => {
 	const t = tree(SPECS, "a2");
 	assert.equal(branchTip(t, "u2"), "a2");

@@ -24,14 +24,14 @@ export interface MarkdownProps {
 export class Markdown extends Component<MarkdownProps> {
 	private stream = new MarkdownStream();
 	private growing = new GrowingText();
+	/** The finished text's tokens, by the text as given: a message rendered again (its actions changed) is not redacted again. */
 	private finished?: { text: string; view: MarkdownView };
 
 	override render({ text, streaming }: MarkdownProps) {
-		const safe = streaming ? this.growing.update(text) : redact(text);
 		let view: MarkdownView;
-		if (streaming) view = this.stream.update(safe);
+		if (streaming) view = this.stream.update(this.growing.update(text));
 		else {
-			if (this.finished?.text !== safe) this.finished = { text: safe, view: lexMarkdown(safe) };
+			if (this.finished?.text !== text) this.finished = { text, view: lexMarkdown(redact(text)) };
 			view = this.finished.view;
 		}
 		return (

@@ -27,17 +27,28 @@ export interface MessagePlace {
 
 const paired = (node: TreeNode) => node.kind === "user" || node.kind === "assistant";
 
-export function messagePlaces(tree: RecordedTree, messages: readonly Message[]): Map<Message, MessagePlace> {
+/**
+ * The places of the newest `newest` messages (all by default), and of the prompt the oldest of them answers: the
+ * view places the messages it renders, not a 10,000-message session's every message (10 to 20 ms in one frame).
+ */
+export function messagePlaces(tree: RecordedTree, messages: readonly Message[], newest = messages.length): Map<Message, MessagePlace> {
 	const places = new Map<Message, MessagePlace>();
 	const path: TreeNode[] = [];
 	for (let node = tree.leafId ? tree.nodes.get(tree.leafId) : undefined; node; node = node.parentId ? tree.nodes.get(node.parentId) : undefined) {
 		if (paired(node)) path.push(node);
 	}
-	const shown = messages.filter((m) => m.role === "user" || m.role === "assistant");
+	const shown: Message[] = [];
+	let oldest = 0;
+	for (let i = 0; i < messages.length; i++) {
+		if (i === messages.length - newest) oldest = shown.length;
+		const role = messages[i]!.role;
+		if (role === "user" || role === "assistant") shown.push(messages[i]!);
+	}
 	if (shown.length > path.length) return places;
+	while (oldest > 0 && shown[oldest]?.role !== "user") oldest--;
 	path.length = shown.length;
 	path.reverse();
-	const parents = new Set(path.map((n) => n.parentId));
+	const parents = new Set(path.slice(oldest).map((n) => n.parentId));
 	const children = new Map<string | null, TreeNode[]>();
 	for (const id of tree.order) {
 		const node = tree.nodes.get(id)!;
@@ -48,7 +59,7 @@ export function messagePlaces(tree: RecordedTree, messages: readonly Message[]):
 	}
 	let promptId: string | undefined;
 	const found: Array<[Message, MessagePlace]> = [];
-	for (let i = shown.length - 1; i >= 0 && path[i]!.kind === shown[i]!.role; i--) {
+	for (let i = shown.length - 1; i >= oldest && path[i]!.kind === shown[i]!.role; i--) {
 		const node = path[i]!;
 		const siblings = children.get(node.parentId)!.filter((n) => n.kind === node.kind).map((n) => n.id);
 		found.push([shown[i]!, { id: node.id, promptId: undefined, siblings, key: `${node.id} ${siblings.length} ${siblings.indexOf(node.id)}` }]);

@@ -23,7 +23,11 @@ export class FollowScroll {
 	private dragging = false;
 	private height = 0;
 	private readonly resizes: ResizeObserver;
-	/** Not following: the first element reaching into the view, and its top on the screen, to keep it there. */
+	/**
+	 * Not following: the first element reaching into the view, to keep it where it is on the screen, and its top
+	 * in the content (its top on the screen plus the scroll offset): a scroll since it was found (a script's,
+	 * reported by its scroll event only in the next frame) moves it on the screen, but not in the content.
+	 */
 	private anchor: { el: Element; top: number } | undefined;
 
 	constructor(
@@ -66,32 +70,34 @@ export class FollowScroll {
 		if (!this.following || this.hasConversation()) this.pin();
 	}
 
-	/** Scrolls by however far the anchor moved, so that the reader's text stays put. */
+	/**
+	 * Scrolls by however far the anchor moved in the content, so that the reader's text stays put. Not by how far it
+	 * moved on the screen: that also holds any scroll not yet reported, which this would undo (a script scrolling
+	 * at each frame, as the benchmark does, lost every other step to messages above changing size).
+	 */
 	private keep(): void {
 		const anchor = this.anchor;
 		if (anchor?.el.isConnected) {
-			const moved = anchor.el.getBoundingClientRect().top - anchor.top;
+			const moved = this.contentTop(anchor.el) - anchor.top;
 			if (moved !== 0) this.scroller.scrollTop += moved;
 		}
 		this.anchor = this.findAnchor();
 	}
 
-	/** The first child of the content whose bottom is below the top of the view (a binary search: tops only grow). */
+	/**
+	 * The first child of the content whose bottom is below the top of the view, and in a group of messages
+	 * (transcript-view.tsx) the first such message of the group: a message of it growing above the view does not
+	 * move the group.
+	 */
 	private findAnchor(): { el: Element; top: number } | undefined {
-		const children = this.content.children;
 		const viewTop = this.scroller.getBoundingClientRect().top;
-		let low = 0;
-		let high = children.length - 1;
-		let found: Element | undefined;
-		while (low <= high) {
-			const mid = (low + high) >> 1;
-			const child = children[mid]!;
-			if (child.getBoundingClientRect().bottom > viewTop) {
-				found = child;
-				high = mid - 1;
-			} else low = mid + 1;
-		}
-		return found && { el: found, top: found.getBoundingClientRect().top };
+		let found = firstBelow(this.content.children, viewTop);
+		if (found?.classList.contains("msgs")) found = firstBelow(found.children, viewTop) ?? found;
+		return found && { el: found, top: this.contentTop(found) };
+	}
+
+	private contentTop(el: Element): number {
+		return el.getBoundingClientRect().top + this.scroller.scrollTop;
 	}
 
 	/** Back to the newest message, following again. */
@@ -144,4 +150,20 @@ export class FollowScroll {
 		// Where the reader now is (their scroll, or the browser's after a change of size) is what stays put.
 		if (!this.following) this.anchor = this.findAnchor();
 	};
+}
+
+/** The first of `children` whose bottom is below `top` (a binary search: their tops only grow). */
+function firstBelow(children: HTMLCollection, top: number): Element | undefined {
+	let low = 0;
+	let high = children.length - 1;
+	let found: Element | undefined;
+	while (low <= high) {
+		const mid = (low + high) >> 1;
+		const child = children[mid]!;
+		if (child.getBoundingClientRect().bottom > top) {
+			found = child;
+			high = mid - 1;
+		} else low = mid + 1;
+	}
+	return found;
 }

@@ -36,6 +36,13 @@ function CopyButton({ text }: { text: string }) {
 	return <ActionButton icon={copied ? "check" : "copy"} label={copied ? "Copied" : "Copy message"} onClick={() => copy(redact(text))} />;
 }
 
+/**
+ * The stamps' formats, built once: `toLocaleTimeString` and `toLocaleDateString` with options build a formatter
+ * at every call (about 0.1 ms), which was a third of a message's render in a batch of earlier messages.
+ */
+const TIME = new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
+const DAY = new Intl.DateTimeFormat([], { month: "short", day: "numeric" });
+
 /** When a message was written: its time shows on hover and focus; a screen reader reads the whole date. */
 function Stamp({ at, verb }: { at: number | undefined; verb: string }) {
 	if (!at) return null;
@@ -44,7 +51,7 @@ function Stamp({ at, verb }: { at: number | undefined; verb: string }) {
 	const today = date.toDateString() === new Date().toDateString();
 	return (
 		<time class="stamp" dateTime={date.toISOString()} title={full} aria-label={`${verb} ${full}`}>
-			{today ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : date.toLocaleDateString([], { month: "short", day: "numeric" })}
+			{(today ? TIME : DAY).format(date)}
 		</time>
 	);
 }

@@ -4,7 +4,7 @@
  * "Jump to latest" button, with the count of new messages, once they have scrolled up. Below the messages:
  * what the run is doing when nothing streams, and the messages queued for it.
  */
-import type { ComponentChildren } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import type { Message } from "../../../src/client/index.js";
 import { answerUsage } from "../state/answer-usage";
@@ -28,8 +28,16 @@ const FIRST = 24;
 const WINDOW = 150;
 /** Messages added in one frame: about 0.5 ms each with their markdown, so a batch stays well inside a frame. */
 const BATCH = 16;
+/**
+ * Messages in a group, which the browser lays out and paints only near the view (transcript.css): its work for
+ * that is per element at every frame of a scroll, so per message it grew with the messages rendered (2 ms a
+ * frame at 600). Groups start at multiples of this in the session, so a message stays in its group.
+ */
+const GROUP = 16;
 /** How far above the view earlier messages are rendered: ahead of a fast scroll, a batch a frame. */
 const LOOKAHEAD_PX = 2000;
+/** Messages are given their place in the tree (for their actions) this many at a time, ahead of those rendered. */
+const PLACED = 256;
 
 export interface TranscriptViewProps {
 	transcript: Transcript;
@@ -117,21 +125,32 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 		if (!transcript.partial) branches?.tree.ensure(transcript.sessionId);
 	}, [branches?.tree, !tree, transcript.partial, transcript.sessionId]);
 	// A message keeps its place while the transcript and the tree disagree for a moment (during a run, a message's
-	// end and its entry arrive apart): every message's actions would otherwise render twice per message.
+	// end and its entry arrive apart): every message's actions would otherwise render twice per message. Only the
+	// messages rendered are placed (up to the next multiple of PLACED) and kept: a 10,000-message session's tree,
+	// arriving as the reader starts scrolling up, cost that frame 20 ms placing and keeping every message.
 	const known = useRef(new WeakMap<Message, MessagePlace>());
-	const places = useMemo(() => {
-		if (tree) for (const [message, place] of messagePlaces(tree, messages)) known.current.set(message, place);
-		return known.current;
-	}, [tree, tree?.version, messages]);
+	const placed = Math.ceil((rendered + 1) / PLACED) * PLACED;
+	const paired = useMemo(() => tree && messagePlaces(tree, messages, placed), [tree, tree?.version, messages, placed]);
+	const placeOf = (message: Message) => {
+		const place = paired?.get(message);
+		if (place) known.current.set(message, place);
+		return place ?? known.current.get(message);
+	};
 	const resultIds = useMemo(() => tree && toolResultIds(tree), [tree, tree?.version]);
 	const usage = useMemo(() => answerUsage(messages), [messages]);
 	const actions = useMemo(() => branches && messageActions(transcript, branches), [branches?.tree]);
 
-	const results = new Map<string, Extract<Message, { role: "toolResult" }>>();
-	for (const m of messages) if (m.role === "toolResult") results.set(m.toolCallId, m);
-	const userIndex = new Map<Message, number>();
-	let users = 0;
-	for (const m of messages) if (m.role === "user") userIndex.set(m, users++);
+	// Read once per list of messages, not at every render: a batch of earlier messages, a streamed delta and the
+	// first scroll up each render the view, and 10,000 messages took a millisecond or two to go through.
+	const [results, userIndex] = useMemo(() => {
+		const results = new Map<string, Extract<Message, { role: "toolResult" }>>();
+		const userIndex = new Map<Message, number>();
+		for (const m of messages) {
+			if (m.role === "toolResult") results.set(m.toolCallId, m);
+			else if (m.role === "user") userIndex.set(m, userIndex.size);
+		}
+		return [results, userIndex] as const;
+	}, [messages]);
 	const visible = messages.length > rendered ? messages.slice(messages.length - rendered) : messages;
 	const fresh = following ? 0 : messages.slice(Math.max(0, leftAt.current - offset)).filter((m) => (m.role === "user" || m.role === "assistant") && m.display !== false).length;
 	const activity = transcript.activity();
@@ -154,17 +173,17 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 							<span>Ask the agent something to begin.</span>
 						</div>
 					)}
-					{visible.map((message, n) => {
+					{groups(visible, offset + messages.length - visible.length, (message, key) => {
 						const index = userIndex.get(message);
 						return (
 							<MessageView
-								key={offset + messages.length - visible.length + n}
+								key={key}
 								message={message}
 								results={results}
 								live={transcript.toolOutputs}
 								version={version}
 								stopReason={message.role === "assistant" ? transcript.stopReason(message) : undefined}
-								place={places.get(message)}
+								place={placeOf(message)}
 								actions={actions}
 								usage={usage.get(message)}
 								resultIds={resultIds}
@@ -186,6 +205,17 @@ export function TranscriptView({ transcript, version, onFork, notice, branches }
 			)}
 		</div>
 	);
+}
+
+/** The messages' views in groups of GROUP (by their index in the session, `first` being the first one's). */
+function groups(messages: Message[], first: number, view: (message: Message, key: number) => VNode) {
+	const grouped: VNode[][] = [];
+	messages.forEach((message, n) => (grouped[Math.floor((first + n) / GROUP) - Math.floor(first / GROUP)] ??= []).push(view(message, first + n)));
+	return grouped.map((views, g) => (
+		<div class="msgs" key={Math.floor(first / GROUP) + g}>
+			{views}
+		</div>
+	));
 }
 
 /**
