@@ -147,6 +147,9 @@ for (const viewport of VIEWPORTS) {
 			if (viewport.phone) await page.waitForSelector(".app.panel-open");
 			assert.equal(await page.getAttribute("#tab-workflows", "aria-selected"), "true");
 			await page.waitForFunction(() => document.activeElement?.id === "tab-workflows");
+			// Read once the drawer has slid in: on a phone it opens with the panel, and mid-slide the tab is still off
+			// the screen's edge (seen under load as "not in view").
+			await settled(page);
 			assert.equal(await inView(page, "#tab-workflows"), true);
 			await page.click("#tab-sessions");
 			await closeDrawer(page, viewport.phone);
