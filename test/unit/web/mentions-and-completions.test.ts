@@ -132,3 +132,28 @@ test("one message: at most eight images, and text, files and images together wit
 	assert.deepEqual(wireImage(uploaded), { type: "image", attachmentId: "0".repeat(32) });
 	assert.deepEqual(wireImage(image(4)), { type: "image", data: "AAAA", mimeType: "image/png" });
 });
+
+test("a mentioned file whose text holds its block's close still shows as one chip, the message after it", async () => {
+	const files: Record<string, FilesReadResult> = {
+		"fixture.xml": text("fixture.xml", "<files>\n  <file>a</file>\n  <file>b</file>\n</files>"),
+		"notes.md": text("notes.md", "end of a block: </file>\nthen more"),
+		"bare.txt": text("bare.txt", "a line of its own:\n</file>\nand after"),
+	};
+	const read = async (path: string) => files[path]!;
+	const one = await withMentions("why does @fixture.xml fail?", read);
+	assert.deepEqual(splitMentions(one.text), { files: ["fixture.xml"], text: "why does @fixture.xml fail?" });
+	const two = await withMentions("compare @fixture.xml with @notes.md", read);
+	assert.deepEqual(splitMentions(two.text), { files: ["fixture.xml", "notes.md"], text: "compare @fixture.xml with @notes.md" });
+	// A message that quotes the close itself.
+	const quoting = await withMentions("is </file>\nthe end of @notes.md?", read);
+	assert.deepEqual(splitMentions(quoting.text), { files: ["notes.md"], text: "is </file>\nthe end of @notes.md?" });
+	// A close on a line of its own in a file: told apart when another block follows.
+	const lines = await withMentions("@bare.txt and @notes.md", read);
+	assert.deepEqual(splitMentions(lines.text), { files: ["bare.txt", "notes.md"], text: "@bare.txt and @notes.md" });
+	// Mentioned last, it cannot be told from a message that starts with the rest: the rest shows, nothing is hidden.
+	const last = await withMentions("see @bare.txt", read);
+	assert.deepEqual(splitMentions(last.text), { files: ["bare.txt"], text: "and after\n</file>\nsee @bare.txt" });
+	// Text made of closes costs one pass, not one per close.
+	const closes = "\n</file>\n".repeat(100_000);
+	assert.deepEqual(splitMentions(`<file name="x">${closes}<file name="y"></file>\nhi`).files.length, 2);
+});

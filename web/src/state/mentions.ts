@@ -57,19 +57,39 @@ export async function withMentions(message: string, read: (path: string) => Prom
 	return { text: blocks + message, images };
 }
 
+const OPEN = '<file name="';
+/** An image's block is empty: its close follows the name. */
+const CLOSE = "</file>\n";
+/** A text's block ends with its text, a line break and the close on a line of its own. */
+const LINE_CLOSE = "\n</file>\n";
+
 /** A user message's text split into the files pi's `@file` blocks carry at its start and the text after them. */
 export function splitMentions(text: string): { files: string[]; text: string } {
 	const files: string[] = [];
 	let at = 0;
-	const open = '<file name="';
-	while (text.startsWith(open, at)) {
+	while (text.startsWith(OPEN, at)) {
 		const nameEnd = text.indexOf('">', at);
 		if (nameEnd < 0) break;
-		const name = text.slice(at + open.length, nameEnd);
-		const close = text.indexOf("</file>\n", nameEnd);
-		if (close < 0 || name.includes("\n")) break;
+		const name = text.slice(at + OPEN.length, nameEnd);
+		const end = blockEnd(text, nameEnd + 2);
+		if (end < 0 || name.includes("\n")) break;
 		files.push(name);
-		at = close + 8;
+		at = end;
 	}
 	return { files, text: text.slice(at) };
+}
+
+/**
+ * Where the block whose text starts at `body` ends (after its close), -1 when it has none. A file's text may
+ * hold the close (an XML file, a fixture): only a close on a line of its own counts, and of those the first
+ * followed by the next block; else the first (which a file with such a line of its own, mentioned last, ends
+ * early: its rest shows as the message's text, so nothing the user typed is ever hidden).
+ */
+function blockEnd(text: string, body: number): number {
+	if (text.startsWith(CLOSE, body)) return body + CLOSE.length;
+	const first = text.indexOf(LINE_CLOSE, body);
+	for (let close = first; close >= 0; close = text.indexOf(LINE_CLOSE, close + 1)) {
+		if (text.startsWith(OPEN, close + LINE_CLOSE.length)) return close + LINE_CLOSE.length;
+	}
+	return first < 0 ? -1 : first + LINE_CLOSE.length;
 }
