@@ -312,6 +312,9 @@ async function conversationViews(browser: Browser, model: FakeOpenAiServer, size
 			await page.waitForSelector("h1:has-text('The service is not reachable')");
 			await shot(page, "offline", size, scheme);
 		}
+	} catch (error) {
+		await pictureFailure([page]);
+		throw error;
 	} finally {
 		await page.context().close();
 		await skiff.stop();
@@ -590,12 +593,18 @@ function gitRepository(): string {
 	return dir;
 }
 
-/** On a failure, what each open page showed (failed-<n>.png beside the views), to see why a wait ran out. */
-async function pictureOpenPages(browser: Browser): Promise<void> {
-	const pages = browser.contexts().flatMap((context) => context.pages());
-	for (const [n, page] of pages.entries()) {
-		const file = join(OUT, `failed-${n + 1}.png`);
+/**
+ * On a failure, what each page showed (failed-<n>.png beside the views) and the text of any dialog open in it,
+ * to see why a wait ran out.
+ */
+let failures = 0;
+async function pictureFailure(pages: Page[]): Promise<void> {
+	for (const page of pages) {
+		if (page.isClosed()) continue;
+		const file = join(OUT, `failed-${++failures}.png`);
 		if (await page.screenshot({ path: file }).then(() => true, () => false)) process.stderr.write(`what ${page.url()} showed: ${file}\n`);
+		const dialog = await page.locator("dialog[open]").first().innerText({ timeout: 1000 }).catch(() => undefined);
+		if (dialog !== undefined) process.stderr.write(`its open dialog read: ${JSON.stringify(dialog)}\n`);
 	}
 }
 
@@ -623,7 +632,7 @@ async function main(): Promise<void> {
 			}
 		}
 	} catch (error) {
-		await pictureOpenPages(browser);
+		await pictureFailure(browser.contexts().flatMap((context) => context.pages()));
 		throw error;
 	} finally {
 		await browser.close();
