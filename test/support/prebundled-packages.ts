@@ -21,7 +21,7 @@ import { REPO_ROOT } from "./skiff-process.js";
 /** The packages bundled: those whose module count made loading them a large part of a test file's time. */
 export const PREBUNDLED_PACKAGES = ["typebox"];
 
-/** The environment variable the runner hands the bundles' places to its files in (specifier → file URL). */
+/** The environment variable the runner hands the resolve hook's data to its files in ({@link Prebundled}, as JSON). */
 export const PREBUNDLED_ENV = "SKIFF_TEST_PREBUNDLED";
 
 /** Every specifier a package exports (`typebox`, `typebox/value`, …), from its package.json's `exports`. */
