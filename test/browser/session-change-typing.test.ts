@@ -4,7 +4,8 @@
  * types: once it is released, the text is in the new session's box, after that session's own draft, and the old
  * session's draft is as it was when the change was asked for. It used to stay in the old session's draft, out of
  * view, and an Enter meanwhile sent it to the old session; now nothing is sent until the session shows, and the
- * box says it is opening. A change that fails leaves the text where it was typed.
+ * box says it is opening. A change that fails leaves the text where it was typed. Images attached in a box stay
+ * with its session too (they went with the box, even while uploading).
  */
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -160,5 +161,62 @@ for (const viewport of VIEWPORTS) {
 			assert.deepEqual(sends(sent), [], "Enter sent nothing");
 			assert.equal(await page.locator(".composer-hint.busy").count(), 0, "no longer opening");
 		});
+
+		test("images attached in a box stay with its session: away while uploading and back, they show uploaded and go with the message", async () => {
+			// Uploads wait until released: the image is still uploading when the session changes.
+			let release!: () => void;
+			const released = new Promise<void>((done) => (release = done));
+			await page.route("**/attachments", async (route) => {
+				await released;
+				await route.continue();
+			});
+			try {
+				const text = `REPLY seen\nlook at this ${tag}`;
+				await page.fill("#composer", text);
+				await pasteImage();
+				await page.waitForSelector(".attachments li.busy img");
+				await switchTo(`Alpha ${tag}`, a);
+				assert.equal(await page.locator(".attachments li").count(), 0, "Alpha's box holds no image");
+				release();
+				await page.waitForResponse((response) => response.url().endsWith("/attachments"));
+				await switchTo(`Bravo ${tag}`, b);
+				assert.equal(await box(), text);
+				await page.waitForSelector(".attachments li:not(.busy):not(.failed) img");
+				const requests = chat.service.model.requests.length;
+				await page.press("#composer", "Enter");
+				await page.waitForSelector(`.msg.user:has-text('look at this ${tag}') .user-images img`);
+				await until(() => chat.service.model.requests.length > requests, "the model asked");
+				const request = chat.service.model.requests.at(-1)!;
+				const user = [...request.body.messages].reverse().find((m: { role: string }) => m.role === "user");
+				assert.match(JSON.stringify(user.content), /"image_url"/, "the model got the image");
+				assert.equal(await page.locator(".attachments li").count(), 0, "sent: the box holds no image");
+			} finally {
+				release();
+				await page.unroute("**/attachments");
+			}
+		});
+
+		/** Shows the listed session titled `title` (its id `id`) and waits for its box. */
+		async function switchTo(title: string, id: string): Promise<void> {
+			await showPanel(page, viewport, "sessions");
+			await page.locator(".session-list li", { hasText: title }).locator(".session-open").click();
+			await page.waitForFunction((want) => sessionStorage.getItem("skiff.session") === want, id);
+			await settled(page);
+			if (viewport.phone) await page.waitForSelector(".app:not(.panel-open)");
+		}
+
+		/** Pastes a small picture made in the page into the message box. */
+		function pasteImage(): Promise<void> {
+			return page.evaluate(async () => {
+				const canvas = Object.assign(document.createElement("canvas"), { width: 30, height: 20 });
+				canvas.getContext("2d")!.fillRect(0, 0, 30, 20);
+				const blob = await new Promise<Blob>((done) => canvas.toBlob((b) => done(b!), "image/png"));
+				const transfer = new DataTransfer();
+				transfer.items.add(new File([blob], "shot.png", { type: "image/png" }));
+				const box = document.getElementById("composer")!;
+				box.focus();
+				box.dispatchEvent(new ClipboardEvent("paste", { clipboardData: transfer, bubbles: true, cancelable: true }));
+			});
+		}
 	});
 }

@@ -20,6 +20,11 @@ export interface Attachment {
 	id?: string;
 	/** Why its upload failed. */
 	failed?: string;
+	/**
+	 * The upload under way: resolves the image with its id, or with why it failed. Kept with the image, so a box
+	 * made anew while it uploads (another session shown, text put back) learns how it ended.
+	 */
+	uploaded?: Promise<Attachment>;
 }
 
 export const IMAGE_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];

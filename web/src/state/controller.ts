@@ -142,6 +142,7 @@ export class Controller extends PageStore<ViewState> {
 	private readonly stale = new Set<string>();
 	private readonly client: SkiffClient;
 	private readonly drafts = new Drafts();
+	private readonly attached = new Map<string, Attachment[]>();
 	private readonly handover = new BoxHandover(this.drafts);
 	/** The connection was lost since it last worked: its return is announced. */
 	private lost = false;
@@ -277,6 +278,19 @@ export class Controller extends PageStore<ViewState> {
 
 	draft(sessionId: string): string {
 		return this.drafts.get(sessionId);
+	}
+
+	/**
+	 * The images attached in a session's message box and not sent yet: kept per session for the page's life (not
+	 * across a reload, unlike drafts: they are megabytes), so a box made anew holds them again.
+	 */
+	attachments(sessionId: string): Attachment[] {
+		return this.attached.get(sessionId) ?? [];
+	}
+
+	keepAttachments(sessionId: string, images: Attachment[]): void {
+		if (images.length) this.attached.set(sessionId, images);
+		else this.attached.delete(sessionId);
 	}
 
 	/**

@@ -182,6 +182,8 @@ export function App({ controller }: { controller: Controller }) {
 					onSend={(text, images) => controller.send(box, text, images)}
 					completions={controller.completions}
 					attach={(image) => controller.upload(image)}
+					images={controller.attachments(box)}
+					onImages={(images) => controller.keepAttachments(box, images)}
 					onAbort={() => controller.abort()}
 					onDismissNote={() => controller.dismissNote(box)}
 				/>

@@ -30,6 +30,9 @@ export interface ComposerProps {
 	completions?: Completions;
 	/** Takes images (paste, drop, the Attach button), each uploaded by this as it comes: resolves its id. */
 	attach?(image: Attachment): Promise<string>;
+	/** The images this box's session holds (attached in a box of it before this one), and where its changes go. */
+	images?: Attachment[];
+	onImages?(images: Attachment[]): void;
 	onDraft(text: string): void;
 	onSend(text: string, images: Attachment[]): Promise<boolean>;
 	onAbort(): void;
@@ -55,7 +58,7 @@ function Note(props: { text: string; label: string; onDismiss(): void }) {
 
 export function Composer(props: ComposerProps) {
 	const { text, change, box } = useDraftBox(props.draft, props.onDraft);
-	const [images, setImages] = useState<Attachment[]>([]);
+	const [images, setImages] = useState<Attachment[]>(props.images ?? []);
 	const [problem, setProblem] = useState<string>();
 	const [menu, setMenu] = useState<Menu>();
 	const asked = useRef(0);
@@ -97,9 +100,23 @@ export function Composer(props: ComposerProps) {
 		else close();
 	};
 
-	// The images held, as of now (not of the last render): two pastes in a row both count.
-	const held = useRef<Attachment[]>([]);
-	const hold = (list: Attachment[]) => setImages((held.current = list));
+	// The images held, as of now (not of the last render): two pastes in a row both count. Kept for the session
+	// too (onImages) while this box is the one shown: a box made anew for it starts from them.
+	const held = useRef<Attachment[]>(images);
+	const shown = useRef(true);
+	useLayoutEffect(() => () => void (shown.current = false), []);
+	const hold = (list: Attachment[]) => {
+		if (!shown.current) return;
+		setImages((held.current = list));
+		props.onImages?.(list);
+	};
+	/** Follows an image's upload to its end (in whichever box shows it then). */
+	const follow = (image: Attachment) =>
+		void image.uploaded?.then((done) => {
+			if (done.failed && shown.current) setProblem(done.failed);
+			hold(held.current.map((held) => (held === image ? done : held)));
+		});
+	useLayoutEffect(() => held.current.forEach(follow), []);
 	const add = async (files: File[]) => {
 		let refused: string | undefined;
 		if (files.length > MAX_IMAGES - held.current.length) refused = `At most ${MAX_IMAGES} images go with one message`;
@@ -107,11 +124,12 @@ export function Composer(props: ComposerProps) {
 			try {
 				const image = await attachImage(file);
 				if (held.current.length < MAX_IMAGES) {
+					image.uploaded = props.attach!(image).then(
+						(id) => ({ ...image, id, uploaded: undefined }),
+						(error: Error) => ({ ...image, failed: error.message, uploaded: undefined }),
+					);
 					hold([...held.current, image]);
-					void props.attach!(image).then(
-						(id) => ({ ...image, id }),
-						(error: Error) => (setProblem(error.message), { ...image, failed: error.message }),
-					).then((done) => hold(held.current.map((held) => (held === image ? done : held))));
+					follow(image);
 				}
 			} catch (error) {
 				refused = (error as Error).message;
