@@ -439,7 +439,7 @@ export class Controller extends PageStore<ViewState> {
 		return this.change(async () => {
 			const points = await this.command("get_fork_messages", {}, { sessionId: this.state.sessionId });
 			const point = points?.messages[userIndex];
-			return point ? this.forkAt(point.entryId) : false;
+			return point ? this.forkFrom(point.entryId) : false;
 		});
 	}
 
@@ -448,13 +448,16 @@ export class Controller extends PageStore<ViewState> {
 	 * after it, what was typed while it was made).
 	 */
 	forkAt(entryId: string): Promise<boolean> {
-		return this.change(async () => {
-			const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
-			if (!snapshot) return false;
-			this.drafts.set(snapshot.sessionId, splitMentions(snapshot.text).text);
-			await this.adopt(snapshot);
-			return true;
-		});
+		return this.change(() => this.forkFrom(entryId));
+	}
+
+	/** The fork itself, within a change of session (fork, forkAt). */
+	private async forkFrom(entryId: string): Promise<boolean> {
+		const snapshot = await this.command("fork", { entryId }, { sessionId: this.state.sessionId });
+		if (!snapshot) return false;
+		this.drafts.set(snapshot.sessionId, splitMentions(snapshot.text).text);
+		await this.adopt(snapshot);
+		return true;
 	}
 
 	/** Puts text into a session's message box, after whatever is typed there (e.g. a message to edit again). */
